@@ -1,0 +1,44 @@
+"""Running a lab's benchmark and reading its JSON."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import proc
+from grader.model import BenchResult, KernelTiming
+
+
+@dataclass
+class BenchRun:
+    outcome: proc.Outcome
+    result: BenchResult | None  # None when the benchmark did not finish
+
+
+def parse_bench(data: dict) -> BenchResult:
+    kernels = [
+        KernelTiming(
+            name=k["name"],
+            role=k["role"],
+            attempted=k["attempted"],
+            correct=k["correct"],
+            check=k["check"],
+            median_ms=k["median_ms"],
+            spread=(k["max_ms"] - k["min_ms"]) / k["median_ms"] if k["median_ms"] else 0.0,
+            gbps=k["gbps"],
+            gflops=k["gflops"],
+        )
+        for k in data["kernels"]
+    ]
+    device = data["device"]
+    return BenchResult(device=device["name"], copy_gbps=device["copy_gbps"], problem=data["problem"], kernels=kernels)
+
+
+def run_bench(binary: Path, timeout_s: float) -> BenchRun:
+    with tempfile.TemporaryDirectory() as scratch:
+        json_path = Path(scratch) / "bench.json"
+        outcome = proc.run([str(binary), "--json", str(json_path)], timeout_s)
+        result = parse_bench(json.loads(json_path.read_text())) if outcome.ok and json_path.exists() else None
+    return BenchRun(outcome, result)

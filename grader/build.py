@@ -1,0 +1,50 @@
+"""Configuring the Meson build and building one lab's targets at a time."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import proc
+from grader.config import REPO_ROOT
+
+VARIANTS = ("student", "solution")
+
+
+@dataclass
+class BuildTree:
+    directory: Path
+    student_dir: Path
+    gpu_arch: str
+
+    def binary(self, lab: str, variant: str, kind: str) -> Path:
+        """kind: 'test' or 'bench'."""
+        return self.directory / f"{lab}_{variant}_{kind}"
+
+
+def configure(tree: BuildTree, timeout_s: float) -> proc.Outcome:
+    """meson setup, or reconfigure with the options of this run when the build tree exists already."""
+    options = [
+        f"-Dgpu_arch={tree.gpu_arch}",
+        f"-Dstudent_dir={tree.student_dir.resolve()}",
+    ]
+    again = ["--reconfigure"] if (tree.directory / "meson-private").is_dir() else []
+    return proc.run(["meson", "setup", *again, str(tree.directory), str(REPO_ROOT), *options], timeout_s)
+
+
+def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float) -> proc.Outcome:
+    """Builds one lab's test and benchmark programs for one variant (alias target NN_name_variant)."""
+    return proc.run(["meson", "compile", "-C", str(tree.directory), f"{lab}_{variant}"], timeout_s)
+
+
+def compiler_errors(outcome: proc.Outcome, limit: int = 12) -> str:
+    """The compiler's own error lines (and the lines after each), without Ninja's chatter."""
+    lines = (outcome.stdout + "\n" + outcome.stderr).splitlines()
+    keep: list[str] = []
+    for i, line in enumerate(lines):
+        if re.search(r"\berror\b|undefined reference|multiple definition", line, re.IGNORECASE):
+            keep.extend(lines[i : i + 3])
+        if len(keep) >= limit:
+            break
+    return "\n".join(dict.fromkeys(keep)) or outcome.tail(limit)

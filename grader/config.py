@@ -1,0 +1,99 @@
+"""The grader's configuration: labs.toml (what each lab is) and targets/*.toml (thresholds per GPU)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GRADER_DIR = Path(__file__).resolve().parent
+REPO_ROOT = GRADER_DIR.parent
+LABS_TOML = GRADER_DIR / "labs.toml"
+TARGETS_DIR = GRADER_DIR / "targets"
+
+
+@dataclass
+class MechanismCheck:
+    name: str
+    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck" or "ncu"
+    hint: str = ""
+    numerator: str = ""  # ncu: the check is numerator / denominator <= max (or == max when exact)
+    denominator: str = ""
+    max: float | None = None
+    profile_size: int = 1 << 20  # ncu: problem size of the profiled run
+
+
+@dataclass
+class Lab:
+    name: str  # "01_vector_add"
+    title: str
+    points: dict[str, float]
+    baseline: str
+    mechanisms: list[MechanismCheck] = field(default_factory=list)
+
+    @property
+    def number(self) -> str:
+        return self.name.split("_", 1)[0]
+
+
+@dataclass
+class Thresholds:
+    min_speedup: float
+    min_copy_fraction: float | None = None
+
+
+@dataclass
+class Target:
+    name: str  # file stem, e.g. "h100"
+    description: str
+    match: list[str]  # substrings of the device name this file applies to
+    thresholds: dict[str, Thresholds]
+    path: Path | None = None
+
+
+@dataclass
+class Config:
+    labs: list[Lab]
+    timeouts: dict[str, float]
+
+    def lab(self, key: str) -> Lab:
+        """A lab by full name or number: '01_vector_add', '01' or '1'."""
+        for lab in self.labs:
+            if key in (lab.name, lab.number) or (key.isdigit() and int(key) == int(lab.number)):
+                return lab
+        raise KeyError(f"no lab {key!r}; labs are: {', '.join(lab.name for lab in self.labs)}")
+
+
+def load_config(path: Path = LABS_TOML) -> Config:
+    data = tomllib.loads(path.read_text())
+    labs = [
+        Lab(
+            name=name,
+            title=entry["title"],
+            points=entry["points"],
+            baseline=entry["baseline"],
+            mechanisms=[MechanismCheck(**m) for m in entry.get("mechanism", [])],
+        )
+        for name, entry in sorted(data["lab"].items())
+    ]
+    return Config(labs=labs, timeouts=data["timeouts"])
+
+
+def load_target(path: Path) -> Target:
+    data = tomllib.loads(path.read_text())
+    return Target(
+        name=path.stem,
+        description=data["device"]["description"],
+        match=data["device"]["match"],
+        thresholds={lab: Thresholds(**values) for lab, values in data.get("lab", {}).items()},
+        path=path,
+    )
+
+
+def find_target(device_name: str, targets_dir: Path = TARGETS_DIR) -> Target | None:
+    """The target file whose `match` names this device; None for a GPU nobody calibrated."""
+    for path in sorted(targets_dir.glob("*.toml")):
+        target = load_target(path)
+        if any(m.lower() in device_name.lower() for m in target.match):
+            return target
+    return None

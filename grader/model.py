@@ -1,0 +1,70 @@
+"""Plain data passed from one grading step to the next."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Status(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_RUN = "not run"  # could not be checked here (no GPU, no tool, an earlier step failed)
+    SKIPPED = "skipped"  # optional and not attempted (a stretch goal): worth no points either way
+
+
+class Category(str, Enum):
+    BUILD = "build"
+    CORRECTNESS = "correctness"
+    MECHANISM = "mechanism"
+    PERFORMANCE = "performance"
+    STRETCH = "stretch"
+
+
+@dataclass
+class Check:
+    name: str
+    category: Category
+    status: Status
+    detail: str = ""  # what was seen: the first wrong element, the sanitizer's first report, the measured ratio
+    hint: str = ""  # what to do about it
+
+
+@dataclass
+class KernelTiming:
+    name: str
+    role: str  # "baseline", "student" or "stretch"
+    attempted: bool
+    correct: bool
+    check: str
+    median_ms: float
+    spread: float
+    gbps: float
+    gflops: float
+
+
+@dataclass
+class BenchResult:
+    device: str
+    copy_gbps: float
+    problem: str
+    kernels: list[KernelTiming]
+
+    def kernel(self, role: str) -> KernelTiming | None:
+        return next((k for k in self.kernels if k.role == role), None)
+
+
+@dataclass
+class LabGrade:
+    lab: str
+    title: str
+    variant: str  # "student" or "solution"
+    kernel_path: str
+    checks: list[Check] = field(default_factory=list)
+    bench: BenchResult | None = None
+    points: float = 0.0
+    max_points: float = 0.0
+    ungraded_points: float = 0.0  # points of checks that could not run here
+
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if c.status is Status.FAILED]

@@ -1,0 +1,106 @@
+"""Showing grades: a table per lab and a summary on the terminal (rich), and JSON for scripts."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from enum import Enum
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from grader.config import Target
+from grader.model import LabGrade, Status
+from grader.score import verdict
+
+STYLE = {
+    Status.PASSED: "green",
+    Status.FAILED: "bold red",
+    Status.NOT_RUN: "yellow",
+    Status.SKIPPED: "dim",
+    "passed": "bold green",
+    "failed": "bold red",
+    "incomplete": "bold yellow",
+}
+
+
+def _styled(value) -> str:
+    text = value.value if isinstance(value, Enum) else value
+    return f"[{STYLE[value]}]{text}[/]"
+
+
+def lab_table(grade: LabGrade) -> Table:
+    title = f"Lab {grade.lab} · {grade.title} · {grade.variant}: {grade.kernel_path}"
+    table = Table(title=title, title_justify="left", show_lines=False, expand=True)
+    table.add_column("check", ratio=3)
+    table.add_column("category")
+    table.add_column("result", no_wrap=True)
+    table.add_column("detail", ratio=5)
+    for check in grade.checks:
+        detail = check.detail
+        if check.hint:
+            detail += f"\n[cyan]hint: {check.hint}[/]"
+        table.add_row(check.name, check.category.value, _styled(check.status), detail, end_section=False)
+    table.caption = f"{_styled(verdict(grade))} · {grade.points:.1f} / {grade.max_points:.0f} points" + (
+        f" · {grade.ungraded_points:.1f} not graded here" if grade.ungraded_points else ""
+    )
+    table.caption_justify = "left"
+    return table
+
+
+def _bench_cells(grade: LabGrade, target: Target | None) -> list[str]:
+    bench = grade.bench
+    student = bench.kernel("student") if bench else None
+    baseline = bench.kernel("baseline") if bench else None
+    if not student or not baseline or not student.median_ms:
+        return ["-", "-", "-"]
+    thresholds = target.thresholds.get(grade.lab) if target else None
+    speedup = f"x{baseline.median_ms / student.median_ms:.2f}"
+    if thresholds:
+        speedup += f" (≥ x{thresholds.min_speedup:g})"
+    return [speedup, f"{student.gbps:.0f}", f"{student.gbps / bench.copy_gbps:.2f}"]
+
+
+def summary_table(grades: list[LabGrade], target: Target | None) -> Table:
+    table = Table(title="Summary", title_justify="left")
+    for column in ("lab", "variant", "verdict", "points", "speedup", "GB/s", "of copy"):
+        table.add_column(column)
+    for grade in grades:
+        table.add_row(
+            f"{grade.lab}",
+            grade.variant,
+            _styled(verdict(grade)),
+            f"{grade.points:.1f} / {grade.max_points:.0f}",
+            *_bench_cells(grade, target),
+        )
+    return table
+
+
+def print_report(console: Console, grades: list[LabGrade], target: Target | None, notes: list[str]) -> None:
+    for grade in grades:
+        console.print(lab_table(grade))
+        console.print()
+    console.print(summary_table(grades, target))
+    total = sum(g.points for g in grades)
+    most = sum(g.max_points for g in grades)
+    console.print(f"[bold]Score: {total:.1f} / {most:.0f}[/]")
+    for note in notes:
+        console.print(f"[yellow]{note}[/]")
+
+
+def _plain(value):
+    if isinstance(value, Enum):
+        return value.value
+    raise TypeError(f"not JSON: {value!r}")
+
+
+def write_json(path: Path, grades: list[LabGrade], context: dict) -> None:
+    data = {
+        **context,
+        "labs": [{**dataclasses.asdict(g), "verdict": verdict(g)} for g in grades],
+        "score": sum(g.points for g in grades),
+        "max_score": sum(g.max_points for g in grades),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, default=_plain) + "\n")

@@ -1,0 +1,54 @@
+"""compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a lab's test program."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import proc
+
+# The sanitizer exits with this when it found anything (racecheck's hazard warnings included), and with
+# the program's own status otherwise.
+SANITIZER_FOUND = 86
+
+SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*)")
+
+
+@dataclass
+class SanitizerRun:
+    tool: str
+    outcome: proc.Outcome
+    clean: bool
+    summary: str  # the tool's summary line
+    first_report: str  # the first report, with the kernel and source line it names
+
+
+def first_report(output: str, lines: int = 8) -> str:
+    """The first block of '=========' lines that is a finding, not the tool's banner or summary."""
+    block: list[str] = []
+    for line in output.splitlines():
+        if not line.startswith("========="):
+            continue
+        body = line.removeprefix("=========").strip()
+        if not block and not re.search(r"Invalid|hazard|Race|Error|Uninitialized|Barrier|Warning", body):
+            continue
+        if block and not body:
+            break
+        block.append(body)
+        if len(block) >= lines:
+            break
+    return "\n".join(block)
+
+
+def run_sanitizer(tool: str, sanitizer: Path, binary: Path, timeout_s: float) -> SanitizerRun:
+    command = [str(sanitizer), "--tool", tool, "--error-exitcode", str(SANITIZER_FOUND), "--print-limit", "10"]
+    command += [str(binary), "--reporters=console", "--no-version"]
+    outcome = proc.run(command, timeout_s)
+    output = outcome.stdout + "\n" + outcome.stderr
+    summary = SUMMARY.search(output)
+    # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).
+    ended_normally = not outcome.timed_out and outcome.returncode >= 0
+    found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK) SUMMARY: [1-9]", output)
+    clean = ended_normally and not found
+    return SanitizerRun(tool, outcome, clean, summary.group(1) if summary else "", first_report(output))
