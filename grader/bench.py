@@ -22,6 +22,7 @@ def parse_bench(data: dict) -> BenchResult:
         KernelTiming(
             name=k["name"],
             role=k["role"],
+            group=k.get("group", ""),
             attempted=k["attempted"],
             correct=k["correct"],
             check=k["check"],

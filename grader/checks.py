@@ -7,7 +7,7 @@ from grader.config import Lab, MechanismCheck, Thresholds
 from grader.model import Category, Check, Status
 from grader.profile import CounterRun
 from grader.sanitize import SanitizerRun
-from grader.tests import SuiteRun
+from grader.suite import SuiteRun
 
 STRETCH_PREFIX = "stretch"
 
@@ -49,46 +49,74 @@ def sanitizer_check(mechanism: MechanismCheck, run: SanitizerRun) -> Check:
     return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
 
 
-def counter_check(mechanism: MechanismCheck, run: CounterRun) -> Check:
-    numerator = run.totals.get(mechanism.numerator)
-    denominator = run.totals.get(mechanism.denominator)
-    if not run.outcome.ok or numerator is None or denominator is None:
-        detail = f"ncu {run.outcome.how_it_ended()} without the counters:\n{run.outcome.tail(6)}"
+def _within(value: float, low: float | None, high: float | None) -> bool:
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def _bounds(low: float | None, high: float | None) -> str:
+    return " and ".join(part for part in (low is not None and f">= {low:g}", high is not None and f"<= {high:g}") if part)
+
+
+def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: CounterRun | None = None) -> Check:
+    """numerator / denominator over the student's launches, or the student's numerator over the baseline's."""
+    runs = [student] + ([baseline] if baseline else [])
+    broken = next((run for run in runs if not run.outcome.ok or not run.kernels), None)
+    if broken:
+        detail = f"ncu {broken.outcome.how_it_ended()} without the counters:\n{broken.outcome.tail(6)}"
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
-    ratio = numerator / denominator if denominator else float("inf")
-    detail = f"{ratio:.2f} (limit {mechanism.max:g}) over {run.kernels} launch(es): {numerator:.0f} / {denominator:.0f}"
-    status = Status.PASSED if ratio <= mechanism.max else Status.FAILED
-    return Check(mechanism.name, Category.MECHANISM, status, detail, "" if status is Status.PASSED else mechanism.hint)
+    numerator = student.totals.get(mechanism.numerator, 0.0)
+    if baseline:
+        denominator, of = baseline.totals.get(mechanism.numerator, 0.0), f"the baseline's {mechanism.numerator}"
+    else:
+        denominator, of = student.totals.get(mechanism.denominator, 0.0), mechanism.denominator
+    ratio = numerator / denominator if denominator else (0.0 if numerator == 0 else float("inf"))
+    passed = _within(ratio, mechanism.min, mechanism.max)
+    detail = (
+        f"{ratio:.3g} (must be {_bounds(mechanism.min, mechanism.max)}): {mechanism.numerator} {numerator:.0f} "
+        f"over {of} {denominator:.0f}, {student.kernels} launch(es)"
+    )
+    status = Status.PASSED if passed else Status.FAILED
+    return Check(mechanism.name, Category.MECHANISM, status, detail, "" if passed else mechanism.hint)
 
 
-def performance_checks(lab: Lab, run: BenchRun, thresholds: Thresholds | None, device: str) -> list[Check]:
-    name = f"speedup over {lab.baseline}"
+def _group_checks(lab: Lab, result, group: str, thresholds: Thresholds) -> list[Check]:
+    suffix = f" ({group})" if group else ""
+    name = f"speedup over {lab.baseline}{suffix}"
+    student, baseline = result.kernel("student", group), result.kernel("baseline", group)
+    if student is None or baseline is None:
+        return [Check(name, Category.PERFORMANCE, Status.FAILED, f"the benchmark reported no {group!r} run")]
+    if not student.correct:
+        detail = f"the benchmarked result was wrong, so its time earns nothing: {student.check}"
+        return [Check(name, Category.PERFORMANCE, Status.FAILED, detail)]
+    speedup = baseline.median_ms / student.median_ms
+    detail = f"x{speedup:.2f} (threshold x{thresholds.min_speedup:g}): {student.median_ms:.3f} ms against {baseline.median_ms:.3f} ms"
+    reference = result.kernel("reference", group)
+    if reference and reference.median_ms:
+        detail += f"; {reference.median_ms / student.median_ms:.2f} of {reference.name}'s speed"
+    passed = speedup >= thresholds.min_speedup
+    checks = [Check(name, Category.PERFORMANCE, Status.PASSED if passed else Status.FAILED, detail)]
+    if thresholds.min_copy_fraction is not None:
+        fraction = student.gbps / result.copy_gbps
+        passed = fraction >= thresholds.min_copy_fraction
+        detail = f"{fraction:.2f} (threshold {thresholds.min_copy_fraction:g}): {student.gbps:.0f} of {result.copy_gbps:.0f} GB/s"
+        status = Status.PASSED if passed else Status.FAILED
+        checks.append(Check(f"fraction of this GPU's copy bandwidth{suffix}", Category.PERFORMANCE, status, detail))
+    return checks
+
+
+def performance_checks(lab: Lab, run: BenchRun, thresholds: dict[str, Thresholds], device: str) -> list[Check]:
     result = run.result
     if result is None:
         detail = f"the benchmark {run.outcome.how_it_ended()}:\n{run.outcome.tail(8)}"
-        return [Check(name, Category.PERFORMANCE, Status.FAILED, detail)]
-    student, baseline = result.kernel("student"), result.kernel("baseline")
+        return [Check(f"speedup over {lab.baseline}", Category.PERFORMANCE, Status.FAILED, detail)]
     checks = []
-    if thresholds is None:
+    if not thresholds:
         detail = f"no thresholds for {device}: measure the solutions with `./cml calibrate` first"
-        checks.append(Check(name, Category.PERFORMANCE, Status.NOT_RUN, detail))
-    elif not student.correct:
-        detail = f"the benchmarked result was wrong, so its time earns nothing: {student.check}"
-        checks.append(Check(name, Category.PERFORMANCE, Status.FAILED, detail))
-    else:
-        speedup = baseline.median_ms / student.median_ms
-        passed = speedup >= thresholds.min_speedup
-        detail = f"x{speedup:.2f} (threshold x{thresholds.min_speedup:g}): {student.median_ms:.3f} ms against {baseline.median_ms:.3f} ms"
-        checks.append(Check(name, Category.PERFORMANCE, Status.PASSED if passed else Status.FAILED, detail))
-        if thresholds.min_copy_fraction is not None:
-            fraction = student.gbps / result.copy_gbps
-            passed = fraction >= thresholds.min_copy_fraction
-            detail = f"{fraction:.2f} (threshold {thresholds.min_copy_fraction:g}): {student.gbps:.0f} of {result.copy_gbps:.0f} GB/s"
-            status = Status.PASSED if passed else Status.FAILED
-            checks.append(Check("fraction of this GPU's copy bandwidth", Category.PERFORMANCE, status, detail))
-    stretch = result.kernel("stretch")
-    if stretch is not None and stretch.attempted:
+        checks.append(Check(f"speedup over {lab.baseline}", Category.PERFORMANCE, Status.NOT_RUN, detail))
+    for group, group_thresholds in thresholds.items():
+        checks += _group_checks(lab, result, group, group_thresholds)
+    for stretch in (k for k in result.kernels if k.role == "stretch" and k.attempted):
         status = Status.PASSED if stretch.correct else Status.FAILED
-        detail = f"{stretch.gbps:.0f} GB/s, {stretch.gbps / result.copy_gbps:.2f} of copy; {stretch.check}"
-        checks.append(Check(f"stretch: {stretch.name}", Category.STRETCH, status, detail))
+        rate = f"{stretch.gflops:.0f} GFLOP/s" if stretch.gflops else f"{stretch.gbps:.0f} GB/s, {stretch.gbps / result.copy_gbps:.2f} of copy"
+        checks.append(Check(f"stretch: {stretch.name}", Category.STRETCH, status, f"{rate}; {stretch.check}"))
     return checks

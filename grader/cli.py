@@ -11,9 +11,10 @@ from rich.console import Console
 
 from grader import build, gpu, report
 from grader.calibrate import calibrate
-from grader.config import REPO_ROOT, find_target, load_config, load_target
+from grader.config import REPO_ROOT, Config, find_target, load_config, load_target
 from grader.grade import Context, grade_lab
 from grader.score import verdict
+from grader.workspace import assemble_student_dir
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_BROKEN, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
 
@@ -68,6 +69,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     grade.add_argument("--json", type=Path, default=REPO_ROOT / ".results" / "grade.json", help="where to write the results as JSON (default: .results/grade.json)")
     grade.add_argument("--no-mechanisms", action="store_true", help="skip sanitizers and counters (reported as not run)")
     grade.add_argument("--no-bench", action="store_true", help="skip the benchmarks (reported as not run)")
+    grade.add_argument("--step-timeout", type=float, metavar="SECONDS", help="cap the time limit of every step but the build (labs.toml sets them)")
 
     cal = commands.add_parser(
         "calibrate",
@@ -89,10 +91,14 @@ def choose_arch(requested: str, device: gpu.Gpu) -> str:
     return "native" if device.present else "sm_90"
 
 
-def prepare_tree(args, device: gpu.Gpu, console: Console) -> build.BuildTree | None:
-    student_dir = getattr(args, "student_dir", REPO_ROOT / "labs")
+def prepare_tree(args, config: Config, device: gpu.Gpu, console: Console) -> build.BuildTree | None:
+    student_dir = getattr(args, "student_dir", REPO_ROOT / "labs").resolve()
+    if student_dir != (REPO_ROOT / "labs").resolve():
+        # Another folder (a fixture, a submission): build only its kernel.cu files, next to the build folder.
+        assembled = args.build_dir.resolve().with_name(args.build_dir.name + "-student")
+        args.kernel_sources = assemble_student_dir(config, student_dir, assembled)
+        student_dir = assembled
     tree = build.BuildTree(args.build_dir, student_dir, choose_arch(args.arch, device))
-    config = load_config()
     with console.status(f"Configuring the build in {tree.directory} (nvcc -arch={tree.gpu_arch})"):
         outcome = build.configure(tree, config.timeouts["build"])
     if not outcome.ok:
@@ -103,6 +109,8 @@ def prepare_tree(args, device: gpu.Gpu, console: Console) -> build.BuildTree | N
 
 def command_grade(args, console: Console) -> int:
     config = load_config()
+    if args.step_timeout:
+        config.timeouts = {step: limit if step == "build" else min(limit, args.step_timeout) for step, limit in config.timeouts.items()}
     labs = [config.lab(key) for key in args.lab] if args.lab else config.labs
     variants = ["student", "solution"] if args.compare else ["solution"] if args.solutions else ["student"]
     device = gpu.detect_gpu()
@@ -112,7 +120,7 @@ def command_grade(args, console: Console) -> int:
     target = load_target(args.target) if args.target else find_target(device.name) if device.present else None
     if device.present and target is None:
         notes.append(f"No thresholds for {device.name}: performance is not graded. Run ./cml calibrate first.")
-    tree = prepare_tree(args, device, console)
+    tree = prepare_tree(args, config, device, console)
     if tree is None:
         return EXIT_BROKEN
     ctx = Context(
@@ -124,6 +132,7 @@ def command_grade(args, console: Console) -> int:
         ncu=gpu.find_tool("ncu"),
         run_mechanisms=not args.no_mechanisms,
         run_bench=not args.no_bench,
+        kernel_sources=getattr(args, "kernel_sources", None),
     )
     if device.present:
         console.print(f"GPU: {device.name} (compute capability {device.compute_capability}); "
@@ -153,11 +162,12 @@ def command_calibrate(args, console: Console) -> int:
     if not device.present:
         console.print(f"[bold red]calibrate needs a GPU:[/] {device.reason}")
         return EXIT_USAGE
-    tree = prepare_tree(args, device, console)
+    config = load_config()
+    tree = prepare_tree(args, config, device, console)
     if tree is None:
         return EXIT_BROKEN
     with console.status("") as status:
-        path = calibrate(load_config(), tree, device, args.fraction, args.output, status.update)
+        path = calibrate(config, tree, device, args.fraction, args.output, status.update)
     console.print(f"Wrote {path}")
     return EXIT_PASSED
 
@@ -170,7 +180,8 @@ def command_list(console: Console) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    console = Console()
+    # Wide tables in logs and CI, where there is no terminal to measure.
+    console = Console(width=None if sys.stdout.isatty() else 150)
     if args.command == "grade":
         return command_grade(args, console)
     if args.command == "calibrate":

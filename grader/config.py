@@ -17,10 +17,15 @@ class MechanismCheck:
     name: str
     tool: str  # "memcheck", "racecheck", "synccheck", "initcheck" or "ncu"
     hint: str = ""
-    numerator: str = ""  # ncu: the check is numerator / denominator <= max (or == max when exact)
+    # ncu: the ratio is numerator / denominator over the student's launches, or, with relative_to =
+    # "baseline", the numerator of the student's launches over that of the baseline's; it must lie in
+    # [min, max] (either bound may be left out).
+    numerator: str = ""
     denominator: str = ""
+    relative_to: str = ""
+    min: float | None = None
     max: float | None = None
-    profile_size: int = 1 << 20  # ncu: problem size of the profiled run
+    profile_size: int = 1 << 20  # ncu: problem size (--size) of the profiled benchmark run
 
 
 @dataclass
@@ -30,6 +35,7 @@ class Lab:
     points: dict[str, float]
     baseline: str
     mechanisms: list[MechanismCheck] = field(default_factory=list)
+    memory_bound: bool = True  # False: rated in GFLOP/s, and no copy-bandwidth fraction is asked
 
     @property
     def number(self) -> str:
@@ -47,8 +53,11 @@ class Target:
     name: str  # file stem, e.g. "h100"
     description: str
     match: list[str]  # substrings of the device name this file applies to
-    thresholds: dict[str, Thresholds]
+    thresholds: dict[str, dict[str, Thresholds]]  # lab -> benchmark group ("" for one setting) -> thresholds
     path: Path | None = None
+
+    def for_lab(self, lab: str) -> dict[str, Thresholds]:
+        return self.thresholds.get(lab, {})
 
 
 @dataclass
@@ -73,10 +82,20 @@ def load_config(path: Path = LABS_TOML) -> Config:
             points=entry["points"],
             baseline=entry["baseline"],
             mechanisms=[MechanismCheck(**m) for m in entry.get("mechanism", [])],
+            memory_bound=entry.get("memory_bound", True),
         )
         for name, entry in sorted(data["lab"].items())
     ]
     return Config(labs=labs, timeouts=data["timeouts"])
+
+
+def _lab_thresholds(values: dict) -> dict[str, Thresholds]:
+    """[lab.X] min_speedup = ... for one setting; [lab.X.groups."R = 32"] min_speedup = ... for several."""
+    groups = {name: Thresholds(**group) for name, group in values.get("groups", {}).items()}
+    flat = {key: value for key, value in values.items() if key != "groups"}
+    if flat:
+        groups[""] = Thresholds(**flat)
+    return groups
 
 
 def load_target(path: Path) -> Target:
@@ -85,7 +104,7 @@ def load_target(path: Path) -> Target:
         name=path.stem,
         description=data["device"]["description"],
         match=data["device"]["match"],
-        thresholds={lab: Thresholds(**values) for lab, values in data.get("lab", {}).items()},
+        thresholds={lab: _lab_thresholds(values) for lab, values in data.get("lab", {}).items()},
         path=path,
     )
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from grader import bench, build, checks, profile, sanitize, tests
+from grader import bench, build, checks, profile, sanitize, suite
 from grader.config import Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.model import Category, Check, LabGrade, Status
@@ -26,14 +26,18 @@ class Context:
     ncu: Path | None
     run_mechanisms: bool = True
     run_bench: bool = True
+    kernel_sources: dict[str, str] | None = None  # lab -> the submitted file, when the student folder was assembled
 
 
 Progress = Callable[[str], None]
 
 
 def kernel_path(ctx: Context, lab: Lab, variant: str) -> Path:
-    root = ctx.tree.student_dir if variant == "student" else build.REPO_ROOT / "solutions"
-    return root / lab.name / "kernel.cu"
+    if variant == "solution":
+        return build.REPO_ROOT / "solutions" / lab.name / "kernel.cu"
+    if ctx.kernel_sources:
+        return Path(ctx.kernel_sources[lab.name])
+    return ctx.tree.student_dir / lab.name / "kernel.cu"
 
 
 def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda _: None) -> LabGrade:
@@ -50,9 +54,17 @@ def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda 
     grade.checks.append(Check("build", Category.BUILD, Status.PASSED))
 
     progress("running the correctness tests")
-    suite = tests.run_suite(ctx.tree.binary(lab.name, variant, "test"), timeouts["tests"])
+    tests = suite.run_suite(ctx.tree.binary(lab.name, variant, "test"), timeouts["tests"])
     handout = f"labs/{lab.name}/README.md"
-    grade.checks += checks.correctness_checks(suite, handout)
+    grade.checks += checks.correctness_checks(tests, handout)
+
+    if tests.outcome.timed_out:
+        # The same kernel would hang every later step as well: stop here, with the reason on each check.
+        reason = f"not run: the test program {tests.outcome.how_it_ended()}"
+        names = [m.name for m in lab.mechanisms] + [f"speedup over {lab.baseline}"]
+        categories = [Category.MECHANISM] * len(lab.mechanisms) + [Category.PERFORMANCE]
+        grade.checks += [Check(n, c, Status.FAILED, reason) for n, c in zip(names, categories)]
+        return score(grade, lab.points)
 
     for mechanism in lab.mechanisms:
         progress(mechanism.name)
@@ -82,15 +94,16 @@ def mechanism_check(ctx: Context, lab: Lab, variant: str, mechanism: MechanismCh
     elif mechanism.tool == "ncu":
         if ctx.ncu is None:
             return not_run("ncu (Nsight Compute) not found")
-        run = profile.read_counters(
-            ctx.ncu,
-            ctx.tree.binary(lab.name, variant, "bench"),
-            [mechanism.numerator, mechanism.denominator],
-            role="student",
-            size=mechanism.profile_size,
-            timeout_s=timeouts["profile"],
-        )
-        check = checks.counter_check(mechanism, run)
+        metrics = [m for m in (mechanism.numerator, mechanism.denominator) if m]
+
+        def counters(role: str) -> profile.CounterRun:
+            bench_binary = ctx.tree.binary(lab.name, variant, "bench")
+            return profile.read_counters(
+                ctx.ncu, bench_binary, metrics, role, mechanism.profile_size, timeouts["profile"]
+            )
+
+        baseline = counters(mechanism.relative_to) if mechanism.relative_to else None
+        check = checks.counter_check(mechanism, counters("student"), baseline)
     else:
         raise ValueError(f"unknown mechanism tool {mechanism.tool!r} in labs.toml")
     # A clean report from a kernel that computes the wrong thing proves nothing: it earns no points.
@@ -107,5 +120,5 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> list[C
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, ctx.gpu.reason)]
     run = bench.run_bench(ctx.tree.binary(lab.name, variant, "bench"), ctx.config.timeouts["bench"])
     grade.bench = run.result
-    thresholds = ctx.target.thresholds.get(lab.name) if ctx.target else None
+    thresholds = ctx.target.for_lab(lab.name) if ctx.target else {}
     return checks.performance_checks(lab, run, thresholds, ctx.gpu.name)

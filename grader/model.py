@@ -33,7 +33,8 @@ class Check:
 @dataclass
 class KernelTiming:
     name: str
-    role: str  # "baseline", "student" or "stretch"
+    role: str  # "baseline", "student", "stretch" or "reference" (a library such as cuBLAS, shown only)
+    group: str  # the setting it was measured at, e.g. "R = 32"; "" for a lab measured at one setting
     attempted: bool
     correct: bool
     check: str
@@ -50,8 +51,11 @@ class BenchResult:
     problem: str
     kernels: list[KernelTiming]
 
-    def kernel(self, role: str) -> KernelTiming | None:
-        return next((k for k in self.kernels if k.role == role), None)
+    def kernel(self, role: str, group: str = "") -> KernelTiming | None:
+        return next((k for k in self.kernels if k.role == role and k.group == group), None)
+
+    def groups(self) -> list[str]:
+        return list(dict.fromkeys(k.group for k in self.kernels if k.role == "student"))
 
 
 @dataclass

@@ -36,7 +36,7 @@ def lab_table(grade: LabGrade) -> Table:
     table.add_column("check", ratio=3)
     table.add_column("category")
     table.add_column("result", no_wrap=True)
-    table.add_column("detail", ratio=5)
+    table.add_column("detail", ratio=5, overflow="fold")
     for check in grade.checks:
         detail = check.detail
         if check.hint:
@@ -50,21 +50,27 @@ def lab_table(grade: LabGrade) -> Table:
 
 
 def _bench_cells(grade: LabGrade, target: Target | None) -> list[str]:
+    """Speedup (with its threshold), rate and fraction of copy, one line per benchmark group."""
     bench = grade.bench
-    student = bench.kernel("student") if bench else None
-    baseline = bench.kernel("baseline") if bench else None
-    if not student or not baseline or not student.median_ms:
-        return ["-", "-", "-"]
-    thresholds = target.thresholds.get(grade.lab) if target else None
-    speedup = f"x{baseline.median_ms / student.median_ms:.2f}"
-    if thresholds:
-        speedup += f" (≥ x{thresholds.min_speedup:g})"
-    return [speedup, f"{student.gbps:.0f}", f"{student.gbps / bench.copy_gbps:.2f}"]
+    cells = [[], [], []]
+    thresholds = target.for_lab(grade.lab) if target else {}
+    for group in bench.groups() if bench else []:
+        student, baseline = bench.kernel("student", group), bench.kernel("baseline", group)
+        if not student or not baseline or not student.median_ms:
+            continue
+        label = f"{group}: " if group else ""
+        speedup = f"{label}x{baseline.median_ms / student.median_ms:.2f}"
+        if group in thresholds:
+            speedup += f" (≥ x{thresholds[group].min_speedup:g})"
+        cells[0].append(speedup)
+        cells[1].append(f"{student.gflops:.0f} GFLOP/s" if student.gflops else f"{student.gbps:.0f} GB/s")
+        cells[2].append(f"{student.gbps / bench.copy_gbps:.2f}" if bench.copy_gbps and not student.gflops else "-")
+    return ["\n".join(column) or "-" for column in cells]
 
 
 def summary_table(grades: list[LabGrade], target: Target | None) -> Table:
     table = Table(title="Summary", title_justify="left")
-    for column in ("lab", "variant", "verdict", "points", "speedup", "GB/s", "of copy"):
+    for column in ("lab", "variant", "verdict", "points", "speedup", "rate", "of copy"):
         table.add_column(column)
     for grade in grades:
         table.add_row(

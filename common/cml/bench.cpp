@@ -72,6 +72,7 @@ void write_json(const std::string& path, const std::string& lab, const DeviceFac
     const char* separator = "\n";
     for (const KernelResult& r : report.results()) {
         out << separator << "    {\"name\": " << quoted(r.name) << ", \"role\": " << quoted(r.role)
+            << ", \"group\": " << quoted(r.group)
             << ", \"attempted\": " << (r.attempted ? "true" : "false")
             << ", \"correct\": " << (r.correct ? "true" : "false") << ", \"check\": " << quoted(r.check)
             << ", \"median_ms\": " << r.timing.median_ms << ", \"min_ms\": " << r.timing.min_ms
@@ -89,14 +90,15 @@ void print_table(const DeviceFacts& device, double copy_gbps, const BenchReport&
     std::printf("%s: %d SMs, device-to-device copy %.0f GB/s (read + write)\n", device.name.c_str(),
                 device.sm_count, copy_gbps);
     std::printf("%s\n\n", report.problem.c_str());
-    std::printf("%-28s %-9s %10s %8s %9s %9s %8s  %s\n", "kernel", "role", "median ms", "spread", "GB/s",
+    std::printf("%-34s %-9s %10s %8s %9s %9s %8s  %s\n", "kernel", "role", "median ms", "spread", "GB/s",
                 "of copy", "GFLOP/s", "check");
     for (const KernelResult& r : report.results()) {
+        const std::string name = r.group.empty() ? r.name : r.name + " [" + r.group + "]";
         if (!r.attempted) {
-            std::printf("%-28s %-9s %10s  (not attempted)\n", r.name.c_str(), r.role.c_str(), "-");
+            std::printf("%-34s %-9s %10s  (not attempted)\n", name.c_str(), r.role.c_str(), "-");
             continue;
         }
-        std::printf("%-28s %-9s %10.4f %7.1f%% %9.1f %9.2f %8.0f  %s\n", r.name.c_str(), r.role.c_str(),
+        std::printf("%-34s %-9s %10.4f %7.1f%% %9.1f %9.2f %8.0f  %s\n", name.c_str(), r.role.c_str(),
                     r.timing.median_ms, 100.0 * r.timing.spread(), r.gbps(),
                     copy_gbps > 0 ? r.gbps() / copy_gbps : 0.0, r.gflops(), r.correct ? "correct" : "WRONG");
     }
@@ -109,6 +111,7 @@ void BenchReport::run(const KernelUnderTest& kernel, const BenchArgs& args)
     KernelResult result;
     result.name = kernel.name;
     result.role = kernel.role;
+    result.group = kernel.group;
     result.attempted = kernel.attempted;
     result.bytes = kernel.bytes;
     result.flops = kernel.flops;

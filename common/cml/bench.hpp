@@ -21,7 +21,8 @@ struct BenchArgs {
 // One kernel as the benchmark runs it.
 struct KernelUnderTest {
     std::string name;                    // as the handout names it, e.g. "lanes 32 apart"
-    std::string role;                    // "baseline", "student" or "stretch"
+    std::string role;                    // "baseline", "student", "stretch" or "reference" (a library, shown only)
+    std::string group;                   // a lab measured at several settings names each, e.g. "R = 32"
     std::function<void()> reset;         // poison the outputs before the checked launch
     std::function<void()> launch;        // one call of the launcher
     std::function<Comparison()> verify;  // compare the outputs with the CPU reference
@@ -33,6 +34,7 @@ struct KernelUnderTest {
 struct KernelResult {
     std::string name;
     std::string role;
+    std::string group;
     bool attempted = true;
     bool correct = false;
     std::string check;  // Comparison::describe() of the checked launch

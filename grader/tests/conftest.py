@@ -1,0 +1,41 @@
+"""Shared fixtures: one build of every lab for the whole session, and whether a GPU is here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grader import build, gpu
+from grader.config import REPO_ROOT, load_config
+
+TEST_BUILD_DIR = REPO_ROOT / "build-tests"
+
+
+@pytest.fixture(scope="session")
+def device() -> gpu.Gpu:
+    return gpu.detect_gpu()
+
+
+@pytest.fixture(scope="session")
+def needs_gpu(device):
+    if not device.present:
+        pytest.skip(f"needs a GPU: {device.reason}")
+
+
+@pytest.fixture(scope="session")
+def config():
+    return load_config()
+
+
+@pytest.fixture(scope="session")
+def built_tree(config, device) -> build.BuildTree:
+    """Every lab, student and solution, built once (native arch on a GPU machine, sm_90 elsewhere)."""
+    tree = build.BuildTree(TEST_BUILD_DIR, REPO_ROOT / "labs", "native" if device.present else "sm_90")
+    outcome = build.configure(tree, config.timeouts["build"])
+    assert outcome.ok, outcome.tail(30)
+    return tree
+
+
+def fixture_dirs() -> list[Path]:
+    return sorted(p for p in (Path(__file__).parent / "fixtures").iterdir() if (p / "expect.toml").is_file())

@@ -1,0 +1,50 @@
+"""Planted-bug submissions are graded with the right verdict for the right reason (fixtures/README.md)."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from grader.config import REPO_ROOT
+from grader.tests.conftest import fixture_dirs
+
+
+def grade_fixture(folder, expect, tmp_path) -> dict:
+    results = tmp_path / "grade.json"
+    command = [
+        sys.executable, "-m", "grader", "grade",
+        "--student-dir", str(folder),
+        "--lab", expect["lab"],
+        "--build-dir", str(REPO_ROOT / "build-fixtures" / folder.name),
+        "--json", str(results),
+    ]  # fmt: skip
+    if "timeout_s" in expect:
+        command += ["--step-timeout", str(expect["timeout_s"])]
+    finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    assert finished.returncode in (0, 1, 4), finished.stdout + finished.stderr
+    return json.loads(results.read_text())
+
+
+def status_of(checks: list[dict], pattern: str) -> list[str]:
+    found = [c["status"] for c in checks if fnmatch.fnmatchcase(c["name"], pattern)]
+    assert found, f"no check named {pattern!r}; checks: {[c['name'] for c in checks]}"
+    return found
+
+
+@pytest.mark.parametrize("folder", fixture_dirs(), ids=lambda p: p.name)
+def test_planted_bug_gets_its_verdict(folder, device, tmp_path):
+    expect = tomllib.loads((folder / "expect.toml").read_text())
+    if expect.get("needs_gpu", True) and not device.present:
+        pytest.skip(f"needs a GPU: {device.reason}")
+    graded = grade_fixture(folder, expect, tmp_path)
+    (lab,) = [entry for entry in graded["labs"] if entry["lab"] == expect["lab"]]
+    assert lab["verdict"] == "failed"
+    for pattern in expect.get("fail", []):
+        assert "failed" in status_of(lab["checks"], pattern), f"{pattern} should have failed"
+    for pattern in expect.get("pass", []):
+        assert set(status_of(lab["checks"], pattern)) == {"passed"}, f"{pattern} should have passed"

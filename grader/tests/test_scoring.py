@@ -1,0 +1,121 @@
+"""From what the steps saw to checks, points and verdicts."""
+
+from grader.bench import BenchRun
+from grader.checks import correctness_checks, counter_check, performance_checks
+from grader.config import Lab, MechanismCheck, Thresholds
+from grader.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
+from grader.proc import Outcome
+from grader.profile import CounterRun
+from grader.score import score, verdict
+from grader.suite import CaseResult, SuiteRun
+
+LAB = Lab("01_vector_add", "Vector add", {"correctness": 50, "mechanism": 20, "performance": 30}, "lanes 32 apart")
+POINTS = LAB.points
+
+
+def outcome(returncode=0, stderr="") -> Outcome:
+    return Outcome(["x"], returncode, "", stderr, 10.0)
+
+
+def timing(role, ms, correct=True, group="") -> KernelTiming:
+    return KernelTiming(role, role, group, True, correct, "check", ms, 0.01, 12.0 / ms, 0.0)
+
+
+def bench(student_ms, baseline_ms=10.0, correct=True, copy_gbps=20.0) -> BenchRun:
+    kernels = [timing("baseline", baseline_ms), timing("student", student_ms, correct)]
+    return BenchRun(outcome(), BenchResult("H100", copy_gbps, "n", kernels))
+
+
+def test_without_a_gpu_cases_are_not_run_and_their_points_not_graded():
+    suite = SuiteRun(outcome(77), [CaseResult("a", "s", False, False)], no_gpu_reason="no usable CUDA device")
+    checks = correctness_checks(suite, "README.md")
+    assert [c.status for c in checks] == [Status.NOT_RUN]
+    grade = score(LabGrade("01", "t", "student", "k", [Check("build", Category.BUILD, Status.PASSED)] + checks), POINTS)
+    assert grade.points == 0 and grade.ungraded_points == 50
+    assert verdict(grade) == "incomplete"
+
+
+def test_cases_a_crashed_program_never_finished_fail_with_how_it_ended():
+    suite = SuiteRun(outcome(None), [CaseResult("a", "s", True, True), CaseResult("b", "s", False, False)])
+    checks = correctness_checks(suite, "README.md")
+    assert [c.status for c in checks] == [Status.PASSED, Status.FAILED]
+    assert "timed out" in checks[1].detail
+
+
+def test_an_unattempted_stretch_is_skipped_and_worth_nothing():
+    suite = SuiteRun(outcome(0), [CaseResult("a", "vector_add", True, True), CaseResult("f4", "stretch: x", False, False)])
+    checks = [Check("build", Category.BUILD, Status.PASSED)] + correctness_checks(suite, "README.md")
+    assert checks[-1].status is Status.SKIPPED and checks[-1].category is Category.STRETCH
+    assert score(LabGrade("01", "t", "student", "k", checks), {"correctness": 50}).points == 50
+
+
+def test_todo_lines_become_the_hint_of_a_failed_case():
+    suite = SuiteRun(outcome(1), [CaseResult("a", "s", True, False, "wrong")], todos=["kernel.cu:30: TODO 3: launch"])
+    (check,) = correctness_checks(suite, "README.md")
+    assert "TODO 3" in check.hint
+
+
+def test_speedup_and_copy_fraction_against_thresholds():
+    passing = performance_checks(LAB, bench(student_ms=0.5), {"": Thresholds(10.7, 0.55)}, "H100")
+    assert [c.status for c in passing] == [Status.PASSED, Status.PASSED]
+    assert "x20.00" in passing[0].detail
+    slow = performance_checks(LAB, bench(student_ms=1.0), {"": Thresholds(10.7, 0.55)}, "H100")
+    assert [c.status for c in slow] == [Status.FAILED, Status.PASSED]
+
+
+def test_a_wrong_result_earns_no_speed_points_however_fast():
+    (check,) = performance_checks(LAB, bench(student_ms=0.1, correct=False), {"": Thresholds(2.0)}, "H100")
+    assert check.status is Status.FAILED and "wrong" in check.detail
+
+
+def test_no_thresholds_for_this_gpu_means_not_run():
+    (check,) = performance_checks(LAB, bench(student_ms=0.5), {}, "Some GPU")
+    assert check.status is Status.NOT_RUN and "calibrate" in check.detail
+
+
+def test_groups_are_each_graded_against_their_own_threshold():
+    kernels = [timing("baseline", 1.0, group="R = 1"), timing("student", 1.1, group="R = 1"),
+               timing("baseline", 1.6, group="R = 32"), timing("student", 1.0, group="R = 32")]
+    run = BenchRun(outcome(), BenchResult("H100", 20.0, "n", kernels))
+    thresholds = {"R = 1": Thresholds(0.8), "R = 32": Thresholds(1.3)}
+    checks = performance_checks(LAB, run, thresholds, "H100")
+    assert [(c.name, c.status) for c in checks] == [
+        ("speedup over lanes 32 apart (R = 1)", Status.PASSED),
+        ("speedup over lanes 32 apart (R = 32)", Status.PASSED),
+    ]
+
+
+def counters(**totals) -> CounterRun:
+    return CounterRun(outcome(), totals, kernels=1)
+
+
+def test_counter_ratio_against_its_bounds():
+    sectors = MechanismCheck("coalescing", "ncu", numerator="sectors", denominator="requests", max=4.5)
+    assert counter_check(sectors, counters(sectors=4.0, requests=1.0)).status is Status.PASSED
+    assert counter_check(sectors, counters(sectors=32.0, requests=1.0)).status is Status.FAILED
+    relative = MechanismCheck("fewer loads", "ncu", numerator="sectors", relative_to="baseline", max=0.5)
+    assert counter_check(relative, counters(sectors=1.0), counters(sectors=3.0)).status is Status.PASSED
+    assert counter_check(relative, counters(sectors=3.0), counters(sectors=3.0)).status is Status.FAILED
+
+
+def test_missing_counters_are_not_run_rather_than_passed():
+    check = MechanismCheck("coalescing", "ncu", numerator="sectors", denominator="requests", max=4.5)
+    broken = CounterRun(outcome(1, "ERR_NVGPUCTRPERM"), {}, kernels=0)
+    assert counter_check(check, broken).status is Status.NOT_RUN
+
+
+def test_a_failed_build_scores_nothing_and_fails_the_lab():
+    grade = score(LabGrade("01", "t", "student", "k", [Check("build", Category.BUILD, Status.FAILED)]), POINTS)
+    assert grade.points == 0 and grade.ungraded_points == 0 and verdict(grade) == "failed"
+
+
+def test_points_split_evenly_within_each_category():
+    checks = [
+        Check("build", Category.BUILD, Status.PASSED),
+        Check("a", Category.CORRECTNESS, Status.PASSED),
+        Check("b", Category.CORRECTNESS, Status.FAILED),
+        Check("m", Category.MECHANISM, Status.PASSED),
+        Check("p", Category.PERFORMANCE, Status.NOT_RUN),
+    ]
+    grade = score(LabGrade("01", "t", "student", "k", checks), POINTS)
+    assert grade.points == 25 + 20 and grade.ungraded_points == 30 and verdict(grade) == "failed"

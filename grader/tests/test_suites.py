@@ -1,0 +1,43 @@
+"""The doctest suites themselves: the solutions pass them on a GPU, untouched skeletons fail them cleanly,
+and without a GPU every case reports itself as skipped (never as passed)."""
+
+import pytest
+
+from grader import build, suite
+from grader.config import REPO_ROOT, load_config
+
+LABS = [lab.name for lab in load_config().labs]
+
+
+def run(built_tree, config, lab, variant) -> suite.SuiteRun:
+    outcome = build.build_lab(built_tree, lab, variant, config.timeouts["build"])
+    assert outcome.ok, build.compiler_errors(outcome)
+    return suite.run_suite(built_tree.binary(lab, variant, "test"), config.timeouts["tests"])
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_without_a_gpu_every_case_is_skipped_not_passed(built_tree, config, device, lab):
+    if device.present:
+        pytest.skip("this machine has a GPU")
+    tests = run(built_tree, config, lab, "solution")
+    assert tests.outcome.returncode == 77, tests.outcome.tail()
+    assert tests.no_gpu_reason
+    assert tests.cases and not any(case.ran for case in tests.cases)
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_solution_passes_every_case(built_tree, config, needs_gpu, lab):
+    tests = run(built_tree, config, lab, "solution")
+    failures = [f"{c.name}: {c.message}" for c in tests.cases if c.ran and not c.passed]
+    assert tests.outcome.ok, "\n".join(failures) or tests.outcome.tail()
+    assert all(c.ran for c in tests.cases), "a case of the solution was skipped"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_untouched_skeleton_fails_cleanly_and_points_at_a_todo(built_tree, config, needs_gpu, lab):
+    if "CML_TODO(" not in (REPO_ROOT / "labs" / lab / "kernel.cu").read_text():
+        pytest.skip(f"labs/{lab}/kernel.cu is no longer the skeleton")
+    tests = run(built_tree, config, lab, "student")
+    assert tests.outcome.returncode == 1, f"expected failed tests, got: {tests.outcome.how_it_ended()}"
+    assert any(c.ran and not c.passed for c in tests.cases)
+    assert tests.todos, "the skeleton should print which TODO is not done"
