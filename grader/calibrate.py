@@ -16,13 +16,22 @@ def slug(device_name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", device_name.lower()).strip("-")
 
 
+def speedup_threshold(speedup: float, fraction: float) -> float:
+    """`fraction` of the solution's gain over the baseline: 1 + f (s - 1). Where the solution is no faster
+    (s <= 1, a lesson that does not pay on this GPU), the student is asked only not to be much slower:
+    (1 + f) / 2 of s, 0.8 s for f = 0.6. Never f x s itself: for s = 1.3 that is 0.78, which the
+    baseline kernel would pass."""
+    return 1 + fraction * (speedup - 1) if speedup > 1 else (1 + fraction) / 2 * speedup
+
+
 def _group_lines(lab: Lab, result: BenchResult, group: str, fraction: float) -> list[str]:
     student, baseline = result.kernel("student", group), result.kernel("baseline", group)
     if not student.correct:
         raise RuntimeError(f"the solution of {lab.name} computed a wrong result: {student.check}")
     speedup = baseline.median_ms / student.median_ms
+    threshold = speedup_threshold(speedup, fraction)
     lines = [f'[lab.{lab.name}.groups."{group}"]'] if group else []
-    lines.append(f"min_speedup = {fraction * speedup:.3g}  # solution: x{speedup:.2f} over {lab.baseline}")
+    lines.append(f"min_speedup = {threshold:.3g}  # solution: x{speedup:.2f} over {lab.baseline}")
     if lab.memory_bound:
         copy_fraction = student.gbps / result.copy_gbps
         lines.append(f"min_copy_fraction = {fraction * copy_fraction:.3g}  # solution: {copy_fraction:.2f} of copy")
@@ -30,10 +39,12 @@ def _group_lines(lab: Lab, result: BenchResult, group: str, fraction: float) -> 
 
 
 def calibrate(config: Config, tree: BuildTree, gpu: Gpu, fraction: float, output: Path | None, say) -> Path:
-    """Threshold = `fraction` x what the solution measured, for the speedup and the copy fraction alike."""
+    """Thresholds from what the solutions measure here: speedup_threshold() for the speedup, `fraction`
+    x the solution's fraction of copy bandwidth for memory-bound labs."""
     lines = [
-        f"# Thresholds for {gpu.name}, written by ./cml calibrate: {fraction:g} x what the reference",
-        "# solutions measured here. Each is a ratio measured inside one benchmark run.",
+        f"# Thresholds for {gpu.name}, written by ./cml calibrate from what the reference solutions",
+        f"# measured here (fraction {fraction:g}: see grader/calibrate.py). Each is a ratio measured inside one",
+        "# benchmark run.",
         "",
         "[device]",
         f'description = "{gpu.name} (compute capability {gpu.compute_capability}), calibrated"',
@@ -48,7 +59,7 @@ def calibrate(config: Config, tree: BuildTree, gpu: Gpu, fraction: float, output
         if run.result is None:
             raise RuntimeError(f"the benchmark of {lab.name} {run.outcome.how_it_ended()}:\n{run.outcome.tail()}")
         lines += ["", f"[lab.{lab.name}]"]
-        for group in run.result.groups():
+        for group in lab.graded_groups or run.result.groups():
             lines += _group_lines(lab, run.result, group, fraction)
     path = output or TARGETS_DIR / f"{slug(gpu.name)}.toml"
     path.write_text("\n".join(lines) + "\n")

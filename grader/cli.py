@@ -78,7 +78,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "threshold a fraction of what the solution reached.",
     )
     with_build_options(cal)
-    cal.add_argument("--fraction", type=float, default=0.6, help="threshold as a fraction of the solution's ratio (default 0.6)")
+    cal.add_argument("--fraction", type=float, default=0.6, help="threshold as this fraction of the solution's gain (default 0.6; see grader/calibrate.py)")
     cal.add_argument("--output", type=Path, help="file to write (default: grader/targets/<gpu name>.toml)")
 
     commands.add_parser("list", help="list the labs")

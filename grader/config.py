@@ -36,6 +36,7 @@ class Lab:
     baseline: str
     mechanisms: list[MechanismCheck] = field(default_factory=list)
     memory_bound: bool = True  # False: rated in GFLOP/s, and no copy-bandwidth fraction is asked
+    graded_groups: list[str] = field(default_factory=list)  # benchmark groups calibrate writes thresholds for; [] = all
 
     @property
     def number(self) -> str:
@@ -83,6 +84,7 @@ def load_config(path: Path = LABS_TOML) -> Config:
             baseline=entry["baseline"],
             mechanisms=[MechanismCheck(**m) for m in entry.get("mechanism", [])],
             memory_bound=entry.get("memory_bound", True),
+            graded_groups=entry.get("graded_groups", []),
         )
         for name, entry in sorted(data["lab"].items())
     ]

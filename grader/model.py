@@ -11,6 +11,7 @@ class Status(str, Enum):
     FAILED = "failed"
     NOT_RUN = "not run"  # could not be checked here (no GPU, no tool, an earlier step failed)
     SKIPPED = "skipped"  # optional and not attempted (a stretch goal): worth no points either way
+    WITHHELD = "withheld"  # came out clean, but earns nothing until every correctness test passes
 
 
 class Category(str, Enum):

@@ -19,6 +19,7 @@ STYLE = {
     Status.FAILED: "bold red",
     Status.NOT_RUN: "yellow",
     Status.SKIPPED: "dim",
+    Status.WITHHELD: "magenta",
     "passed": "bold green",
     "failed": "bold red",
     "incomplete": "bold yellow",
@@ -59,6 +60,11 @@ def _bench_cells(grade: LabGrade, target: Target | None) -> list[str]:
         if not student or not baseline or not student.median_ms:
             continue
         label = f"{group}: " if group else ""
+        if not student.correct:
+            cells[0].append(f"{label}wrong result")
+            cells[1].append("-")
+            cells[2].append("-")
+            continue
         speedup = f"{label}x{baseline.median_ms / student.median_ms:.2f}"
         if group in thresholds:
             speedup += f" (≥ x{thresholds[group].min_speedup:g})"
