@@ -1,0 +1,69 @@
+// Lab 6 benchmark: the full tree (the baseline), your unrolled last warp and your warp shuffles, on 64M floats,
+// at 1 element per thread (latency-bound: graded) and 8 per thread (memory-bound: shown), the settings of the
+// H100 calibration. Each pair is one group, so each speedup is measured against the tree in the same run.
+// Napkin math: every element is read once (4 bytes) and each block writes one float; there is no reuse, so
+// the floor is 4 n bytes at copy speed. At 1 per thread, 262144 blocks each do one load per thread and then
+// spend the rest of their life on the reduction's steps: the steps, not the memory, set the time.
+#include <string>
+#include <vector>
+
+#include "baseline.hpp"
+#include "cml/bench.hpp"
+#include "cml/device_buffer.hpp"
+#include "reference.hpp"
+#include "warp_reduction.hpp"
+
+namespace {
+
+constexpr long long kDefaultSize = 1LL << 26;
+constexpr int kMagnitude = 8;
+const std::vector<int> kPerThread = {1, 8};  // grader/targets: only 1 per thread has thresholds
+
+using Launcher = void (*)(const float*, float*, int, int);
+
+struct Version {
+    const char* group;  // "unrolled, 1/thread" and so on
+    const char* name;
+    Launcher launcher;
+};
+const Version kVersions[] = {{"unrolled", "unrolled last warp", block_sums_unrolled},
+                             {"shuffle", "warp shuffles", block_sums_shuffle}};
+
+void bench(const cml::BenchArgs& args, cml::BenchReport& report)
+{
+    const int n = int(args.size ? args.size : kDefaultSize);
+    // Whole numbers in [-8, 8]: each block's sum is exact in any order (reference.hpp), so the check is exact.
+    const std::vector<float> in = random_whole_floats(n, kMagnitude);
+    cml::DeviceBuffer<float> in_dev(in), partial(block_count(n, 1));
+    report.problem = "n = " + std::to_string(n) + " floats; per element 1 read of 4 bytes, per block 1 write";
+
+    for (int per_thread : kPerThread) {
+        const std::vector<double> want = block_sums_reference(in, per_thread);
+        const double tolerance = block_sum_tolerance(per_thread, kMagnitude, true);
+        const int blocks = block_count(n, per_thread);
+        auto kernel = [&, per_thread, blocks, tolerance](const Version& version, const char* name, const char* role,
+                                                         Launcher launcher) {
+            cml::KernelUnderTest k;
+            k.name = name;
+            k.role = role;
+            k.group = std::string(version.group) + ", " + std::to_string(per_thread) + "/thread";
+            k.reset = [&] { partial.poison(); };
+            k.launch = [&, launcher, per_thread] { launcher(in_dev.data(), partial.data(), n, per_thread); };
+            k.verify = [&, blocks, tolerance] {
+                std::vector<float> got = partial.download();
+                got.resize(blocks);  // the buffer is sized for 1 per thread, the most blocks
+                return cml::compare(got, want, {0.0, tolerance});
+            };
+            k.bytes = 4.0 * n + 4.0 * blocks;
+            return k;
+        };
+        for (const Version& version : kVersions) {
+            report.run(kernel(version, "full tree", "baseline", block_sums_tree), args);
+            report.run(kernel(version, version.name, "student", version.launcher), args);
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::bench_main(argc, argv, "06_warp_reduction", bench); }
