@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Everything a GPU machine must show, in one go (what we run on the lent H100):
-#   1. the project's tests, GPU cases included (solutions pass, skeletons and planted bugs fail);
-#   2. ./cml grade --compare: labs/ and the solutions side by side, with the H100 thresholds.
-# Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/
-# (the doctest header and a wheelhouse in .deps/wheels, which pip then installs from).
+# What a GPU machine must show, in parts that each fit one call of the lent H100 (10 minutes):
+#   tools/gpu-check.sh grade [--lab N ...]   ./cml grade --compare: labs/ and the solutions side by side
+#   tools/gpu-check.sh tests                 the project's tests but the planted bugs (suites, build, units)
+#   tools/gpu-check.sh fixtures [-k EXPR]    the planted-bug submissions, each graded on a clean build
+# Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
+# doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-.results}
@@ -12,7 +13,13 @@ if [ -d .deps/wheels ]; then
     export PIP_NO_INDEX=1 PIP_FIND_LINKS="$PWD/.deps/wheels"
 fi
 export PYTHONUNBUFFERED=1
+part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures [options]}
+shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
-    --format=csv | tee "$out/gpu.txt"
-./cml test -v "$@" 2>&1 | tee "$out/test.log"
-./cml grade --compare --json "$out/grade.json" 2>&1 | tee "$out/grade.log"
+    --format=csv | tee "$out/gpu-$part.txt"
+case "$part" in
+    grade) ./cml grade --compare --json "$out/grade.json" "$@" 2>&1 | tee "$out/grade.log" ;;
+    tests) ./cml test -v -k "not test_fixtures" "$@" 2>&1 | tee "$out/tests.log" ;;
+    fixtures) ./cml test -v grader/tests/test_fixtures.py "$@" 2>&1 | tee "$out/fixtures.log" ;;
+    *) echo "unknown part: $part" >&2; exit 2 ;;
+esac
