@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from grader import build, gpu
@@ -35,7 +33,3 @@ def built_tree(config, device) -> build.BuildTree:
     outcome = build.configure(tree, config.timeouts["build"])
     assert outcome.ok, outcome.tail(30)
     return tree
-
-
-def fixture_dirs() -> list[Path]:
-    return sorted(p for p in (Path(__file__).parent / "fixtures").iterdir() if (p / "expect.toml").is_file())

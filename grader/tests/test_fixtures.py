@@ -6,19 +6,17 @@ import fnmatch
 import json
 import subprocess
 import sys
-import tomllib
-
 import pytest
 
 from grader.config import REPO_ROOT
-from grader.tests.conftest import fixture_dirs
+from grader.tests.fixture_kernels import fixture_dirs, load_expect, planted_kernel, write_submission
 
 
 def grade_fixture(folder, expect, tmp_path) -> dict:
     results = tmp_path / "grade.json"
     command = [
         sys.executable, "-m", "grader", "grade",
-        "--student-dir", str(folder),
+        "--student-dir", str(write_submission(folder, tmp_path / "submission")),
         "--lab", expect["lab"],
         "--build-dir", str(REPO_ROOT / "build-fixtures" / folder.name),
         "--json", str(results),
@@ -37,8 +35,15 @@ def status_of(checks: list[dict], pattern: str) -> list[str]:
 
 
 @pytest.mark.parametrize("folder", fixture_dirs(), ids=lambda p: p.name)
+def test_planted_bug_differs_from_the_solution(folder):
+    expect = load_expect(folder)
+    solution = (REPO_ROOT / "solutions" / expect["lab"] / "kernel.cu").read_text()
+    assert planted_kernel(expect) != solution
+
+
+@pytest.mark.parametrize("folder", fixture_dirs(), ids=lambda p: p.name)
 def test_planted_bug_gets_its_verdict(folder, device, tmp_path):
-    expect = tomllib.loads((folder / "expect.toml").read_text())
+    expect = load_expect(folder)
     if expect.get("needs_gpu", True) and not device.present:
         pytest.skip(f"needs a GPU: {device.reason}")
     graded = grade_fixture(folder, expect, tmp_path)

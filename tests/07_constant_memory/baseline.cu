@@ -19,7 +19,10 @@ __global__ void polynomial_global_kernel(const float* __restrict__ coefficients,
     const float xi = x[i];
     // All 32 lanes load the same coefficient: one global load instruction per coefficient per warp.
     float p = coefficients[count - 1];
-    for (int k = count - 2; k >= 0; --k) p = p * xi + coefficients[k];
+    // The same unrolled loop as the solution's, so that only the memory space differs.
+#pragma unroll
+    for (int k = kMaxCoefficients - 2; k >= 0; --k)
+        if (k < count - 1) p = p * xi + coefficients[k];
     y[i] = p;
 }
 
