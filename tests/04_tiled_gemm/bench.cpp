@@ -1,0 +1,107 @@
+// Lab 4 benchmark: the naive baseline, your gemm_tiled, your register-blocked stretch (if attempted) and
+// cuBLAS (pedantic fp32, no tensor cores), on square matrices, N = 4096 by default.
+// Napkin math: 2 N^3 flops; the fewest bytes are A, B and C once each, 12 N^2, so every version is bound by
+// arithmetic or by the on-chip memories, never by DRAM (GB/s below count those 12 N^2 bytes only).
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+
+#include "baseline.hpp"
+#include "cml/bench.hpp"
+#include "cml/device_buffer.hpp"
+#include "cml/random.hpp"
+#include "gemm.hpp"
+#include "reference.hpp"
+
+namespace {
+
+constexpr long long kDefaultSize = 4096;  // the calibration's size (grader/targets/h100.toml)
+
+void check_cublas(cublasStatus_t status, const char* call)
+{
+    if (status != CUBLAS_STATUS_SUCCESS)
+        throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusString(status));
+}
+
+// cuBLAS in plain fp32: what a user would call instead of writing a kernel. Pedantic math keeps it off the
+// TF32 tensor cores, which on an H100 are ~8x faster but round the inputs to 10-bit mantissas.
+class Cublas {
+public:
+    Cublas()
+    {
+        check_cublas(cublasCreate(&handle_), "cublasCreate");
+        check_cublas(cublasSetMathMode(handle_, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+    }
+    ~Cublas() { cublasDestroy(handle_); }
+    Cublas(const Cublas&) = delete;
+    Cublas& operator=(const Cublas&) = delete;
+
+    // cuBLAS is column-major. A row-major m x n matrix is its transpose, column-major, so C = A B row-major
+    // is C^T = B^T A^T column-major: the same call with A and B (and m and n) swapped, no copies.
+    void gemm(const float* a, const float* b, float* c, int m, int n, int k)
+    {
+        const float one = 1.0f, zero = 0.0f;
+        check_cublas(cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n),
+                     "cublasSgemm");
+    }
+
+private:
+    cublasHandle_t handle_ = nullptr;
+};
+
+void bench(const cml::BenchArgs& args, cml::BenchReport& report)
+{
+    const int size = int(args.size ? args.size : kDefaultSize);
+    const int m = size, n = size, k = size;
+    const std::vector<float> a = cml::random_floats(std::size_t(m) * k);
+    const std::vector<float> b = cml::random_floats(std::size_t(k) * n);
+    const GemmSample sample(a, b, m, n, k, cml::rng());
+    cml::DeviceBuffer<float> a_dev(a), b_dev(b), c_dev(std::size_t(m) * n);
+    Cublas cublas;
+    char problem[200];
+    std::snprintf(problem, sizeof problem,
+                  "M = N = K = %d: %.1f GFLOP, A + B + C = %.0f MB; checked at %zu elements of C (whole rows and "
+                  "columns at tile edges, and random ones)",
+                  size, 2.0 * m * n * double(k) / 1e9, 4.0 * 3.0 * m * n / 1e6, sample.index.size());
+    report.problem = problem;
+
+    using Launcher = std::function<void(const float*, const float*, float*, int, int, int)>;
+    auto kernel = [&](std::string name, std::string role, Launcher launcher, bool attempted) {
+        cml::KernelUnderTest kut;
+        kut.name = std::move(name);
+        kut.role = std::move(role);
+        kut.attempted = attempted;
+        kut.reset = [&] { c_dev.poison(); };
+        kut.launch = [&, launcher] { launcher(a_dev.data(), b_dev.data(), c_dev.data(), m, n, k); };
+        kut.verify = [&] { return sample.compare(c_dev.download()); };
+        kut.bytes = 4.0 * (double(m) * k + double(k) * n + double(m) * n);
+        kut.flops = 2.0 * m * n * double(k);
+        return kut;
+    };
+    report.run(kernel("naive", "baseline", gemm_naive, true), args);
+    report.run(kernel("gemm_tiled", "student", gemm_tiled, true), args);
+    report.run(kernel("gemm_register_blocked", "stretch", gemm_register_blocked, gemm_register_blocked_attempted),
+               args);
+    const Launcher library = [&](const float* x, const float* y, float* z, int rows, int cols, int inner) {
+        cublas.gemm(x, y, z, rows, cols, inner);
+    };
+    report.run(kernel("cuBLAS sgemm (fp32)", "reference", library, true), args);
+
+    // What a user would pick instead: each kernel's speed as a fraction of cuBLAS's on this GPU.
+    const cml::KernelResult& cublas_result = report.results().back();
+    if (args.profile || cublas_result.gflops() <= 0) return;
+    std::printf("fraction of cuBLAS fp32 (%.0f GFLOP/s) on this GPU:", cublas_result.gflops());
+    for (const cml::KernelResult& r : report.results()) {
+        if (r.attempted && r.role != "reference")
+            std::printf("  %s %.2f", r.name.c_str(), r.gflops() / cublas_result.gflops());
+    }
+    std::printf("\n\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::bench_main(argc, argv, "04_tiled_gemm", bench); }

@@ -1,0 +1,196 @@
+// Correctness of Lab 4: hand-computed products, shapes that are and are not multiples of the tile, tall and
+// wide rectangles, K = 0, and a guard zone past C. Inputs are random in [-1, 1), C is poisoned before each run.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <vector>
+
+#include "cml/compare.hpp"
+#include "cml/device_buffer.hpp"
+#include "cml/gpu_test.hpp"
+#include "cml/random.hpp"
+#include "gemm.hpp"
+#include "reference.hpp"
+
+namespace {
+
+using Launcher = std::function<void(const float*, const float*, float*, int, int, int)>;
+
+const Launcher kTiled = gemm_tiled;
+const Launcher kRegisterBlocked = gemm_register_blocked;
+
+struct Shape {
+    int m, n, k;
+};
+
+// Runs `launch` on A (m x k) and B (k x n) into a poisoned C and returns what it wrote.
+std::vector<float> run_gemm(const Launcher& launch, const std::vector<float>& a, const std::vector<float>& b,
+                            Shape s)
+{
+    cml::DeviceBuffer<float> a_dev(a), b_dev(b), c_dev(std::size_t(s.m) * s.n);
+    c_dev.poison();
+    launch(a_dev.data(), b_dev.data(), c_dev.data(), s.m, s.n, s.k);
+    CML_CHECK(cudaDeviceSynchronize());
+    return c_dev.download();
+}
+
+void check_shapes(const Launcher& launch, const std::vector<Shape>& shapes)
+{
+    for (Shape s : shapes) {
+        CAPTURE(s.m);
+        CAPTURE(s.n);
+        CAPTURE(s.k);
+        const std::vector<float> a = cml::random_floats(std::size_t(s.m) * s.k);
+        const std::vector<float> b = cml::random_floats(std::size_t(s.k) * s.n);
+        const std::vector<double> want = gemm_reference(a, b, s.m, s.n, s.k);
+        const cml::Comparison result =
+            cml::compare(run_gemm(launch, a, b, s), want, {0.0, gemm_tolerance(a, b, s.m, s.k)});
+        CHECK_MESSAGE(result.ok, result.describe());
+    }
+}
+
+// A (2 x 3) times B (3 x 2): small integers, so every sum is exact in fp32 and a swapped index shows.
+void check_hand_computed(const Launcher& launch)
+{
+    const std::vector<float> a = {1, 2, 3,
+                                  4, 5, 6};
+    const std::vector<float> b = {7, 8,
+                                  9, 10,
+                                  11, 12};
+    const std::vector<double> want = {58, 64,     // 1*7 + 2*9 + 3*11, 1*8 + 2*10 + 3*12
+                                      139, 154};  // 4*7 + 5*9 + 6*11, 4*8 + 5*10 + 6*12
+    const cml::Comparison result = cml::compare(run_gemm(launch, a, b, {2, 2, 3}), want, {0.0, 0.0});
+    CHECK_MESSAGE(result.ok, result.describe());
+}
+
+// K = 0: the poisoned C must be overwritten with zeros, the value of an empty sum.
+void check_empty_inner_dimension(const Launcher& launch)
+{
+    const Shape s = {33, 65, 0};
+    cml::DeviceBuffer<float> a_dev(1), b_dev(1);  // never read: A and B have no elements
+    const std::vector<double> zeros(std::size_t(s.m) * s.n, 0.0);
+    cml::DeviceBuffer<float> c_dev(zeros.size());
+    c_dev.poison();
+    launch(a_dev.data(), b_dev.data(), c_dev.data(), s.m, s.n, s.k);
+    CML_CHECK(cudaDeviceSynchronize());
+    const cml::Comparison result = cml::compare(c_dev.download(), zeros, {0.0, 0.0});
+    CHECK_MESSAGE(result.ok, result.describe());
+}
+
+// Elements past C hold a sentinel; a kernel whose last blocks write rows or columns past the edge of C
+// lands some of those writes there (the others fall inside C, on elements that the tests above then catch).
+void check_nothing_written_past_c(const Launcher& launch, Shape s)
+{
+    constexpr int kGuard = 4096;
+    constexpr float kSentinel = 12345.0f;
+    const std::size_t size = std::size_t(s.m) * s.n;
+    cml::DeviceBuffer<float> a_dev(cml::random_floats(std::size_t(s.m) * s.k));
+    cml::DeviceBuffer<float> b_dev(cml::random_floats(std::size_t(s.k) * s.n));
+    cml::DeviceBuffer<float> c_dev(std::vector<float>(size + kGuard, kSentinel));
+    launch(a_dev.data(), b_dev.data(), c_dev.data(), s.m, s.n, s.k);
+    CML_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> after = c_dev.download();
+    int overwritten = 0;
+    for (std::size_t i = size; i < size + kGuard; ++i) overwritten += after[i] != kSentinel;
+    CAPTURE(s.m);
+    CAPTURE(s.n);
+    CAPTURE(s.k);
+    CHECK_MESSAGE(overwritten == 0, overwritten << " of the " << kGuard << " floats after C were written");
+}
+
+void check_empty_output(const Launcher& launch)
+{
+    cml::DeviceBuffer<float> a_dev(16), b_dev(16), c_dev(16);
+    for (Shape s : {Shape{0, 16, 1}, Shape{16, 0, 1}, Shape{0, 0, 0}}) {
+        launch(a_dev.data(), b_dev.data(), c_dev.data(), s.m, s.n, s.k);
+        CHECK_NOTHROW(CML_CHECK(cudaDeviceSynchronize()));
+    }
+}
+
+// M x N x K. The student's tile is 32 x 32, the register-blocked stretch's block 128 x 128 with 8 along K.
+const std::vector<Shape> kTileMultiples = {{32, 32, 32}, {64, 64, 64}, {128, 96, 160}, {256, 256, 256}};
+const std::vector<Shape> kRaggedEdges = {{1, 1, 1}, {17, 33, 65}, {33, 17, 65}, {31, 31, 31}, {33, 33, 33},
+                                         {65, 100, 7}, {100, 65, 1}, {129, 130, 131}, {64, 64, 100}};
+const std::vector<Shape> kRectangles = {{1000, 17, 64}, {17, 1000, 64}, {1, 1000, 1000},
+                                        {1000, 1, 1000}, {64, 64, 3000}, {300, 700, 50}};
+const std::vector<Shape> kLarge = {{1000, 1000, 1000}};
+const std::vector<Shape> kGuarded = {{1, 1, 1}, {17, 33, 65}, {100, 1, 10}, {1, 100, 10}, {130, 129, 8},
+                                     {17, 100, 12}};
+
+}  // namespace
+
+TEST_SUITE("gemm_tiled")
+{
+    TEST_CASE("multiplies a 2 x 3 by a 3 x 2 matrix exactly (hand-computed)" * cml::needs_gpu())
+    {
+        check_hand_computed(kTiled);
+    }
+
+    TEST_CASE("matches the CPU reference when M, N and K are multiples of the tile (32^3 to 256^3)" *
+              cml::needs_gpu())
+    {
+        check_shapes(kTiled, kTileMultiples);
+    }
+
+    TEST_CASE("matches the CPU reference when M, N and K are not multiples of the tile (1 x 1 x 1, 17 x 33 x 65, ...)" *
+              cml::needs_gpu())
+    {
+        check_shapes(kTiled, kRaggedEdges);
+    }
+
+    TEST_CASE("matches the CPU reference for tall, wide and long-K rectangles" * cml::needs_gpu())
+    {
+        check_shapes(kTiled, kRectangles);
+    }
+
+    TEST_CASE("matches the CPU reference at M = N = K = 1000" * cml::needs_gpu())
+    {
+        check_shapes(kTiled, kLarge);
+    }
+
+    TEST_CASE("writes zeros when K = 0 (an empty sum)" * cml::needs_gpu())
+    {
+        check_empty_inner_dimension(kTiled);
+    }
+
+    TEST_CASE("writes nothing past the last element of C" * cml::needs_gpu())
+    {
+        for (Shape s : kGuarded) check_nothing_written_past_c(kTiled, s);
+    }
+
+    TEST_CASE("accepts M = 0 or N = 0 without a CUDA error" * cml::needs_gpu())
+    {
+        check_empty_output(kTiled);
+    }
+}
+
+TEST_SUITE("stretch: gemm_register_blocked")
+{
+    TEST_CASE("register-blocked: multiplies a 2 x 3 by a 3 x 2 matrix exactly (hand-computed)" *
+              cml::needs_gpu(gemm_register_blocked_attempted))
+    {
+        check_hand_computed(kRegisterBlocked);
+    }
+
+    TEST_CASE("register-blocked: matches the CPU reference at multiples and non-multiples of the block" *
+              cml::needs_gpu(gemm_register_blocked_attempted))
+    {
+        check_shapes(kRegisterBlocked, kTileMultiples);
+        check_shapes(kRegisterBlocked, kRaggedEdges);
+    }
+
+    TEST_CASE("register-blocked: matches the CPU reference for rectangles and at M = N = K = 1000" *
+              cml::needs_gpu(gemm_register_blocked_attempted))
+    {
+        check_shapes(kRegisterBlocked, kRectangles);
+        check_shapes(kRegisterBlocked, kLarge);
+    }
+
+    TEST_CASE("register-blocked: writes zeros when K = 0, and nothing past C" *
+              cml::needs_gpu(gemm_register_blocked_attempted))
+    {
+        check_empty_inner_dimension(kRegisterBlocked);
+        for (Shape s : kGuarded) check_nothing_written_past_c(kRegisterBlocked, s);
+        check_empty_output(kRegisterBlocked);
+    }
+}
