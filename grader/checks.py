@@ -81,7 +81,7 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
 
 def _group_checks(lab: Lab, result, group: str, thresholds: Thresholds) -> list[Check]:
     suffix = f" ({group})" if group else ""
-    name = f"speedup over {lab.baseline}{suffix}"
+    name = lab.speedup_check(group)
     student, baseline = result.kernel("student", group), result.kernel("baseline", group)
     if student is None or baseline is None:
         return [Check(name, Category.PERFORMANCE, Status.FAILED, f"the benchmark reported no {group!r} run")]
@@ -108,11 +108,11 @@ def performance_checks(lab: Lab, run: BenchRun, thresholds: dict[str, Thresholds
     result = run.result
     if result is None:
         detail = f"the benchmark {run.outcome.how_it_ended()}:\n{run.outcome.tail(8)}"
-        return [Check(f"speedup over {lab.baseline}", Category.PERFORMANCE, Status.FAILED, detail)]
+        return [Check(lab.speedup_check(), Category.PERFORMANCE, Status.FAILED, detail)]
     checks = []
     if not thresholds:
         detail = f"no thresholds for {device}: measure the solutions with `./cml calibrate` first"
-        checks.append(Check(f"speedup over {lab.baseline}", Category.PERFORMANCE, Status.NOT_RUN, detail))
+        checks.append(Check(lab.speedup_check(), Category.PERFORMANCE, Status.NOT_RUN, detail))
     for group, group_thresholds in thresholds.items():
         checks += _group_checks(lab, result, group, group_thresholds)
     for stretch in (k for k in result.kernels if k.role == "stretch" and k.attempted):

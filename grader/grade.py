@@ -61,7 +61,7 @@ def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda 
     if tests.outcome.timed_out:
         # The same kernel would hang every later step as well: stop here, with the reason on each check.
         reason = f"not run: the test program {tests.outcome.how_it_ended()}"
-        names = [m.name for m in lab.mechanisms] + [f"speedup over {lab.baseline}"]
+        names = [m.name for m in lab.mechanisms] + [lab.speedup_check()]
         categories = [Category.MECHANISM] * len(lab.mechanisms) + [Category.PERFORMANCE]
         grade.checks += [Check(n, c, Status.FAILED, reason) for n, c in zip(names, categories)]
         return score(grade, lab.points)
@@ -114,7 +114,7 @@ def mechanism_check(ctx: Context, lab: Lab, variant: str, mechanism: MechanismCh
 
 
 def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> list[Check]:
-    name = f"speedup over {lab.baseline}"
+    name = lab.speedup_check()
     if not ctx.run_bench:
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, "turned off (--no-bench)")]
     if not ctx.gpu.present:

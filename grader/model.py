@@ -70,6 +70,3 @@ class LabGrade:
     points: float = 0.0
     max_points: float = 0.0
     ungraded_points: float = 0.0  # points of checks that could not run here
-
-    def failed(self) -> list[Check]:
-        return [c for c in self.checks if c.status is Status.FAILED]

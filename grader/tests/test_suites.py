@@ -5,6 +5,7 @@ import pytest
 
 from grader import build, suite
 from grader.config import REPO_ROOT, load_config
+from grader.proc import EXIT_SKIPPED
 
 LABS = [lab.name for lab in load_config().labs]
 
@@ -20,7 +21,7 @@ def test_without_a_gpu_every_case_is_skipped_not_passed(built_tree, config, devi
     if device.present:
         pytest.skip("this machine has a GPU")
     tests = run(built_tree, config, lab, "solution")
-    assert tests.outcome.returncode == 77, tests.outcome.tail()
+    assert tests.outcome.returncode == EXIT_SKIPPED, tests.outcome.tail()
     assert tests.no_gpu_reason
     assert tests.cases and not any(case.ran for case in tests.cases)
 
