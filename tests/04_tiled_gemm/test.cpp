@@ -78,26 +78,32 @@ void check_empty_inner_dimension(const Launcher& launch)
 }
 
 // Elements past C hold a sentinel; a kernel whose last blocks write rows or columns past the edge of C
-// lands some of those writes there (the others fall inside C, on elements that the tests above then catch).
-void check_nothing_written_past_c(const Launcher& launch, Shape s)
+// lands some of those writes there (the others fall inside C, which is compared with the reference too).
+void check_c_and_nothing_past_it(const Launcher& launch, Shape s)
 {
     constexpr int kGuard = 4096;
     constexpr float kSentinel = 12345.0f;
     const std::size_t size = std::size_t(s.m) * s.n;
-    cml::DeviceBuffer<float> a_dev(cml::random_floats(std::size_t(s.m) * s.k));
-    cml::DeviceBuffer<float> b_dev(cml::random_floats(std::size_t(s.k) * s.n));
+    const std::vector<float> a = cml::random_floats(std::size_t(s.m) * s.k);
+    const std::vector<float> b = cml::random_floats(std::size_t(s.k) * s.n);
+    cml::DeviceBuffer<float> a_dev(a), b_dev(b);
     cml::DeviceBuffer<float> c_dev(std::vector<float>(size + kGuard, kSentinel));
     launch(a_dev.data(), b_dev.data(), c_dev.data(), s.m, s.n, s.k);
     CML_CHECK(cudaDeviceSynchronize());
-    const std::vector<float> after = c_dev.download();
+    std::vector<float> after = c_dev.download();
     int overwritten = 0;
     for (std::size_t i = size; i < size + kGuard; ++i) overwritten += after[i] != kSentinel;
     CAPTURE(s.m);
     CAPTURE(s.n);
     CAPTURE(s.k);
     CHECK_MESSAGE(overwritten == 0, overwritten << " of the " << kGuard << " floats after C were written");
+    after.resize(size);
+    const cml::Comparison result =
+        cml::compare(after, gemm_reference(a, b, s.m, s.n, s.k), {0.0, gemm_tolerance(a, b, s.m, s.k)});
+    CHECK_MESSAGE(result.ok, result.describe());
 }
 
+// M = 0 or N = 0: C is empty, and the launcher must neither fail nor launch an empty grid.
 void check_empty_output(const Launcher& launch)
 {
     cml::DeviceBuffer<float> a_dev(16), b_dev(16), c_dev(16);
@@ -148,19 +154,15 @@ TEST_SUITE("gemm_tiled")
         check_shapes(kTiled, kLarge);
     }
 
-    TEST_CASE("writes zeros when K = 0 (an empty sum)" * cml::needs_gpu())
+    TEST_CASE("writes zeros when K = 0 (an empty sum), and accepts M = 0 or N = 0" * cml::needs_gpu())
     {
         check_empty_inner_dimension(kTiled);
-    }
-
-    TEST_CASE("writes nothing past the last element of C" * cml::needs_gpu())
-    {
-        for (Shape s : kGuarded) check_nothing_written_past_c(kTiled, s);
-    }
-
-    TEST_CASE("accepts M = 0 or N = 0 without a CUDA error" * cml::needs_gpu())
-    {
         check_empty_output(kTiled);
+    }
+
+    TEST_CASE("writes every element of C and nothing past the last" * cml::needs_gpu())
+    {
+        for (Shape s : kGuarded) check_c_and_nothing_past_it(kTiled, s);
     }
 }
 
@@ -186,11 +188,11 @@ TEST_SUITE("stretch: gemm_register_blocked")
         check_shapes(kRegisterBlocked, kLarge);
     }
 
-    TEST_CASE("register-blocked: writes zeros when K = 0, and nothing past C" *
+    TEST_CASE("register-blocked: writes zeros when K = 0, every element of C, and nothing past it" *
               cml::needs_gpu(gemm_register_blocked_attempted))
     {
         check_empty_inner_dimension(kRegisterBlocked);
-        for (Shape s : kGuarded) check_nothing_written_past_c(kRegisterBlocked, s);
+        for (Shape s : kGuarded) check_c_and_nothing_past_it(kRegisterBlocked, s);
         check_empty_output(kRegisterBlocked);
     }
 }
