@@ -1,0 +1,105 @@
+"""Gradescope: the autograder's results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
+
+One Gradescope test per check that is worth points, did not pass, or is a stretch goal (shown at 0 points);
+a passed build or integrity check, worth nothing by itself, is left out. gradescope_schema.json beside this
+file is the documented format, checked by the tests."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Collection
+from pathlib import Path
+
+from grader.export.run import check_text, lab_label, lab_number, lab_seconds, plain
+from grader.model import Category, Status
+
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+SCHEMA = Path(__file__).resolve().parent / "gradescope_schema.json"
+
+
+def _listed(check: dict) -> bool:
+    return (
+        check.get("max_points", 0) > 0
+        or check["status"] != Status.PASSED.value
+        or check["category"] == Category.STRETCH.value
+    )
+
+
+def _visible(value: str) -> str:
+    if value not in VISIBILITIES:
+        raise ValueError(f"Gradescope visibility {value!r}: one of {', '.join(VISIBILITIES)}")
+    return value
+
+
+def _summary(run: dict) -> str:
+    lines = [f"Score: {run.get('score', 0):.1f} / {run.get('max_score', 0):g}"]
+    if run.get("device"):
+        lines[0] += f" on {run['device']}"
+    else:
+        lines.append(f"No GPU: {plain(run.get('gpu_reason')) or 'none found'}. Checks that need one were not run.")
+    for lab in run.get("labs", []):
+        lines.append(
+            f"{lab_label(lab)}: {lab.get('verdict', '?')}, {lab.get('points', 0):.1f} / {lab.get('max_points', 0):g}"
+            + (f" ({lab['ungraded_points']:.1f} not graded here)" if lab.get("ungraded_points") else "")
+        )
+    lines.append("Each test below is one check; a test that is not 'passed' earned no points.")
+    return "\n".join(lines)
+
+
+def gradescope_results(
+    run: dict,
+    *,
+    visibility: str = "visible",
+    stdout_visibility: str = "hidden",
+    instructor_only: Collection[str] = (),
+    instructor_visibility: str = "after_published",
+) -> dict:
+    """results.json as a dict. `visibility` applies to the whole result and each test, except the checks
+    named in `instructor_only`, which get `instructor_visibility`."""
+    tests = []
+    counted = Counter()  # tests so far per lab number: a lab graded twice (student, solution) numbers on
+    for position, lab in enumerate(run.get("labs", []), start=1):
+        label, number = lab_label(lab), lab_number(lab, position)
+        for check in filter(_listed, lab.get("checks", [])):
+            counted[number] += 1
+            passed = check["status"] == Status.PASSED.value
+            hidden = check["name"] in instructor_only
+            tests.append(
+                {
+                    "name": f"{label} · {plain(check['name'])}",
+                    "name_format": "text",
+                    "number": f"{number}.{counted[number]}",
+                    "score": round(check.get("points", 0.0), 4),
+                    "max_score": round(check.get("max_points", 0.0), 4),
+                    "status": "passed" if passed else "failed",
+                    "output": check_text(check) or "passed",
+                    "output_format": "text",
+                    "tags": [lab["lab"], check["category"]],
+                    "visibility": _visible(instructor_visibility if hidden else visibility),
+                }
+            )
+    return {
+        "score": round(run.get("score", 0.0), 4),
+        "execution_time": math.ceil(sum(lab_seconds(lab) for lab in run.get("labs", []))),
+        "output": _summary(run),
+        "output_format": "text",
+        "test_output_format": "text",
+        "test_name_format": "text",
+        "visibility": _visible(visibility),
+        "stdout_visibility": _visible(stdout_visibility),
+        "extra_data": {
+            "max_score": run.get("max_score", 0.0),
+            "device": run.get("device"),
+            "target": run.get("target"),
+        },
+        "tests": tests,
+    }
+
+
+def write_gradescope(run: dict, path: Path, **options) -> None:
+    """Writes results.json (Gradescope reads /autograder/results/results.json); options: gradescope_results."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(gradescope_results(run, **options), indent=2, ensure_ascii=False)
+    path.write_text(text + "\n", encoding="utf-8")
