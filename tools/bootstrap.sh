@@ -61,3 +61,43 @@ ensure_env() {
     ensure_python_env
     ensure_doctest
 }
+
+# The slides' packages (slides/requirements.txt) go into the same .venv, and only when slides are built or
+# tested (./cml slides, ./cml test). Call after ensure_python_env. Returns non-zero if pip fails.
+ensure_slides_env() {
+    local venv="$CML_ROOT/.venv" requirements="$CML_ROOT/slides/requirements.txt"
+    local wanted stamp="$venv/.slides-requirements.sha256"
+    wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
+    [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ] && return
+    local pip=("$venv/bin/python" -m pip)
+    "$venv/bin/python" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$venv/bin/python")
+    say "installing the slides' Python packages (slides/requirements.txt) into .venv"
+    "${pip[@]}" install --quiet --disable-pip-version-check -r "$requirements" || return 1
+    echo "$wanted" >"$stamp"
+}
+
+# Debian's chromium, which the slides' browser test drives through Playwright (Playwright's own browser
+# download is not used). Returns non-zero if apt cannot install it.
+ensure_chromium() {
+    command -v chromium >/dev/null && return
+    say "installing Debian's chromium (for the slides' browser test)"
+    local install=(env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+    as_root "${install[@]}" >/dev/null 2>&1 && return
+    say "refreshing the package lists (apt-get update)"
+    as_root apt-get update -qq && as_root "${install[@]}" >/dev/null
+}
+
+# What the slides' tests need. Where it cannot be installed, an offline machine (PIP_NO_INDEX set, see the
+# top of this file) runs the other tests and the slides' tests say why they were skipped; anywhere else that
+# is an error. CML_SKIP_BROWSER=1: build the decks but do not open them (no chromium needed).
+ensure_slides_test_env() {
+    local reason=""
+    ensure_slides_env || reason="pip could not install slides/requirements.txt"
+    if [ -z "$reason" ] && [ "${CML_SKIP_BROWSER:-0}" != 1 ]; then
+        ensure_chromium || reason="apt could not install chromium (CML_SKIP_BROWSER=1 skips the browser test)"
+    fi
+    [ -z "$reason" ] && return
+    [ -n "${PIP_NO_INDEX:-}" ] || die "$reason"
+    say "offline: $reason; the slides' tests will be skipped"
+    export CML_SLIDES_UNAVAILABLE="offline machine: $reason"
+}

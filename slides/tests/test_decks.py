@@ -1,0 +1,135 @@
+"""The decks build from one command and open in headless Chromium (Debian's, driven by Playwright): each loads
+without console errors or missing assets, has one slide per heading of its Markdown, fits every slide in
+1280 x 720, and shows a first slide that is not blank.
+
+Chromium missing is a failure, not a skip, unless CML_SKIP_BROWSER=1 says so. CML_SLIDES_SCREENSHOTS=DIR
+also saves a PNG of every slide there, to look at."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SLIDES = Path(__file__).resolve().parents[1]
+ROOT = SLIDES.parent
+DECKS = sorted(p.stem for p in (SLIDES / "decks").glob("0*.md"))
+WIDTH, HEIGHT = 1280, 720
+
+if os.environ.get("CML_SLIDES_UNAVAILABLE"):
+    pytest.skip(os.environ["CML_SLIDES_UNAVAILABLE"], allow_module_level=True)
+
+
+def expected_slides(deck: str) -> int:
+    """One slide per level-1 or level-2 heading outside code blocks."""
+    count, fenced = 0, False
+    for line in (SLIDES / "decks" / f"{deck}.md").read_text().splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#{1,2} ", line):
+            count += 1
+    return count
+
+
+def _build(out: Path, learner: Path) -> Path:
+    proc = subprocess.run([sys.executable, str(SLIDES / "build.py"), "--out", str(out), "--learner", str(learner)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, f"slides/build.py failed:\n{proc.stdout}\n{proc.stderr}"
+    return out / "html"
+
+
+@pytest.fixture(scope="session")
+def learner_results(tmp_path_factory) -> Path:
+    """A learner's .results/grade.json whose kernels are the reference solutions', as if graded on an H100."""
+    results = json.loads((ROOT / "results" / "h100-grade.json").read_text())
+    results["labs"] = [dict(lab, variant="student") for lab in results["labs"] if lab["variant"] == "solution"]
+    path = tmp_path_factory.mktemp("learner") / "grade.json"
+    path.write_text(json.dumps(results))
+    return path
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory, learner_results) -> Path:
+    return _build(tmp_path_factory.mktemp("slides"), learner_results)
+
+
+def test_one_command_builds_every_deck_and_the_index(site):
+    assert len(DECKS) == 8, DECKS
+    for page in DECKS + ["index"]:
+        assert (site / f"{page}.html").is_file(), page
+    assert (site / "_static" / "revealjs" / "dist" / "reveal.js").is_file(), "reveal.js is not bundled"
+
+
+def test_no_page_loads_anything_from_the_network(site):
+    for page in site.glob("*.html"):
+        assert not re.search(r'(src|href)="(https?:)?//', page.read_text()), page.name
+
+
+def test_plots_are_the_learners_own_when_there_are_results(site):
+    picture = (site / "_images" / "lab4-yours.svg").read_text()
+    assert "gemm_register_blocked" in picture and "No timed results" not in picture
+
+
+def test_without_learner_results_the_slide_says_how_to_get_them(tmp_path):
+    html = _build(tmp_path, tmp_path / "no-such-grade.json")
+    assert "No timed results of yours" in (html / "_images" / "lab1-yours.svg").read_text()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if os.environ.get("CML_SKIP_BROWSER") == "1":
+        pytest.skip("CML_SKIP_BROWSER=1: the decks are built but not opened in a browser")
+    executable = os.environ.get("CML_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not executable:
+        pytest.fail("no chromium on PATH: install Debian's chromium (./cml test does), or set CML_SKIP_BROWSER=1")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        args = ["--no-sandbox"] if os.geteuid() == 0 else []  # Chromium refuses root without it
+        browser = playwright.chromium.launch(executable_path=executable, args=args)
+        yield browser
+        browser.close()
+
+
+def _not_blank(png: bytes) -> bool:
+    from PIL import Image, ImageStat
+
+    image = Image.open(io.BytesIO(png)).convert("L")
+    return ImageStat.Stat(image).stddev[0] > 10 and len(image.getcolors(maxcolors=1 << 16) or range(1 << 16)) > 8
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_deck_opens_cleanly_in_chromium(site, browser, deck):
+    page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+    problems = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"missing: {r.url} ({r.failure})"))
+    page.goto((site / f"{deck}.html").as_uri())
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    page.wait_for_load_state("load")
+
+    assert page.evaluate("Reveal.getTotalSlides()") == expected_slides(deck)
+    broken = page.evaluate("[...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
+    assert not broken, f"pictures that did not load: {broken}"
+    first = page.screenshot()
+    assert _not_blank(first), "the first slide's screenshot is blank"
+
+    shots = os.environ.get("CML_SLIDES_SCREENSHOTS")
+    overflowing = []
+    for n in range(expected_slides(deck)):
+        page.evaluate(f"Reveal.slide({n})")
+        if page.evaluate("(s => s.scrollHeight > %d || s.scrollWidth > %d)(Reveal.getCurrentSlide())" % (HEIGHT, WIDTH)):
+            overflowing.append(page.evaluate("Reveal.getCurrentSlide().querySelector('h1, h2').textContent"))
+        if shots:
+            Path(shots).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=f"{shots}/{deck}-{n:02d}.png")
+    page.close()
+    assert not overflowing, f"slides larger than {WIDTH} x {HEIGHT}: {overflowing}"
+    assert not problems, problems
