@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import statistics
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +37,27 @@ def parse_bench(data: dict) -> BenchResult:
     ]
     device = data["device"]
     return BenchResult(device=device["name"], copy_gbps=device["copy_gbps"], problem=data["problem"], kernels=kernels)
+
+
+def median_of(results: list[BenchResult]) -> BenchResult:
+    """One result from several runs of the same benchmark: each kernel's median time (and rate) over the
+    runs. With three runs, one disturbed run cannot decide a verdict either way."""
+    def mid(values: list[float]) -> float:
+        return statistics.median(values)
+
+    first = results[0]
+    kernels = []
+    for kernel in first.kernels:
+        same = [k for r in results for k in r.kernels if (k.role, k.group, k.name) == (kernel.role, kernel.group, kernel.name)]
+        kernels.append(dataclasses.replace(
+            kernel,
+            median_ms=mid([k.median_ms for k in same]),
+            gbps=mid([k.gbps for k in same]),
+            gflops=mid([k.gflops for k in same]),
+            spread=max(k.spread for k in same),
+            correct=all(k.correct for k in same),
+        ))
+    return dataclasses.replace(first, copy_gbps=mid([r.copy_gbps for r in results]), kernels=kernels)
 
 
 def run_bench(binary: Path, timeout_s: float) -> BenchRun:

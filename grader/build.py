@@ -22,6 +22,17 @@ class BuildTree:
         """kind: 'test' or 'bench'."""
         return self.directory / f"{lab}_{variant}_{kind}"
 
+    def kernel_source(self, lab: str, variant: str) -> Path:
+        folder = REPO_ROOT / "solutions" if variant == "solution" else self.student_dir
+        return folder / lab / "kernel.cu"
+
+    def kernel_library(self, lab: str, variant: str) -> Path:
+        """The static library meson.build makes of the kernel.cu alone."""
+        return self.directory / f"lib{lab}_{variant}_kernel.a"
+
+    def harness_libraries(self, lab: str) -> list[Path]:
+        return [self.directory / "libcml_common.a", self.directory / f"lib{lab}_baseline.a"]
+
 
 def configure(tree: BuildTree, timeout_s: float) -> proc.Outcome:
     """meson setup, or reconfigure with the options of this run when the build tree exists already."""

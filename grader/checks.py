@@ -104,6 +104,22 @@ def _group_checks(lab: Lab, result, group: str, thresholds: Thresholds) -> list[
     return checks
 
 
+def near_miss(result, thresholds: dict[str, Thresholds], band: float) -> bool:
+    """Whether a ratio falls short of its threshold by less than `band` (a fraction): worth measuring again."""
+    def short(value: float, threshold: float | None) -> bool:
+        return threshold is not None and (1 - band) * threshold <= value < threshold
+
+    for group, limits in thresholds.items():
+        student, baseline = result.kernel("student", group), result.kernel("baseline", group)
+        if student is None or baseline is None or not student.correct or not student.median_ms:
+            continue
+        if short(baseline.median_ms / student.median_ms, limits.min_speedup):
+            return True
+        if result.copy_gbps and short(student.gbps / result.copy_gbps, limits.min_copy_fraction):
+            return True
+    return False
+
+
 def performance_checks(lab: Lab, run: BenchRun, thresholds: dict[str, Thresholds], device: str) -> list[Check]:
     result = run.result
     if result is None:

@@ -29,6 +29,15 @@ class MechanismCheck:
 
 
 @dataclass
+class SizeSpec:
+    """How the grader draws a lab's own sizes for each run (labs.toml: grader_sizes)."""
+
+    format: str  # what the parts of a size are, e.g. "M x N x K"
+    count: int
+    ranges: list[list[int]]  # [lowest, highest] of each part
+
+
+@dataclass
 class Lab:
     name: str  # "01_vector_add"
     title: str
@@ -37,6 +46,7 @@ class Lab:
     mechanisms: list[MechanismCheck] = field(default_factory=list)
     memory_bound: bool = True  # False: rated in GFLOP/s, and no copy-bandwidth fraction is asked
     graded_groups: list[str] = field(default_factory=list)  # benchmark groups calibrate writes thresholds for; [] = all
+    grader_sizes: SizeSpec | None = None
 
     @property
     def number(self) -> str:
@@ -89,6 +99,7 @@ def load_config(path: Path = LABS_TOML) -> Config:
             mechanisms=[MechanismCheck(**m) for m in entry.get("mechanism", [])],
             memory_bound=entry.get("memory_bound", True),
             graded_groups=entry.get("graded_groups", []),
+            grader_sizes=SizeSpec(**entry["grader_sizes"]) if "grader_sizes" in entry else None,
         )
         for name, entry in sorted(data["lab"].items())
     ]

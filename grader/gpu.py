@@ -10,6 +10,9 @@ from pathlib import Path
 from grader import proc
 
 CUDA_HOME = Path("/usr/local/cuda")
+# __syncwarp, the *_sync shuffles and independent thread scheduling (Lab 6) need Volta or later; CUDA 13
+# itself builds for nothing older than Turing (7.5).
+MIN_COMPUTE_CAPABILITY = (7, 5)
 
 
 @dataclass
@@ -29,7 +32,20 @@ def detect_gpu() -> Gpu:
     if not outcome.ok or not lines:
         return Gpu(False, reason=f"nvidia-smi found no usable GPU ({outcome.how_it_ended()}: {outcome.tail(2)})")
     name, capability = (part.strip() for part in lines[0].split(",", 1))
+    if tuple(int(part) for part in capability.split(".")) < MIN_COMPUTE_CAPABILITY:
+        wanted = ".".join(map(str, MIN_COMPUTE_CAPABILITY))
+        return Gpu(False, name=name, compute_capability=capability,
+                   reason=f"{name} has compute capability {capability}; CUDA 13 and these labs need {wanted} or newer")
     return Gpu(True, name=name, compute_capability=capability)
+
+
+def gpu_count() -> int:
+    """How many GPUs nvidia-smi lists (0 without a driver)."""
+    nvidia_smi = shutil.which("nvidia-smi")
+    if not nvidia_smi:
+        return 0
+    outcome = proc.run([nvidia_smi, "-L"], timeout_s=60)
+    return sum(line.startswith("GPU ") for line in outcome.stdout.splitlines()) if outcome.ok else 0
 
 
 def find_tool(name: str) -> Path | None:

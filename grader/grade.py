@@ -3,17 +3,23 @@ that one lab's broken build, crash or hang never stops the grading of the others
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from grader import bench, build, checks, profile, sanitize, suite
+from grader import bench, build, checks, integrity, profile, sanitize, suite
 from grader.config import Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.model import Category, Check, LabGrade, Status
 from grader.score import correctness_passed, score
+from grader.sizes import lab_sizes
 
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
+NEAR_MISS_BAND = 0.10  # a ratio this close under its threshold is measured again before it fails
+INTEGRITY = "integrity: the lab's own work (no library doing it, no other file, nothing of the harness)"
+INTEGRITY_HINT = "a kernel.cu includes only its lab's header and system headers, and defines only the lab's functions"
 
 
 @dataclass
@@ -27,34 +33,58 @@ class Context:
     run_mechanisms: bool = True
     run_bench: bool = True
     kernel_sources: dict[str, str] | None = None  # lab -> the submitted file, when the student folder was assembled
+    seed: int = 0  # the run's seed: random inputs, and the sizes drawn for the grader's own test cases
+    instructor_sizes: dict[str, list[str]] = field(default_factory=dict)  # lab -> sizes from an instructor's file
 
 
 Progress = Callable[[str], None]
 
 
-def kernel_path(ctx: Context, lab: Lab, variant: str) -> Path:
-    if variant == "solution":
-        return build.REPO_ROOT / "solutions" / lab.name / "kernel.cu"
-    if ctx.kernel_sources:
-        return Path(ctx.kernel_sources[lab.name])
-    return ctx.tree.student_dir / lab.name / "kernel.cu"
+def kernel_path(ctx: Context, lab: Lab, variant: str) -> str:
+    """The graded file as the student knows it: in the submission, when one was assembled."""
+    if variant == "student" and ctx.kernel_sources:
+        return ctx.kernel_sources[lab.name]
+    return str(ctx.tree.kernel_source(lab.name, variant))
 
 
 def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda _: None) -> LabGrade:
-    grade = LabGrade(lab.name, lab.title, variant, str(kernel_path(ctx, lab, variant)))
+    grade = LabGrade(lab.name, lab.title, variant, kernel_path(ctx, lab, variant))
+    grade.seed, grade.grader_sizes = ctx.seed, lab_sizes(lab, ctx.seed, ctx.instructor_sizes)
+    env = {"CML_SEED": str(grade.seed), "CML_GRADER_SIZES": ";".join(grade.grader_sizes)}
+    started = time.monotonic()
+    run_steps(ctx, lab, variant, grade, env, progress)
+    grade.seconds = round(time.monotonic() - started, 1)
+    return score(grade, lab.points)
+
+
+def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, progress: Progress) -> None:
+    """Appends the checks of each step to grade.checks; a step that makes the later ones pointless ends it."""
     timeouts = ctx.config.timeouts
 
+    source = ctx.tree.kernel_source(lab.name, variant)
+    problem = integrity.check_source(lab.name, source.read_text(errors="replace"))
+    if problem:
+        grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
+        return
+
     progress("building")
+    ctx.tree.kernel_library(lab.name, variant).unlink(missing_ok=True)  # never check a stale one
     outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"])
+    problem = integrity.check_object(ctx.tree.kernel_library(lab.name, variant), ctx.tree.harness_libraries(lab.name))
+    if problem:
+        grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
+        return
     if not outcome.ok:
-        detail = build.compiler_errors(outcome)
+        # The compiler names the copy that was built; the student knows the file by its submitted name.
+        detail = re.sub(rf"\S*{lab.name}/kernel\.cu", f"{lab.name}/kernel.cu", build.compiler_errors(outcome))
         hint = f"fix {grade.kernel_path} until it compiles; the other labs are graded anyway"
         grade.checks.append(Check("build", Category.BUILD, Status.FAILED, detail, hint))
-        return score(grade, lab.points)
+        return
     grade.checks.append(Check("build", Category.BUILD, Status.PASSED))
+    grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.PASSED))
 
     progress("running the correctness tests")
-    tests = suite.run_suite(ctx.tree.binary(lab.name, variant, "test"), timeouts["tests"])
+    tests = suite.run_suite(ctx.tree.binary(lab.name, variant, "test"), timeouts["tests"], env)
     handout = f"labs/{lab.name}/README.md"
     grade.checks += checks.correctness_checks(tests, handout)
 
@@ -64,18 +94,19 @@ def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda 
         names = [m.name for m in lab.mechanisms] + [lab.speedup_check()]
         categories = [Category.MECHANISM] * len(lab.mechanisms) + [Category.PERFORMANCE]
         grade.checks += [Check(n, c, Status.FAILED, reason) for n, c in zip(names, categories)]
-        return score(grade, lab.points)
+        return
 
     for mechanism in lab.mechanisms:
         progress(mechanism.name)
-        grade.checks.append(mechanism_check(ctx, lab, variant, mechanism, correctness_passed(grade.checks)))
+        grade.checks.append(mechanism_check(ctx, lab, variant, mechanism, correctness_passed(grade.checks), env))
 
     progress("benchmarking")
     grade.checks += performance(ctx, lab, variant, grade)
-    return score(grade, lab.points)
 
 
-def mechanism_check(ctx: Context, lab: Lab, variant: str, mechanism: MechanismCheck, correct: bool) -> Check:
+def mechanism_check(
+    ctx: Context, lab: Lab, variant: str, mechanism: MechanismCheck, correct: bool, env: dict
+) -> Check:
     def not_run(reason: str) -> Check:
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, reason)
 
@@ -89,7 +120,7 @@ def mechanism_check(ctx: Context, lab: Lab, variant: str, mechanism: MechanismCh
             return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
         binary = ctx.tree.binary(lab.name, variant, "test")
         check = checks.sanitizer_check(
-            mechanism, sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, timeouts["sanitizer"])
+            mechanism, sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, timeouts["sanitizer"], env)
         )
     elif mechanism.tool == "ncu":
         if ctx.ncu is None:
@@ -119,7 +150,18 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> list[C
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, "turned off (--no-bench)")]
     if not ctx.gpu.present:
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, ctx.gpu.reason)]
-    run = bench.run_bench(ctx.tree.binary(lab.name, variant, "bench"), ctx.config.timeouts["bench"])
-    grade.bench = run.result
+    binary, timeout = ctx.tree.binary(lab.name, variant, "bench"), ctx.config.timeouts["bench"]
+    run = bench.run_bench(binary, timeout)
     thresholds = ctx.target.for_lab(lab.name) if ctx.target else {}
-    return checks.performance_checks(lab, run, thresholds, ctx.gpu.name)
+    remeasured = ""
+    if run.result and checks.near_miss(run.result, thresholds, NEAR_MISS_BAND):
+        # Just short of a threshold: measure twice more, and judge the median of the three runs.
+        results = [run.result] + [r.result for r in (bench.run_bench(binary, timeout) for _ in range(2)) if r.result]
+        run = bench.BenchRun(run.outcome, bench.median_of(results))
+        remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"
+    grade.bench = run.result
+    found = checks.performance_checks(lab, run, thresholds, ctx.gpu.name)
+    for check in found:
+        if check.category is Category.PERFORMANCE and check.status in (Status.PASSED, Status.FAILED):
+            check.detail += remeasured
+    return found

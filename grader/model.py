@@ -29,6 +29,8 @@ class Check:
     status: Status
     detail: str = ""  # what was seen: the first wrong element, the sanitizer's first report, the measured ratio
     hint: str = ""  # what to do about it
+    points: float = 0.0  # set by score(): this check's share of its category's points, if it passed
+    max_points: float = 0.0
 
 
 @dataclass
@@ -70,3 +72,6 @@ class LabGrade:
     points: float = 0.0
     max_points: float = 0.0
     ungraded_points: float = 0.0  # points of checks that could not run here
+    seconds: float = 0.0  # how long grading this lab took, the build included
+    seed: int = 0  # CML_SEED of every program of this lab: the same seed replays the same inputs
+    grader_sizes: list[str] = field(default_factory=list)  # the sizes this run added to the public cases

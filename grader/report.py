@@ -107,12 +107,21 @@ def _plain(value):
     raise TypeError(f"not JSON: {value!r}")
 
 
-def write_json(path: Path, grades: list[LabGrade], context: dict) -> None:
-    data = {
+def run_dict(grades: list[LabGrade], context: dict, target: Target | None = None) -> dict:
+    """The run as plain data: what the JSON file holds and what the exports (grader/export) read."""
+    def thresholds(lab: str) -> dict:
+        return {group: dataclasses.asdict(t) for group, t in target.for_lab(lab).items()} if target else {}
+
+    return json.loads(json.dumps({
         **context,
-        "labs": [{**dataclasses.asdict(g), "verdict": verdict(g)} for g in grades],
+        "labs": [{**dataclasses.asdict(g), "verdict": verdict(g), "thresholds": thresholds(g.lab)} for g in grades],
         "score": sum(g.points for g in grades),
         "max_score": sum(g.max_points for g in grades),
-    }
+    }, default=_plain))
+
+
+def write_json(path: Path, grades: list[LabGrade], context: dict, target: Target | None = None) -> dict:
+    run = run_dict(grades, context, target)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, default=_plain) + "\n")
+    path.write_text(json.dumps(run, indent=2) + "\n")
+    return run

@@ -41,10 +41,10 @@ def first_report(output: str, lines: int = 8) -> str:
     return "\n".join(block)
 
 
-def run_sanitizer(tool: str, sanitizer: Path, binary: Path, timeout_s: float) -> SanitizerRun:
+def run_sanitizer(tool: str, sanitizer: Path, binary: Path, timeout_s: float, env: dict | None = None) -> SanitizerRun:
     command = [str(sanitizer), "--tool", tool, "--error-exitcode", str(SANITIZER_FOUND), "--print-limit", "10"]
     command += [str(binary), "--reporters=console", "--no-version"]
-    outcome = proc.run(command, timeout_s)
+    outcome = proc.run(command, timeout_s, env=env)
     output = outcome.stdout + "\n" + outcome.stderr
     summary = SUMMARY.search(output)
     # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).

@@ -7,20 +7,21 @@ import shutil
 from pathlib import Path
 
 from grader.config import REPO_ROOT, Config
+from grader.submission import KERNEL, Submission
 
-KERNEL = "kernel.cu"
 
-
-def assemble_student_dir(config: Config, submission: Path, destination: Path) -> dict[str, str]:
-    """Copies one kernel.cu per lab into destination/NN_name/; returns lab -> the file used."""
+def assemble_student_dir(config: Config, submission: Submission, destination: Path) -> dict[str, str]:
+    """Writes one kernel.cu per lab into destination/NN_name/; returns lab -> where that file came from."""
     if destination.exists():
         shutil.rmtree(destination)
     used = {}
     for lab in config.labs:
-        source = submission / lab.name / KERNEL
-        if not source.is_file():
-            source = REPO_ROOT / "labs" / lab.name / KERNEL
         (destination / lab.name).mkdir(parents=True)
-        shutil.copyfile(source, destination / lab.name / KERNEL)
-        used[lab.name] = str(source)
+        target = destination / lab.name / KERNEL
+        if lab.name in submission.kernels:
+            target.write_bytes(submission.kernels[lab.name])
+            used[lab.name] = f"{submission.source}: {submission.used[lab.name]}"
+        else:
+            shutil.copyfile(REPO_ROOT / "labs" / lab.name / KERNEL, target)
+            used[lab.name] = f"labs/{lab.name}/{KERNEL} (the untouched skeleton: the submission has none)"
     return used

@@ -3,16 +3,21 @@
 #   tools/gpu-check.sh grade [--lab N ...]   ./cml grade --compare: labs/ and the solutions side by side
 #   tools/gpu-check.sh tests                 the project's tests but the planted bugs (suites, build, units)
 #   tools/gpu-check.sh fixtures [-k EXPR]    the planted-bug submissions, each graded on a clean build
+#   tools/gpu-check.sh class [batch options] a generated class of 24 submissions graded by ./cml batch, then
+#                                            checked against the verdicts each must get (resumable: run again)
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
 # doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-.results}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 if [ -d .deps/wheels ]; then
     export PIP_NO_INDEX=1 PIP_FIND_LINKS="$PWD/.deps/wheels"
 fi
 export PYTHONUNBUFFERED=1
+# No chromium on the GPU machine: the browser checks run in CI, not here.
+export CML_SKIP_BROWSER=1
 part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures [options]}
 shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
@@ -21,5 +26,13 @@ case "$part" in
     grade) ./cml grade --compare --json "$out/grade.json" "$@" 2>&1 | tee "$out/grade.log" ;;
     tests) ./cml test -v -k "not test_fixtures" "$@" 2>&1 | tee "$out/tests.log" ;;
     fixtures) ./cml test -v grader/tests/test_fixtures.py "$@" 2>&1 | tee "$out/fixtures.log" ;;
+    class)
+        ./cml list >/dev/null  # installs the environment
+        [ -d .results/class ] || .venv/bin/python -m grader.tests.class_submissions make .results/class
+        ./cml batch .results/class/submissions --out .results/class/results --step-timeout 90 "$@" 2>&1 | tee -a "$out/class.log"
+        .venv/bin/python -m grader.tests.class_submissions check .results/class 2>&1 | tee -a "$out/class.log"
+        # The reports, without the build folders.
+        (cd .results/class && tar czf "$out/class-results.tar.gz" expected.json results/results.csv \
+            results/results.json results/students) ;;
     *) echo "unknown part: $part" >&2; exit 2 ;;
 esac

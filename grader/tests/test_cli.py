@@ -8,6 +8,7 @@ import pytest
 
 from grader.cli import parse_args
 from grader.config import REPO_ROOT
+from grader.grade import INTEGRITY
 
 
 def test_help_explains_the_workflow(capsys):
@@ -29,5 +30,6 @@ def test_grading_without_a_gpu_builds_and_passes_nothing_it_did_not_run(device, 
     (lab,) = json.loads(results.read_text())["labs"]
     statuses = {c["name"]: c["status"] for c in lab["checks"]}
     assert statuses.pop("build") == "passed"
+    assert statuses.pop(INTEGRITY) == "passed"  # a check of the source and the object: no GPU needed
     assert set(statuses.values()) == {"not run"}
     assert lab["verdict"] == "incomplete" and lab["points"] == 0

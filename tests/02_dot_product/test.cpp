@@ -121,6 +121,12 @@ TEST_SUITE("dot_product")
     {
         check_zero_and_one(kDotProduct);
     }
+
+    TEST_CASE("matches the double-precision reference at the sizes the grader drew for this run" *
+              cml::needs_grader_sizes())
+    {
+        for (const std::vector<int>& size : cml::grader_sizes(1, "n")) check_random_floats(kDotProduct, {size[0]});
+    }
 }
 
 TEST_SUITE("stretch: dot_product_grid_stride")

@@ -122,6 +122,13 @@ TEST_SUITE("block_sums_unrolled")
     {
         check_every_sum_and_nothing_after_the_last(kUnrolled);
     }
+
+    TEST_CASE("unrolled: matches the double-precision reference at the sizes the grader drew for this run" *
+              cml::needs_grader_sizes())
+    {
+        for (const std::vector<int>& size : cml::grader_sizes(2, "n x elements per thread"))
+            check_random_floats(kUnrolled, {size[0]}, {size[1]});
+    }
 }
 
 TEST_SUITE("block_sums_shuffle")
@@ -147,5 +154,12 @@ TEST_SUITE("block_sums_shuffle")
               cml::needs_gpu())
     {
         check_every_sum_and_nothing_after_the_last(kShuffle);
+    }
+
+    TEST_CASE("shuffle: matches the double-precision reference at the sizes the grader drew for this run" *
+              cml::needs_grader_sizes())
+    {
+        for (const std::vector<int>& size : cml::grader_sizes(2, "n x elements per thread"))
+            check_random_floats(kShuffle, {size[0]}, {size[1]});
     }
 }

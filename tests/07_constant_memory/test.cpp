@@ -173,6 +173,17 @@ TEST_SUITE("A: polynomial")
                 {0.0, polynomial_error_bound(c, x)});
         }
     }
+
+    TEST_CASE("polynomial: matches the CPU reference at the sizes the grader drew for this run" *
+              cml::needs_grader_sizes())
+    {
+        const std::vector<float> c = cml::random_floats(kMaxCoefficients);
+        for (const std::vector<int>& size : cml::grader_sizes(1, "n")) {
+            CAPTURE(size[0]);
+            const cml::Comparison result = check_polynomial(c, cml::random_floats(size[0]));
+            CHECK_MESSAGE(result.ok, result.describe());
+        }
+    }
 }
 
 TEST_SUITE("B: look-up")
@@ -234,6 +245,18 @@ TEST_SUITE("B: look-up")
             check_every_output_and_nothing_past_n(
                 n, [&](int size, float* out) { lookup(index_dev.data(), out, size); }, lookup_reference(table, index),
                 {0.0, 0.0});
+        }
+    }
+
+    TEST_CASE("lookup: returns the table entries at the sizes the grader drew for this run" *
+              cml::needs_grader_sizes())
+    {
+        const std::vector<float> table = cml::random_floats(kTableEntries);
+        set_table(table.data());
+        for (const std::vector<int>& size : cml::grader_sizes(1, "n")) {
+            CAPTURE(size[0]);
+            const cml::Comparison result = check_lookup(table, random_indices(size[0]));
+            CHECK_MESSAGE(result.ok, result.describe());
         }
     }
 }

@@ -1,0 +1,168 @@
+"""A generated class: submissions that are correct, slow, racy, out of bounds, hanging, crashing, not
+compiling, hard-coded for the public sizes, tampering, or unreadable, each with the verdict it must get.
+
+    python -m grader.tests.class_submissions make OUT      # OUT/submissions/ and OUT/expected.json
+    python -m grader.tests.class_submissions check OUT     # compares OUT/results/ (./cml batch) with it
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+from grader.config import REPO_ROOT
+from grader.tests.fixture_kernels import FIXTURES_DIR, load_expect, planted_kernel
+
+LAUNCH = "    vector_add_kernel<<<cml::ceil_div(n, kBlock), kBlock>>>(a, b, c, n);\n"
+
+
+def solution(lab: str) -> str:
+    return (REPO_ROOT / "solutions" / lab / "kernel.cu").read_text()
+
+
+def skeleton(lab: str) -> str:
+    return (REPO_ROOT / "labs" / lab / "kernel.cu").read_text()
+
+
+def fixture(name: str) -> str:
+    return planted_kernel(load_expect(FIXTURES_DIR / name))
+
+
+def edited(lab: str, old: str, new: str) -> str:
+    text = solution(lab)
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+def hard_coded_for_public_sizes() -> str:
+    """Right at every size the public tests use, silent at any other."""
+    public = "0, 1, 31, 32, 33, 255, 257, 1000, 4097, 1000003, 1 << 24, (1 << 24) + 1, 1 << 20, 1 << 26"
+    guard = f"    for (int size : {{{public}}})\n        if (n == size) {{\n    " + LAUNCH + "        }\n"
+    return edited("01_vector_add", LAUNCH, guard)
+
+
+# student -> (how it is packed, {path inside: contents}, {lab: (verdict, a check that must fail or "")})
+CLASS = {
+    "alice_correct": ("folder", {"01_vector_add/kernel.cu": solution("01_vector_add")}, {"01_vector_add": ("passed", "")}),
+    "bob_correct_tarball": ("tar.gz", {"bob/labs/01_vector_add/kernel.cu": solution("01_vector_add")},
+                            {"01_vector_add": ("passed", "")}),
+    "carol_two_labs_zip": ("zip", {"01_vector_add/kernel.cu": solution("01_vector_add"),
+                                   "06_warp_reduction/kernel.cu": solution("06_warp_reduction")},
+                           {"01_vector_add": ("passed", ""), "06_warp_reduction": ("passed", "")}),
+    "dan_untouched_skeleton": ("folder", {"01_vector_add/kernel.cu": skeleton("01_vector_add")},
+                               {"01_vector_add": ("failed", "matches the CPU reference*")}),
+    "erin_slow_strided": ("folder", {"01_vector_add/kernel.cu": fixture("01_lanes_32_apart")},
+                          {"01_vector_add": ("failed", "speedup over lanes 32 apart")}),
+    "frank_out_of_bounds": ("folder", {"01_vector_add/kernel.cu": fixture("01_no_bounds_check")},
+                            {"01_vector_add": ("failed", "memcheck: *")}),
+    "grace_hangs": ("folder", {"01_vector_add/kernel.cu": fixture("01_never_returns")},
+                    {"01_vector_add": ("failed", "matches the CPU reference at sizes around a warp*")}),
+    "heidi_does_not_compile": ("folder", {"01_vector_add/kernel.cu": fixture("01_compile_error")},
+                               {"01_vector_add": ("failed", "build")}),
+    "ivan_racy_warp": ("folder", {"06_warp_reduction/kernel.cu": fixture("06_legacy_warp_unroll")},
+                       {"06_warp_reduction": ("failed", "racecheck: *")}),
+    "judy_racy_tree": ("folder", {"02_dot_product/kernel.cu": fixture("02_no_syncthreads")},
+                       {"02_dot_product": ("failed", "racecheck: *")}),
+    "ken_atomic_per_element": ("folder", {"02_dot_product/kernel.cu": fixture("02_atomic_per_element")},
+                               {"02_dot_product": ("failed", "speedup over one atomicAdd per element")}),
+    "leo_edits_tests_and_thresholds": ("folder", {
+        "01_vector_add/kernel.cu": fixture("01_lanes_32_apart"),
+        "tests/01_vector_add/test.cpp": "int main() { return 0; }  // every test passes now\n",
+        "grader/targets/h100.toml": '[device]\ndescription = "H100"\nmatch = ["H100"]\n[lab.01_vector_add]\nmin_speedup = 0.1\n',
+    }, {"01_vector_add": ("failed", "speedup over lanes 32 apart")}),
+    "mia_redefines_compare": ("folder", {"01_vector_add/kernel.cu": solution("01_vector_add") + (
+        "\n#include \"cml/compare.hpp\"\nnamespace cml {\n"
+        "Comparison compare(const std::vector<float>&, const std::vector<double>&, Tolerance) { return {true}; }\n}\n")},
+        {"01_vector_add": ("failed", "integrity: *")}),
+    "nick_includes_the_solution": ("folder", {"01_vector_add/kernel.cu": '#include "../../solutions/01_vector_add/kernel.cu"\n'},
+                                   {"01_vector_add": ("failed", "integrity: *")}),
+    "olivia_calls_cublas": ("folder", {"04_tiled_gemm/kernel.cu": '#include <cublas_v2.h>\n' + solution("04_tiled_gemm")},
+                            {"04_tiled_gemm": ("failed", "integrity: *")}),
+    "pat_uses_thrust": ("folder", {"02_dot_product/kernel.cu": '#include <thrust/inner_product.h>\n' + solution("02_dot_product")},
+                        {"02_dot_product": ("failed", "integrity: *")}),
+    "quinn_hard_codes_public_sizes": ("folder", {"01_vector_add/kernel.cu": hard_coded_for_public_sizes()},
+                                      {"01_vector_add": ("failed", "matches the CPU reference at the sizes the grader drew*")}),
+    "rita_crashes": ("folder", {"01_vector_add/kernel.cu": edited("01_vector_add", LAUNCH, "    *(volatile int*)nullptr = n;\n" + LAUNCH)},
+                     {"01_vector_add": ("failed", "matches the CPU reference*")}),
+    "sam_two_copies": ("folder", {"01_vector_add/kernel.cu": solution("01_vector_add"),
+                                  "old/attempt/01_vector_add/kernel.cu": skeleton("01_vector_add")},
+                       {"01_vector_add": ("passed", "")}),
+    "uma_unpadded_tile": ("folder", {"05_padded_transpose/kernel.cu": fixture("05_no_padding")},
+                          {"05_padded_transpose": ("failed", "ncu: shared-memory bank conflicts*")}),
+    "victor_correct_warp": ("folder", {"06_warp_reduction/kernel.cu": solution("06_warp_reduction")},
+                            {"06_warp_reduction": ("passed", "")}),
+    "wendy_symlink_to_solution": ("symlink", {"01_vector_add/kernel.cu": str(REPO_ROOT / "solutions/01_vector_add/kernel.cu")},
+                                  {"01_vector_add": ("not submitted", "")}),
+    "xavier_corrupt_zip": ("bytes.zip", {"": "PK\x03\x04 this is not really a zip"}, {}),
+}
+
+
+def write(student: str, packing: str, files: dict[str, str], folder: Path) -> None:
+    if packing in ("folder", "symlink"):
+        for name, text in files.items():
+            path = folder / student / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(text, path) if packing == "symlink" else path.write_text(text)
+    elif packing == "tar.gz":
+        with tarfile.open(folder / f"{student}.tar.gz", "w:gz") as archive:
+            for name, text in files.items():
+                data = text.encode()
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                archive.addfile(info, io.BytesIO(data))
+    elif packing == "zip":
+        with zipfile.ZipFile(folder / f"{student}.zip", "w") as archive:
+            for name, text in files.items():
+                archive.writestr(name, text)
+    else:  # raw bytes under an archive's name
+        (folder / f"{student}.zip").write_text(files[""])
+
+
+def make(out: Path, students: list[str] | None = None) -> Path:
+    folder = out / "submissions"
+    folder.mkdir(parents=True, exist_ok=True)
+    chosen = {k: v for k, v in CLASS.items() if students is None or k in students}
+    for student, (packing, files, _) in chosen.items():
+        write(student, packing, files, folder)
+    expected = {student: wanted for student, (_, _, wanted) in chosen.items()}
+    (out / "expected.json").write_text(json.dumps(expected, indent=2) + "\n")
+    return folder
+
+
+def mismatches(out: Path) -> list[str]:
+    """Every student whose batch result differs from what it must be; [] when all are right."""
+    expected = json.loads((out / "expected.json").read_text())
+    rows = {row["student"]: row for row in json.loads((out / "results" / "results.json").read_text())}
+    wrong = []
+    for student, labs in expected.items():
+        row = rows.get(student)
+        if row is None:
+            wrong.append(f"{student}: no row")
+        elif not labs and "unreadable" not in row.get("notes", ""):
+            wrong.append(f"{student}: should be unreadable, got {row}")
+        for lab, (verdict, check) in labs.items():
+            cell = row.get(lab, "") if row else ""
+            if not cell.endswith(verdict):
+                wrong.append(f"{student} {lab}: want {verdict}, got {cell!r}")
+            elif check:
+                grade = json.loads((out / "results" / "students" / student / "grade.json").read_text())
+                checks = [c for l in grade["labs"] if l["lab"] == lab for c in l["checks"]]
+                names = [c["name"] for c in checks if c["status"] == "failed"]
+                if not any(n == check or (check.endswith("*") and n.startswith(check[:-1])) for n in names):
+                    wrong.append(f"{student} {lab}: want {check!r} failed; failed: {names}")
+    return wrong
+
+
+if __name__ == "__main__":
+    command, where = sys.argv[1], Path(sys.argv[2])
+    if command == "make":
+        print(make(where))
+    else:
+        problems = mismatches(where)
+        print("\n".join(problems) or f"all {len(json.loads((where / 'expected.json').read_text()))} verdicts as expected")
+        sys.exit(1 if problems else 0)

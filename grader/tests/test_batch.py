@@ -1,0 +1,89 @@
+"""Grading a class: a batch over a folder of submissions, resumable, and the same work as Slurm array
+tasks merged by collect. Real grader processes on a few generated submissions (CPU only here: the GPU
+checks are 'not run'); the whole generated class is graded on the H100 (results/h100-class.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from grader.config import REPO_ROOT
+from grader.tests import class_submissions as generated
+
+STUDENTS = ["alice_correct", "bob_correct_tarball", "heidi_does_not_compile", "nick_includes_the_solution",
+            "wendy_symlink_to_solution", "xavier_corrupt_zip"]
+
+
+def cml(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, device):
+    if device.present:
+        pytest.skip("on a GPU machine the whole class is graded instead (tools/gpu-check.sh class)")
+    out = tmp_path_factory.mktemp("batch")
+    submissions = generated.make(out, STUDENTS)
+    finished = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1")
+    assert finished.returncode in (0, 1), finished.stdout + finished.stderr
+    return out, submissions, finished
+
+
+def rows(out) -> dict:
+    return {row["student"]: row for row in json.loads((out / "results" / "results.json").read_text())}
+
+
+def test_every_student_gets_a_row_with_the_right_verdict(graded):
+    out, _, _ = graded
+    got = rows(out)
+    assert set(got) == set(STUDENTS)
+    assert got["alice_correct"]["01_vector_add"].endswith("incomplete")  # correct so far; the GPU checks did not run
+    assert got["bob_correct_tarball"]["01_vector_add"].endswith("incomplete")
+    assert got["heidi_does_not_compile"]["01_vector_add"] == "0.0 failed"
+    assert got["nick_includes_the_solution"]["01_vector_add"] == "0.0 failed"
+    assert got["wendy_symlink_to_solution"]["01_vector_add"] == "not submitted"
+    assert "unreadable" in got["xavier_corrupt_zip"]["notes"]
+    assert (out / "results" / "results.csv").read_text().startswith("student,score,max_score,01_vector_add,notes")
+
+
+def test_each_student_gets_reports_for_the_platforms(graded):
+    out, _, _ = graded
+    folder = out / "results" / "students" / "heidi_does_not_compile"
+    for name in ("grade.json", "results.json", "junit.xml", "report.html"):
+        assert (folder / name).is_file(), name
+    grade = json.loads((folder / "grade.json").read_text())
+    build = grade["labs"][0]["checks"][0]
+    assert build["status"] == "failed" and "01_vector_add/kernel.cu" in build["detail"]  # the compiler's message
+    assert "build-" not in build["detail"]  # named as the student knows the file, not the grader's copy
+
+
+def test_a_second_run_grades_nothing_again(graded):
+    out, submissions, _ = graded
+    again = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1")
+    assert "0 to grade" in again.stdout, again.stdout
+
+
+def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path):
+    _, submissions, _ = graded
+    out = tmp_path / "slurm"
+    written = cml("slurm", str(submissions), "--out", str(out), "--lab", "1", "--tasks", "2")
+    assert written.returncode == 0, written.stdout + written.stderr
+    script = (out / "grade.sbatch").read_text()
+    assert "#SBATCH --array=0-1" in script and "batch-task" in script and "--lab 1" in script
+    outside = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1")
+    assert outside.returncode != 0 and "not inside a Slurm array task" in outside.stderr
+    for task in ("0", "1"):  # as Slurm would start them, one after the other here
+        env = {"SLURM_ARRAY_TASK_ID": task, "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_JOB_ID": "42"}
+        ran = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1", env=env)
+        assert ran.returncode in (0, 1), ran.stdout + ran.stderr
+        assert f"Slurm array task {task} of 2" in ran.stdout
+    merged = cml("collect", str(out))
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    got = {row["student"]: row for row in json.loads((out / "results.json").read_text())}
+    assert got["heidi_does_not_compile"]["01_vector_add"] == "0.0 failed"
+    assert got["alice_correct"]["01_vector_add"].endswith("incomplete")
