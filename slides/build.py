@@ -16,14 +16,14 @@ from pathlib import Path
 
 SLIDES = Path(__file__).resolve().parent
 ROOT = SLIDES.parent
-DEFAULT_CALIBRATION = ROOT.parent / "shared" / "calibration" / "h100-textbook-kernels.md"
+DEFAULT_CALIBRATION = ROOT / "results" / "calibration" / "h100-textbook-kernels.md"  # a copy of ../shared/calibration
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="Build the lecture decks to static reveal.js HTML.")
     parser.add_argument("--out", type=Path, default=SLIDES / "build", help="output folder (default: slides/build)")
     parser.add_argument("--calibration", type=Path, default=DEFAULT_CALIBRATION,
-                        help="the H100 calibration tables (default: ../shared/calibration/h100-textbook-kernels.md)")
+                        help="the H100 calibration tables (default: results/calibration/h100-textbook-kernels.md, the copy of the course calibration)")
     parser.add_argument("--solutions", type=Path, default=ROOT / "results" / "h100-grade.json",
                         help="the reference solutions' graded run (default: results/h100-grade.json)")
     parser.add_argument("--learner", type=Path, default=ROOT / ".results" / "grade.json",

@@ -15,7 +15,7 @@ plt.rcParams.update({
     "font.family": "DejaVu Sans", "font.size": 14, "svg.fonttype": "none", "svg.hashsalt": "cml",
     "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3,
 })
-CAL = "shared/calibration/h100-textbook-kernels.md"
+CAL = "results/calibration/h100-textbook-kernels.md"
 LAB = "results/h100-grade.json (reference solutions, graded on the H100)"
 
 
