@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Rewrites a .cu file into C++ for the CPU emulator, keeping every line where it was.
+
+Three constructs of CUDA C++ are not C++, and only these change:
+  kernel<<<grid, block[, shared[, stream]]>>>(args)
+      -> ::cml_emu::launch(::cml_emu::config(grid, block[, ...]), kernel, args)
+  [extern] __shared__ T name[dims];     (inside a function)
+      -> a reference to the block's own copy, in the emulated shared memory of the block
+  __device__ T name...;                 (a variable, not a function)
+      -> CML_EMU_DEVICE_VARIABLE T name...;  (placed where the emulator knows it is global memory)
+Everything else (__global__, __constant__, threadIdx, __syncthreads, ...) is left to the headers in include/.
+
+Usage: rewrite.py INPUT.cu OUTPUT.cpp
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+OPENERS = {"(": ")", "[": "]", "{": "}"}
+CLOSERS = {v: k for k, v in OPENERS.items()}
+
+
+class RewriteError(Exception):
+    pass
+
+
+def mask_comments_and_strings(text: str) -> str:
+    """The text with comments and string/char literals replaced by spaces (newlines kept), so that the
+    searches below see only code and every offset still points at the same character."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+        else:
+            i += 1
+            continue
+        for k in range(i, min(j, n)):
+            if out[k] != "\n":
+                out[k] = " "
+        i = j
+    return "".join(out)
+
+
+def match_forward(code: str, start: int) -> int:
+    """Index of the bracket closing the one at `start` (parentheses, brackets and braces)."""
+    stack = []
+    for i in range(start, len(code)):
+        c = code[i]
+        if c in OPENERS:
+            stack.append(OPENERS[c])
+        elif c in CLOSERS:
+            if not stack or stack.pop() != c:
+                raise RewriteError(f"unbalanced '{c}' at offset {i}")
+            if not stack:
+                return i
+    raise RewriteError(f"no closing bracket for '{code[start]}' at offset {start}")
+
+
+def split_top_level(code: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Spans of the comma-separated parts of code[start:end] (commas inside brackets do not split)."""
+    parts, depth, begin = [], 0, start
+    for i in range(start, end):
+        c = code[i]
+        if c in OPENERS:
+            depth += 1
+        elif c in CLOSERS:
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append((begin, i))
+            begin = i + 1
+    parts.append((begin, end))
+    return parts
+
+
+def callee_start(code: str, end: int) -> int:
+    """Start of the kernel expression that ends just before `end`: a name, possibly qualified (a::b) and
+    with template arguments (k<true>), or a parenthesised expression."""
+    i = end
+    while i > 0 and code[i - 1].isspace():
+        i -= 1
+    while True:
+        if code[i - 1] == ">":  # template arguments: match the angle brackets backwards
+            depth = 0
+            while i > 0:
+                i -= 1
+                if code[i] == ">":
+                    depth += 1
+                elif code[i] == "<":
+                    depth -= 1
+                    if depth == 0:
+                        break
+        elif code[i - 1] == ")":
+            depth = 0
+            while i > 0:
+                i -= 1
+                if code[i] == ")":
+                    depth += 1
+                elif code[i] == "(":
+                    depth -= 1
+                    if depth == 0:
+                        break
+            return i
+        while i > 0 and (code[i - 1].isalnum() or code[i - 1] == "_"):
+            i -= 1
+        if code[i - 2 : i] == "::":
+            i -= 2
+            continue
+        return i
+
+
+def rewrite_launches(text: str, code: str) -> list[tuple[int, int, str]]:
+    edits = []
+    for m in re.finditer(r"<<<", code):
+        open_at = m.start()
+        close_at = code.find(">>>", open_at)
+        if close_at < 0:
+            raise RewriteError(f"'<<<' without '>>>' at offset {open_at}")
+        start = callee_start(code, open_at)
+        paren = close_at + 3
+        while paren < len(code) and code[paren].isspace():
+            paren += 1
+        if paren >= len(code) or code[paren] != "(":
+            raise RewriteError(f"a launch without its argument list at offset {open_at}")
+        end = match_forward(code, paren)
+        kernel = text[start:open_at].strip()
+        config = text[open_at + 3 : close_at]
+        arguments = text[paren + 1 : end]
+        separator = ", " if arguments.strip() else ""
+        edits.append((start, end + 1,
+                      f"::cml_emu::launch(::cml_emu::config({config}), {kernel}{separator}{arguments})"))
+    return edits
+
+
+def enclosing_scope_is_function(code: str, at: int) -> bool:
+    """True when `at` lies inside a function body (not at namespace or class scope)."""
+    stack: list[bool] = []  # per open brace: is it a function body (or a block inside one)?
+    for m in re.finditer(r"[{}]", code[:at]):
+        if m.group() == "}":
+            if stack:
+                stack.pop()
+            continue
+        head = code[max(0, m.start() - 200) : m.start()]
+        in_function = bool(stack and stack[-1])
+        opens_namespace = re.search(r"(namespace(\s+[\w:]+)?|extern\s+\"C\"|(class|struct|union|enum)\b[^;{}()]*)\s*$", head)
+        stack.append(in_function or not opens_namespace)
+    return bool(stack and stack[-1])
+
+
+def rewrite_shared(text: str, code: str) -> list[tuple[int, int, str]]:
+    edits = []
+    for m in re.finditer(r"\b__shared__\b", code):
+        end = code.find(";", m.end())
+        if end < 0:
+            raise RewriteError(f"__shared__ declaration without ';' at offset {m.start()}")
+        start = m.start()
+        before = code[max(0, start - 40) : start]
+        prefix = re.search(r"\b(extern|static)\s+$", before)
+        is_extern = bool(prefix and prefix.group(1) == "extern")
+        if prefix:
+            start -= len(prefix.group(0))
+        line = text.count("\n", 0, m.start()) + 1
+        if not enclosing_scope_is_function(code, m.start()):
+            edits.append((start, end + 1, f'static_assert(false, "cml_emu: __shared__ at namespace scope '
+                                          f'(line {line}) is not emulated; declare it inside the kernel");'))
+            continue
+        declaration = text[m.end() : end]
+        alignment = "0"
+        found = re.search(r"(__align__|alignas)\s*\(\s*([^)]*)\)", declaration)
+        if found:
+            alignment = found.group(2)
+            declaration = declaration[: found.start()] + declaration[found.end() :]
+        parts = split_top_level(declaration, 0, len(declaration))
+        first = declaration[parts[0][0] : parts[0][1]]
+        name_match = list(IDENTIFIER.finditer(first.split("[")[0].split("=")[0]))
+        if not name_match:
+            raise RewriteError(f"cannot read the __shared__ declaration at line {line}")
+        first_type = first[: name_match[-1].start()].strip()
+        base_type = re.sub(r"[*\s]+$", "", first_type)
+        statements = []
+        for k, (a, b) in enumerate(parts):
+            declarator = declaration[a:b] if k else first
+            if "=" in declarator:
+                raise RewriteError(f"a __shared__ variable cannot have an initializer (line {line})")
+            names = list(IDENTIFIER.finditer(declarator.split("[")[0]))
+            name = names[-1].group()
+            pointer = first_type[len(base_type) :] if k == 0 else declarator[: names[-1].start()]
+            dims = declarator[declarator.find("[") :] if "[" in declarator else ""
+            if is_extern:
+                statements.append(f"auto* const {name} = ::cml_emu::dynamic_shared<{base_type}{pointer.strip()}>();")
+            else:
+                kind = f"{base_type}{pointer.strip()}{dims.strip()}"
+                statements.append(f"static ::cml_emu::SharedSlot {name}__cml_emu_slot; "
+                                  f"auto& {name} = ::cml_emu::shared_variable<{kind}>({name}__cml_emu_slot, {alignment});")
+        replacement = " ".join(statements)
+        replacement += "\n" * text.count("\n", start, end + 1)  # keep the line numbers that follow
+        edits.append((start, end + 1, replacement))
+    return edits
+
+
+def rewrite_device_variables(code: str) -> list[tuple[int, int, str]]:
+    """__device__ in front of a variable (the first of ( ; = [ { after it is not '(')."""
+    edits = []
+    for m in re.finditer(r"\b__device__\b", code):
+        rest = re.search(r"[(;=\[{]", code[m.end() :])
+        if rest and rest.group() != "(":
+            edits.append((m.start(), m.end(), "CML_EMU_DEVICE_VARIABLE"))
+    return edits
+
+
+def rewrite(text: str) -> str:
+    code = mask_comments_and_strings(text)
+    edits = rewrite_launches(text, code) + rewrite_shared(text, code) + rewrite_device_variables(code)
+    edits.sort()
+    for (a, b, _), (c, _, _) in zip(edits, edits[1:]):
+        if c < b:
+            raise RewriteError(f"overlapping rewrites at offsets {a} and {c}")
+    out, last = [], 0
+    for start, end, replacement in edits:
+        out.append(text[last:start])
+        out.append(replacement)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    source, target = Path(argv[1]), Path(argv[2])
+    try:
+        body = rewrite(source.read_text())
+    except RewriteError as error:
+        print(f"{source}: cml_emu rewrite: {error}", file=sys.stderr)
+        return 1
+    # Debug information and diagnostics name the original file and its lines.
+    target.write_text(f'#line 1 "{source.resolve()}"\n{body}')
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

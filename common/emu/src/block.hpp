@@ -1,0 +1,115 @@
+// One launch, one block of it, and the threads of that block as the scheduler keeps them.
+#pragma once
+
+#include <boost/context/fiber.hpp>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "cml_emu/device.hpp"
+#include "cml_emu/launch.hpp"
+#include "memory.hpp"
+
+namespace cml_emu {
+
+constexpr int kWarpSize = 32;
+
+struct Launch {
+    const void* kernel = nullptr;
+    LaunchConfig config{};
+    ThreadBody body = nullptr;
+    const void* closure = nullptr;
+    unsigned threads_per_block = 0;
+    unsigned long long blocks = 0;
+    std::vector<Allocation> allocations;  // for memcheck and the counters; empty when neither is on
+    int profile_group = 0;                // profile.hpp
+};
+
+enum class Status : std::uint8_t { ready, at_barrier, at_warp, done };
+
+struct ThreadState {
+    uint3 index{};
+    int rank = 0;  // in the block, x fastest
+    int warp = 0;
+    int lane = 0;
+    Status status = Status::ready;
+    boost::context::fiber fiber;      // the thread, while it is suspended
+    boost::context::fiber scheduler;  // the block's scheduler, while the thread runs
+    // The warp-level call or barrier the thread waits in.
+    WarpOp op = WarpOp::sync;
+    unsigned mask = 0;
+    std::uint64_t value = 0;
+    std::uint64_t result = 0;
+    int argument = 0;
+    int width = kWarpSize;
+    int predicate = 0;
+    // racecheck: what this thread knows of each lane of its warp (a vector clock, advanced by __syncwarp).
+    std::uint32_t clock[kWarpSize] = {};
+};
+
+struct WarpState {
+    unsigned exists = 0;   // lanes the block has
+    unsigned done = 0;     // lanes that returned
+    unsigned arrived = 0;  // lanes waiting in a warp-level call
+    unsigned wanted = 0;   // lanes those calls name
+};
+
+// A block's shared memory: static __shared__ variables from the start, the dynamic part at the end, so an
+// access past either falls in a gap or the red zone after the arena, which memcheck reports.
+class SharedMemory {
+public:
+    static constexpr std::size_t kCapacity = 256 * 1024;  // above the 227 KB an H100 block may have
+    SharedMemory();
+    void begin_block(std::size_t dynamic_bytes);
+    void* variable(SharedSlot& slot, std::size_t bytes, std::size_t alignment);
+    void* dynamic() const { return dynamic_; }
+    bool contains(std::uintptr_t address) const { return address - base() < kCapacity + kRedZone; }
+    bool valid(std::uintptr_t address, std::size_t size) const;
+    std::uintptr_t base() const { return std::uintptr_t(base_); }
+    std::size_t dynamic_bytes() const { return dynamic_bytes_; }
+    std::size_t static_bytes() const { return static_used_; }
+
+private:
+    char* base_ = nullptr;
+    std::size_t static_used_ = 0;
+    char* dynamic_ = nullptr;
+    std::size_t dynamic_bytes_ = 0;
+    std::vector<std::pair<SharedSlot*, std::size_t>> slots_;  // offset of each variable in this block
+};
+
+struct Block {
+    const Launch* launch = nullptr;
+    uint3 index{};
+    std::vector<ThreadState> threads;
+    std::vector<WarpState> warps;
+    int done = 0;
+    int at_barrier = 0;
+    std::uint32_t epoch = 0;  // barriers passed: accesses in different epochs are ordered
+    int barrier_result = 0;   // of __syncthreads_count, _and, _or
+    int barrier_all = 0;
+    int barrier_any = 0;
+
+    // Threads ready to run, in the order they run: each runs until it waits or returns.
+    void push(int rank)
+    {
+        queue_[tail_++ % queue_.size()] = rank;
+    }
+    bool pop(int& rank)
+    {
+        if (head_ == tail_) return false;
+        rank = queue_[head_++ % queue_.size()];
+        return true;
+    }
+    void reset_queue(std::size_t threads)
+    {
+        queue_.assign(threads + 1, 0);
+        head_ = tail_ = 0;
+    }
+
+private:
+    std::vector<int> queue_;
+    std::size_t head_ = 0, tail_ = 0;
+};
+
+}  // namespace cml_emu

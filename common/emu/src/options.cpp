@@ -1,0 +1,42 @@
+#include "options.hpp"
+
+#include <cstdlib>
+#include <sstream>
+
+namespace cml_emu {
+namespace {
+
+int env_int(const char* name, int fallback)
+{
+    const char* value = std::getenv(name);
+    return value && *value ? std::atoi(value) : fallback;
+}
+
+Options read_options()
+{
+    Options o;
+    if (const char* checks = std::getenv("CML_EMU_CHECK")) {
+        std::stringstream list(checks);
+        for (std::string tool; std::getline(list, tool, ',');) {
+            o.memcheck |= tool == "memcheck" || tool == "all";
+            o.racecheck |= tool == "racecheck" || tool == "all";
+            o.initcheck |= tool == "initcheck" || tool == "racecheck" || tool == "all";
+        }
+    }
+    if (const char* profile = std::getenv("CML_EMU_PROFILE")) o.profile = profile;
+    o.print_limit = env_int("CML_EMU_PRINT_LIMIT", o.print_limit);
+    o.error_exitcode = env_int("CML_EMU_ERROR_EXITCODE", o.error_exitcode);
+    o.workers = env_int("CML_EMU_WORKERS", 0);
+    o.stack_bytes = std::size_t(env_int("CML_EMU_STACK_KB", int(o.stack_bytes / 1024))) * 1024;
+    return o;
+}
+
+}  // namespace
+
+const Options& options()
+{
+    static const Options o = read_options();
+    return o;
+}
+
+}  // namespace cml_emu

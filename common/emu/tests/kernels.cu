@@ -1,0 +1,101 @@
+// The emulator's own test kernels: warp-level functions, votes, barrier reductions, shared memory, atomics and
+// a deadlock, the parts of CUDA the labs use little or not at all.
+#include "kernels.hpp"
+
+namespace {
+
+constexpr unsigned kFull = 0xffffffffu;
+
+__global__ void shuffles_kernel(int* out)
+{
+    const int lane = threadIdx.x;
+    const int value = lane * 10;
+    out[0 * 32 + lane] = __shfl_sync(kFull, value, 31 - lane);
+    out[1 * 32 + lane] = __shfl_up_sync(kFull, value, 3);
+    out[2 * 32 + lane] = __shfl_down_sync(kFull, value, 5);
+    out[3 * 32 + lane] = __shfl_xor_sync(kFull, value, 1);
+    out[4 * 32 + lane] = __shfl_down_sync(kFull, value, 1, 8);
+}
+
+__global__ void votes_kernel(unsigned* out)
+{
+    const int t = threadIdx.x, lane = t % 32;
+    if (t < 32) {
+        const unsigned ballot = __ballot_sync(kFull, lane % 3 == 0);
+        const int any = __any_sync(kFull, lane == 7);
+        const int all = __all_sync(kFull, lane < 32);
+        const int not_all = __all_sync(kFull, lane < 31);
+        if (lane == 0) {
+            out[0] = ballot;
+            out[1] = any;
+            out[2] = all;
+            out[3] = not_all;
+        }
+    }
+    const int count = __syncthreads_count(t % 2);
+    const int any_last = __syncthreads_or(t == 63);
+    const int all_but_last = __syncthreads_and(t < 63);
+    if (t == 0) {
+        out[4] = count;
+        out[5] = any_last;
+        out[6] = all_but_last;
+    }
+}
+
+constexpr int kMaxThreads = 1024;
+
+__global__ void shared_reversal_kernel(int* out)
+{
+    __shared__ int doubled[kMaxThreads];
+    extern __shared__ int plain[];
+    const int t = threadIdx.x, n = blockDim.x;
+    doubled[t] = 2 * t;
+    plain[t] = t;
+    __syncthreads();
+    out[blockIdx.x * n + t] = doubled[n - 1 - t] + plain[n - 1 - t] + blockIdx.x;
+}
+
+__global__ void atomics_kernel(int* count, float* sum, int* most, int* flag, int* winners)
+{
+    const int rank = blockIdx.x * blockDim.x + threadIdx.x;
+    atomicAdd(count, 1);
+    atomicAdd(sum, 0.5f);
+    atomicMax(most, rank);
+    if (atomicCAS(flag, 0, 1) == 0) atomicAdd(winners, 1);
+}
+
+__global__ void deadlock_kernel(int* out)
+{
+    if (threadIdx.x < 16) {
+        out[threadIdx.x] = __shfl_sync(kFull, int(threadIdx.x), 0);
+    } else {
+        __syncthreads();
+    }
+}
+
+}  // namespace
+
+void shuffles(int* out)
+{
+    shuffles_kernel<<<1, 32>>>(out);
+}
+
+void votes(unsigned* out)
+{
+    votes_kernel<<<1, 64>>>(out);
+}
+
+void shared_reversal(int* out, int blocks, int threads)
+{
+    shared_reversal_kernel<<<blocks, threads, threads * sizeof(int)>>>(out);
+}
+
+void atomics(int* count, float* sum, int* most, int* flag, int* winners, int blocks)
+{
+    atomics_kernel<<<blocks, 256>>>(count, sum, most, flag, winners);
+}
+
+void deadlock(int* out)
+{
+    deadlock_kernel<<<1, 32>>>(out);
+}

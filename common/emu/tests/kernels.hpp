@@ -1,0 +1,26 @@
+// The emulator's own test kernels (kernels.cu), one launcher each; every pointer is a device pointer.
+#pragma once
+
+#include <cuda_runtime.h>
+
+// out[k * 32 + lane], for one warp of 32 lanes whose values are lane * 10: k = 0 __shfl_sync from lane 31 - lane,
+// 1 __shfl_up_sync by 3, 2 __shfl_down_sync by 5, 3 __shfl_xor_sync with 1, 4 __shfl_down_sync by 1 in
+// segments of 8 lanes (width 8).
+void shuffles(int* out);
+
+// out[0] __ballot_sync of lane % 3 == 0, out[1] __any_sync of lane == 7, out[2] __all_sync of lane < 32,
+// out[3] __all_sync of lane < 31, out[4] __syncthreads_count of t % 2 over 64 threads, out[5] __syncthreads_or
+// of t == 63, out[6] __syncthreads_and of t < 63.
+void votes(unsigned* out);
+
+// Per block of `threads`: a static __shared__ array and `extern __shared__` of `threads` ints, each filled by
+// its thread, then read reversed after a barrier: out[block * threads + t] = 3 * (threads - 1 - t) + block.
+void shared_reversal(int* out, int blocks, int threads);
+
+// Every thread of `blocks` x 256 adds 1 to *count (atomicAdd on int), 0.5f to *sum (float), raises *most to
+// its global rank (atomicMax) and sets *flag from 0 to 1 once (atomicCAS; *winners counts the winners).
+void atomics(int* count, float* sum, int* most, int* flag, int* winners, int blocks);
+
+// Lanes 0-15 of warp 0 wait in a full-mask shuffle for lanes 16-31, which wait at __syncthreads(): no thread
+// can go on. The launch must fail (cudaErrorLaunchFailure), reported as a barrier error, not hang.
+void deadlock(int* out);

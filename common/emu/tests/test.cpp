@@ -1,0 +1,80 @@
+// The emulator's own tests: what CUDA promises for warp-level functions, votes, barrier reductions, shared
+// memory and atomics, and a deadlock reported rather than hung (run alone: it leaves the runtime failed).
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "cml/device_buffer.hpp"
+#include "kernels.hpp"
+
+TEST_CASE("shuffles read the lane they name, and their own value where none is in range")
+{
+    cml::DeviceBuffer<int> out(5 * 32);
+    out.poison();
+    shuffles(out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    const std::vector<int> got = out.download();
+    for (int lane = 0; lane < 32; ++lane) {
+        CAPTURE(lane);
+        CHECK(got[0 * 32 + lane] == (31 - lane) * 10);
+        CHECK(got[1 * 32 + lane] == (lane >= 3 ? lane - 3 : lane) * 10);
+        CHECK(got[2 * 32 + lane] == (lane + 5 < 32 ? lane + 5 : lane) * 10);
+        CHECK(got[3 * 32 + lane] == (lane ^ 1) * 10);
+        CHECK(got[4 * 32 + lane] == (lane % 8 < 7 ? lane + 1 : lane) * 10);
+    }
+}
+
+TEST_CASE("votes and barrier reductions count the lanes and threads they should")
+{
+    cml::DeviceBuffer<unsigned> out(7);
+    out.poison();
+    votes(out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    const std::vector<unsigned> got = out.download();
+    unsigned every_third = 0;
+    for (int lane = 0; lane < 32; lane += 3) every_third |= 1u << lane;
+    CHECK(got[0] == every_third);
+    CHECK(got[1] == 1);
+    CHECK(got[2] == 1);
+    CHECK(got[3] == 0);
+    CHECK(got[4] == 32);
+    CHECK(got[5] == 1);
+    CHECK(got[6] == 0);
+}
+
+TEST_CASE("static and dynamic shared memory: one copy per block, written before the barrier, read after")
+{
+    for (int threads : {32, 100, 1024}) {
+        constexpr int kBlocks = 7;
+        cml::DeviceBuffer<int> out(kBlocks * threads);
+        out.poison();
+        shared_reversal(out.data(), kBlocks, threads);
+        CML_CHECK(cudaDeviceSynchronize());
+        const std::vector<int> got = out.download();
+        for (int b = 0; b < kBlocks; ++b)
+            for (int t = 0; t < threads; ++t) REQUIRE(got[b * threads + t] == 3 * (threads - 1 - t) + b);
+    }
+}
+
+TEST_CASE("atomics from every thread of every block, on several cores")
+{
+    constexpr int kBlocks = 64;
+    cml::DeviceBuffer<int> count(std::vector<int>{0}), most(std::vector<int>{-1}), flag(std::vector<int>{0}),
+        winners(std::vector<int>{0});
+    cml::DeviceBuffer<float> sum(std::vector<float>{0.0f});
+    atomics(count.data(), sum.data(), most.data(), flag.data(), winners.data(), kBlocks);
+    CML_CHECK(cudaDeviceSynchronize());
+    CHECK(count.download()[0] == kBlocks * 256);
+    CHECK(sum.download()[0] == kBlocks * 256 * 0.5f);  // exact: multiples of 0.5 up to 8192
+    CHECK(most.download()[0] == kBlocks * 256 - 1);
+    CHECK(flag.download()[0] == 1);
+    CHECK(winners.download()[0] == 1);
+}
+
+TEST_CASE("a block whose threads wait for each other fails its launch instead of hanging" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(32);
+    deadlock(out.data());
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
