@@ -40,10 +40,11 @@ def submissions_in(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir() or p.name.endswith(ARCHIVE_SUFFIXES))
 
 
-def plan(folder: Path, labs: list[Lab], config: Config) -> tuple[list[Task], dict[str, str]]:
-    """The tasks, and the submissions that cannot be read at all (student -> why)."""
-    tasks, unreadable = [], {}
+def plan(folder: Path, labs: list[Lab], config: Config) -> tuple[list[Task], list[str], dict[str, str]]:
+    """The tasks, every student, and the submissions that cannot be read at all (student -> why)."""
+    tasks, students, unreadable = [], [], {}
     for entry in submissions_in(folder):
+        students.append(student_name(entry))
         try:
             submission = read_submission(entry, [lab.name for lab in config.labs])
         except SubmissionError as error:
@@ -52,7 +53,7 @@ def plan(folder: Path, labs: list[Lab], config: Config) -> tuple[list[Task], dic
         # A lab the submission has no kernel.cu for is "not submitted": nothing to build or run.
         tasks += [Task(student_name(entry), entry, lab, submission.digest(lab.name)) for lab in labs
                   if lab.name in submission.kernels]
-    return tasks, unreadable
+    return tasks, students, unreadable
 
 
 def result_path(out: Path, task: Task) -> Path:

@@ -291,9 +291,8 @@ def grade_options(args) -> list[str]:
 def plan_batch(args, console: Console):
     config = load_config()
     labs = [config.lab(key) for key in args.lab] if args.lab else config.labs
-    tasks, unreadable = batch.plan(args.submissions, labs, config)
+    tasks, students, unreadable = batch.plan(args.submissions, labs, config)
     args.out.mkdir(parents=True, exist_ok=True)
-    students = [batch.student_name(entry) for entry in batch.submissions_in(args.submissions)]
     plan = {"labs": [lab.name for lab in labs], "students": students, "unreadable": unreadable}
     (args.out / "plan.json").write_text(json.dumps(plan, indent=2) + "\n")
     for student, why in unreadable.items():
@@ -301,8 +300,7 @@ def plan_batch(args, console: Console):
     return config, tasks
 
 
-def run_batch(args, console: Console, tasks: list, gpus: list, worker_prefix: str = "w") -> int:
-    config = load_config()
+def run_batch(args, console: Console, config: Config, tasks: list, gpus: list, worker_prefix: str = "w") -> int:
     todo = [t for t in tasks if not batch.already_graded(args.out, t)]
     console.print(f"{len(tasks)} tasks (lab x submission); {len(tasks) - len(todo)} already graded; "
                   f"{len(todo)} to grade on {len(gpus)} worker(s)")
@@ -323,9 +321,11 @@ def run_batch(args, console: Console, tasks: list, gpus: list, worker_prefix: st
 
 def command_batch(args, console: Console) -> int:
     config, tasks = plan_batch(args, console)
-    count = args.workers or max(1, gpu.gpu_count())
-    gpus = [str(i) for i in range(count)] if gpu.gpu_count() else [None] * count
-    status = run_batch(args, console, tasks, gpus)
+    present = gpu.gpu_count()
+    count = args.workers or max(1, present)
+    # More workers than GPUs share them round-robin (their timings then disturb each other).
+    gpus = [str(i % present) for i in range(count)] if present else [None] * count
+    status = run_batch(args, console, config, tasks, gpus)
     return command_collect(args.out, console, config) or status
 
 
@@ -335,15 +335,16 @@ def command_batch_task(args, console: Console) -> int:
     except RuntimeError as error:
         print(f"batch-task: {error}", file=sys.stderr)
         return EXIT_USAGE
-    _, tasks = plan_batch(args, console)
+    config, tasks = plan_batch(args, console)
     console.print(f"Slurm array task {index} of {count}")
     # The GPU Slurm gave this task, and a build folder per task: the tasks share the results folder.
-    return run_batch(args, console, tasks[index::count], [None], worker_prefix=f"slurm-task{index}-")
+    return run_batch(args, console, config, tasks[index::count], [None], worker_prefix=f"slurm-task{index}-")
 
 
 def command_slurm(args, console: Console) -> int:
     plan_batch(args, console)
-    script = slurm.write_script(args.submissions, args.out, args.tasks, grade_options(args) + sum((["--lab", l] for l in args.lab or []), []),
+    labs = [arg for lab in args.lab or [] for arg in ("--lab", lab)]
+    script = slurm.write_script(args.submissions, args.out, args.tasks, grade_options(args) + labs,
                                 args.time, args.cpus, args.sbatch)
     console.print(f"Wrote {script}\nSubmit it with: sbatch {script}\nThen, when every task has ended: ./cml collect {args.out}")
     return EXIT_PASSED
