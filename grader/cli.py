@@ -293,7 +293,10 @@ def plan_batch(args, console: Console):
     labs = [config.lab(key) for key in args.lab] if args.lab else config.labs
     tasks, students, unreadable = batch.plan(args.submissions, labs, config)
     args.out.mkdir(parents=True, exist_ok=True)
-    plan = {"labs": [lab.name for lab in labs], "students": students, "unreadable": unreadable}
+    submitted: dict[str, list[str]] = {}
+    for task in tasks:
+        submitted.setdefault(task.student, []).append(task.lab.name)
+    plan = {"labs": [lab.name for lab in labs], "students": students, "unreadable": unreadable, "submitted": submitted}
     (args.out / "plan.json").write_text(json.dumps(plan, indent=2) + "\n")
     for student, why in unreadable.items():
         console.print(f"[red]{student}: cannot be graded:[/] {why}")

@@ -22,9 +22,17 @@ def student_run(folder: Path, student: str) -> dict:
             "score": sum(lab["points"] for lab in labs)}
 
 
+def missing_lab_cell(lab: str, run: dict, submitted: list[str]) -> str:
+    """The cell of a lab with no result: the grader failed on it, it is still to grade, or there is no kernel.cu."""
+    if lab in run["grader_errors"]:
+        return "grader error"
+    return "not graded yet" if lab in submitted else "not submitted"
+
+
 def collect(out: Path, config: Config, plan: dict) -> list[dict]:
     """Writes students/<name>/{grade.json, results.json, junit.xml, report.html}, results.csv and results.json.
-    Every student of the plan gets a row; a lab with no kernel.cu in the submission scores 0, "not submitted"."""
+    Every student of the plan gets a row; a lab with no kernel.cu in the submission scores 0, "not submitted";
+    one a time-boxed batch did not reach yet reads "not graded yet"."""
     labs = [config.lab(name) for name in plan["labs"]]
     max_score = sum(sum(lab.points.values()) for lab in labs)
     rows = []
@@ -44,7 +52,7 @@ def collect(out: Path, config: Config, plan: dict) -> list[dict]:
             if graded:
                 row[lab.name] = f"{graded['points']:.1f} {graded['verdict']}"
             else:
-                row[lab.name] = "grader error" if lab.name in run["grader_errors"] else "not submitted"
+                row[lab.name] = missing_lab_cell(lab.name, run, plan.get("submitted", {}).get(student, []))
         row["notes"] = "; ".join(f"{lab}: {why}" for lab, why in run["grader_errors"].items())
         rows.append(row)
     columns = ["student", "score", "max_score", *[lab.name for lab in labs], "notes"]

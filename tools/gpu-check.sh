@@ -5,6 +5,10 @@
 #   tools/gpu-check.sh fixtures [-k EXPR]    the planted-bug submissions, each graded on a clean build
 #   tools/gpu-check.sh class [batch options] a generated class of 24 submissions graded by ./cml batch, then
 #                                            checked against the verdicts each must get (resumable: run again)
+#   tools/gpu-check.sh repeat N [options]    ./cml grade --solutions --no-mechanisms N times, and the spread of
+#                                            every verdict and ratio over the runs (REPEAT_SECONDS: stop early;
+#                                            REPEAT_FIRST: number the runs from there)
+#   tools/gpu-check.sh counters              ncu on planted kernels, to set beside the CPU emulator's counters
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
 # doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail
@@ -18,7 +22,7 @@ fi
 export PYTHONUNBUFFERED=1
 # No chromium on the GPU machine: the browser checks run in CI, not here.
 export CML_SKIP_BROWSER=1
-part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures [options]}
+part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|repeat|counters [options]}
 shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
     --format=csv | tee "$out/gpu-$part.txt"
@@ -28,11 +32,23 @@ case "$part" in
     fixtures) ./cml test -v grader/tests/test_fixtures.py "$@" 2>&1 | tee "$out/fixtures.log" ;;
     class)
         ./cml list >/dev/null  # installs the environment
-        [ -d .results/class ] || .venv/bin/python -m grader.tests.class_submissions make .results/class
+        [ -d .results/class/submissions ] || .venv/bin/python -m grader.tests.class_submissions make .results/class
         ./cml batch .results/class/submissions --out .results/class/results --step-timeout 90 "$@" 2>&1 | tee -a "$out/class.log"
         .venv/bin/python -m grader.tests.class_submissions check .results/class 2>&1 | tee -a "$out/class.log"
         # The reports, without the build folders.
         (cd .results/class && tar czf "$out/class-results.tar.gz" expected.json results/results.csv \
             results/results.json results/students) ;;
+    repeat)
+        runs=${1:?how many runs}; shift
+        mkdir -p "$out/repeat"
+        stop=$((SECONDS + ${REPEAT_SECONDS:-86400}))
+        for i in $(seq "${REPEAT_FIRST:-1}" "$runs"); do
+            [ "$SECONDS" -lt "$stop" ] || break
+            ./cml grade --solutions --no-mechanisms --json "$out/repeat/run-$i.json" "$@" >"$out/repeat/run-$i.log" 2>&1
+            echo "run $i: exit $? after ${SECONDS} s" | tee -a "$out/repeat.log"
+        done
+        .venv/bin/python tools/verdict_noise.py "$out"/repeat/run-*.json | tee "$out/repeat/noise.md"
+        tar czf "$out/repeat.tar.gz" -C "$out" repeat && rm -r "$out/repeat" ;;
+    counters) tools/ncu-planted.sh "$out" 2>&1 | tee "$out/counters.log" ;;
     *) echo "unknown part: $part" >&2; exit 2 ;;
 esac

@@ -77,6 +77,10 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     assert "#SBATCH --array=0-1" in script and "batch-task" in script and "--lab 1" in script
     outside = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1")
     assert outside.returncode != 0 and "not inside a Slurm array task" in outside.stderr
+    assert cml("collect", str(out)).returncode == 0  # before any task ran: pending, not "not submitted"
+    pending = {row["student"]: row for row in json.loads((out / "results.json").read_text())}
+    assert pending["alice_correct"]["01_vector_add"] == "not graded yet"
+    assert pending["wendy_symlink_to_solution"]["01_vector_add"] == "not submitted"
     for task in ("0", "1"):  # as Slurm would start them, one after the other here
         env = {"SLURM_ARRAY_TASK_ID": task, "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_JOB_ID": "42"}
         ran = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1", env=env)

@@ -1,0 +1,67 @@
+"""How much the same grading run moves from one repetition to the next: for every performance check of
+every lab, the verdicts and the spread of the measured ratio over the runs' JSON files.
+
+    python tools/verdict_noise.py RUN.json RUN.json ...      # prints a Markdown table
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import sys
+from collections import Counter, defaultdict
+
+MEASURED = re.compile(r"^x?([0-9.]+) \(threshold x?([0-9.]+)\)")
+
+
+def collect(paths: list[str]) -> dict[tuple[str, str, str], list[tuple[str, float, float]]]:
+    """(lab, variant, check) -> [(status, measured, threshold)] over the runs."""
+    found = defaultdict(list)
+    for path in paths:
+        for lab in json.load(open(path))["labs"]:
+            found[(lab["lab"], lab["variant"], "lab verdict")].append((lab["verdict"], float("nan"), float("nan")))
+            for check in lab["checks"]:
+                match = MEASURED.match(check["detail"])
+                if check["category"] == "performance" and match:
+                    measured, threshold = map(float, match.groups())
+                    found[(lab["lab"], lab["variant"], check["name"])].append((check["status"], measured, threshold))
+    return found
+
+
+def table(found: dict) -> str:
+    lines = ["| lab | variant | check | verdicts | min | median | max | spread | threshold | margin of the min |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for (lab, variant, name), runs in sorted(found.items()):
+        verdicts = ", ".join(f"{n} {s}" for s, n in sorted(Counter(s for s, _, _ in runs).items()))
+        values = [m for _, m, _ in runs if m == m]
+        if not values:
+            lines.append(f"| {lab} | {variant} | {name} | {verdicts} | | | | | | |")
+            continue
+        low, mid, high, threshold = min(values), statistics.median(values), max(values), runs[0][2]
+        lines.append(f"| {lab} | {variant} | {name} | {verdicts} | {low:g} | {mid:g} | {high:g} | "
+                     f"{(high - low) / mid:.1%} | {threshold:g} | {low / threshold - 1:+.0%} |")
+    return "\n".join(lines)
+
+
+def kernel_times(paths: list[str]) -> str:
+    """Each timed kernel's median time over the runs: how far it moves between whole grading runs."""
+    times = defaultdict(list)
+    for path in paths:
+        for lab in json.load(open(path))["labs"]:
+            for kernel in (lab.get("bench") or {}).get("kernels", []):
+                if kernel["attempted"] and kernel["median_ms"] > 0:
+                    times[(lab["lab"], lab["variant"], kernel["group"], kernel["name"])].append(kernel["median_ms"])
+    lines = ["| lab | variant | group | kernel | runs | min ms | median ms | max ms | spread |", "|---|---|---|---|---|---|---|---|---|"]
+    for (lab, variant, group, name), values in sorted(times.items()):
+        low, mid, high = min(values), statistics.median(values), max(values)
+        lines.append(f"| {lab} | {variant} | {group} | {name} | {len(values)} | {low:.4f} | {mid:.4f} | {high:.4f} | "
+                     f"{(high - low) / mid:.1%} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(f"{len(sys.argv) - 1} runs\n")
+    print(table(collect(sys.argv[1:])))
+    print()
+    print(kernel_times(sys.argv[1:]))
