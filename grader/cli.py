@@ -157,15 +157,18 @@ def choose_arch(requested: str, device: gpu.Gpu) -> str:
     return "native" if device.present else "sm_90"
 
 
-def prepare_tree(args, config: Config, device: gpu.Gpu, console: Console) -> build.BuildTree | None:
+class CannotGrade(Exception):
+    """Nothing can be graded: the submission cannot be read, or the build cannot be set up."""
+
+
+def prepare_tree(args, config: Config, device: gpu.Gpu, console: Console) -> build.BuildTree:
     student_dir = getattr(args, "submission", REPO_ROOT / "labs").resolve()
     if student_dir != (REPO_ROOT / "labs").resolve():
         # A submission: build only its kernel.cu files, copied next to the build folder.
         try:
             submission = read_submission(student_dir, [lab.name for lab in config.labs])
         except SubmissionError as error:
-            console.print(f"[bold red]Cannot grade this submission:[/] {error}")
-            return None
+            raise CannotGrade(f"cannot grade this submission: {error}") from error
         assembled = args.build_dir.resolve().with_name(args.build_dir.name + "-student")
         args.kernel_sources = assemble_student_dir(config, submission, assembled)
         args.ignored_files = submission.ignored
@@ -175,8 +178,7 @@ def prepare_tree(args, config: Config, device: gpu.Gpu, console: Console) -> bui
     with console.status(f"Configuring the build in {tree.directory} (nvcc -arch={tree.gpu_arch})"):
         outcome = build.configure(tree, config.timeouts["build"])
     if not outcome.ok:
-        console.print(f"[bold red]The build could not be set up[/] ({outcome.how_it_ended()}):\n{outcome.tail(15)}")
-        return None
+        raise CannotGrade(f"the build could not be set up ({outcome.how_it_ended()}):\n{outcome.tail(15)}")
     return tree
 
 
@@ -201,8 +203,22 @@ def command_grade(args, console: Console) -> int:
     except (OSError, ValueError) as error:
         console.print(f"[bold red]--instructor-sizes:[/] {error}")
         return EXIT_USAGE
-    tree = prepare_tree(args, config, device, console)
-    if tree is None:
+    context = {
+        "device": device.name or None,
+        "gpu_reason": device.reason or None,
+        "target": str(target.path) if target else None,
+        "submission": str(args.submission),
+        "seed": seed,
+        "notes": notes,
+    }
+    try:
+        tree = prepare_tree(args, config, device, console)
+    except CannotGrade as error:
+        # Still a result for every platform: 0 points, and the reason where the student reads it.
+        console.print(f"[bold red]{error}[/]")
+        run = report.ungraded_run(context, sum(lab.max_points for lab in labs), str(error))
+        report.save_run(args.json, run)
+        write_exports(run, gradescope=args.gradescope, junit=args.junit, html=args.html)
         return EXIT_BROKEN
     sanitizer, ncu = gpu.find_tool("compute-sanitizer"), gpu.find_tool("ncu")
     for tool, path, what in (("compute-sanitizer", sanitizer, "sanitizer"), ("ncu", ncu, "profiler-counter")):
@@ -232,17 +248,8 @@ def command_grade(args, console: Console) -> int:
                     status.update(f"Lab {lab.name} ({variant}): {step}")
                 grades.append(grade_lab(ctx, lab, variant, progress))
     report.print_report(console, grades, target, notes)
-    context = {
-        "device": device.name or None,
-        "gpu_reason": device.reason or None,
-        "target": str(target.path) if target else None,
-        "submission": str(args.submission),
-        "files_used": getattr(args, "kernel_sources", None),
-        "files_ignored": getattr(args, "ignored_files", []),
-        "kernel_sha256": getattr(args, "kernel_sha256", {}),
-        "seed": seed,
-        "notes": notes,
-    }
+    context.update(files_used=getattr(args, "kernel_sources", None), files_ignored=getattr(args, "ignored_files", []),
+                   kernel_sha256=getattr(args, "kernel_sha256", {}))
     run = report.write_json(args.json, grades, context, target)
     console.print(f"Results written to {args.json}")
     write_exports(run, gradescope=args.gradescope, junit=args.junit, html=args.html)
@@ -261,8 +268,10 @@ def command_calibrate(args, console: Console) -> int:
         console.print(f"[bold red]calibrate needs a GPU:[/] {device.reason}")
         return EXIT_USAGE
     config = load_config()
-    tree = prepare_tree(args, config, device, console)
-    if tree is None:
+    try:
+        tree = prepare_tree(args, config, device, console)
+    except CannotGrade as error:
+        console.print(f"[bold red]{error}[/]")
         return EXIT_BROKEN
     with console.status("") as status:
         path = calibrate(config, tree, device, args.fraction, args.output, status.update)

@@ -6,6 +6,7 @@ import csv
 import json
 from pathlib import Path
 
+from grader import report
 from grader.config import Config
 from grader.export import write_exports
 
@@ -24,9 +25,22 @@ def student_run(folder: Path, student: str) -> dict:
 
 def missing_lab_cell(lab: str, run: dict, submitted: list[str]) -> str:
     """The cell of a lab with no result: the grader failed on it, it is still to grade, or there is no kernel.cu."""
+    if run.get("unreadable"):
+        return "unreadable"
     if lab in run["grader_errors"]:
         return "grader error"
     return "not graded yet" if lab in submitted else "not submitted"
+
+
+def student_row(run: dict, labs: list, submitted: list[str]) -> dict:
+    """One line of results.csv: the score, a cell per lab, and why anything could not be graded."""
+    row = {"student": run["student"], "score": round(run["score"], 1), "max_score": run["max_score"]}
+    for lab in labs:
+        graded = next((entry for entry in run["labs"] if entry["lab"] == lab.name), None)
+        row[lab.name] = f"{graded['points']:.1f} {graded['verdict']}" if graded else missing_lab_cell(lab.name, run, submitted)
+    problems = [f"unreadable submission: {run['unreadable']}"] if run.get("unreadable") else []
+    row["notes"] = "; ".join(problems + [f"{lab}: {why}" for lab, why in run["grader_errors"].items()])
+    return row
 
 
 def collect(out: Path, config: Config, plan: dict) -> list[dict]:
@@ -34,27 +48,21 @@ def collect(out: Path, config: Config, plan: dict) -> list[dict]:
     Every student of the plan gets a row; a lab with no kernel.cu in the submission scores 0, "not submitted";
     one a time-boxed batch did not reach yet reads "not graded yet"."""
     labs = [config.lab(name) for name in plan["labs"]]
-    max_score = sum(sum(lab.points.values()) for lab in labs)
+    max_score = sum(lab.max_points for lab in labs)
     rows = []
     for student in plan["students"]:
-        row = {"student": student, "score": 0.0, "max_score": max_score}
-        if student in plan["unreadable"]:
-            rows.append({**row, "notes": f"unreadable submission: {plan['unreadable'][student]}"})
-            continue
         folder = out / "students" / student
         folder.mkdir(parents=True, exist_ok=True)
-        run = {**student_run(folder, student), "max_score": max_score}
-        (folder / "grade.json").write_text(json.dumps(run, indent=2) + "\n")
+        unreadable = plan["unreadable"].get(student)
+        if unreadable:
+            # Reports all the same: the student sees the reason on the platform, not a missing result.
+            context = {"student": student, "grader_errors": {}, "unreadable": unreadable}
+            run = report.ungraded_run(context, max_score, f"unreadable submission: {unreadable}")
+        else:
+            run = {**student_run(folder, student), "max_score": max_score}
+        report.save_run(folder / "grade.json", run)
         write_exports(run, gradescope=folder / "results.json", junit=folder / "junit.xml", html=folder / "report.html")
-        row["score"] = round(run["score"], 1)
-        for lab in labs:
-            graded = next((entry for entry in run["labs"] if entry["lab"] == lab.name), None)
-            if graded:
-                row[lab.name] = f"{graded['points']:.1f} {graded['verdict']}"
-            else:
-                row[lab.name] = missing_lab_cell(lab.name, run, plan.get("submitted", {}).get(student, []))
-        row["notes"] = "; ".join(f"{lab}: {why}" for lab, why in run["grader_errors"].items())
-        rows.append(row)
+        rows.append(student_row(run, labs, plan.get("submitted", {}).get(student, [])))
     columns = ["student", "score", "max_score", *[lab.name for lab in labs], "notes"]
     with (out / "results.csv").open("w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=columns, restval="")

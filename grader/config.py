@@ -52,6 +52,10 @@ class Lab:
     def number(self) -> str:
         return self.name.split("_", 1)[0]
 
+    @property
+    def max_points(self) -> float:
+        return sum(self.points.values())
+
     def speedup_check(self, group: str = "") -> str:
         """The name of the speedup check, as reports and fixtures spell it."""
         return f"speedup over {self.baseline}" + (f" ({group})" if group else "")

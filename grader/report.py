@@ -120,8 +120,18 @@ def run_dict(grades: list[LabGrade], context: dict, target: Target | None = None
     }, default=_plain))
 
 
-def write_json(path: Path, grades: list[LabGrade], context: dict, target: Target | None = None) -> dict:
-    run = run_dict(grades, context, target)
+def ungraded_run(context: dict, max_score: float, why: str) -> dict:
+    """A run in which nothing could be graded (an unreadable submission, a build that cannot be set up):
+    0 points out of the labs' maximum, with the reason among the notes, so that every platform shows it."""
+    return {**context, "labs": [], "score": 0.0, "max_score": max_score, "notes": [*context.get("notes", []), why]}
+
+
+def save_run(path: Path, run: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(run, indent=2) + "\n")
+
+
+def write_json(path: Path, grades: list[LabGrade], context: dict, target: Target | None = None) -> dict:
+    run = run_dict(grades, context, target)
+    save_run(path, run)
     return run

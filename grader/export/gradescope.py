@@ -44,6 +44,8 @@ def _summary(run: dict) -> str:
             f"{lab_label(lab)}: {lab.get('verdict', '?')}, {lab.get('points', 0):.1f} / {lab.get('max_points', 0):g}"
             + (f" ({lab['ungraded_points']:.1f} not graded here)" if lab.get("ungraded_points") else "")
         )
+    lines += [f"Note: {plain(note)}" for note in run.get("notes", [])]
+    lines += [f"{lab}: not graded, the grader failed: {plain(why)}" for lab, why in run.get("grader_errors", {}).items()]
     lines.append("Each test below is one check; a test that is not 'passed' earned no points.")
     return "\n".join(lines)
 

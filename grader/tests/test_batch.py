@@ -62,6 +62,16 @@ def test_each_student_gets_reports_for_the_platforms(graded):
     assert "build-" not in build["detail"]  # named as the student knows the file, not the grader's copy
 
 
+def test_an_unreadable_submission_still_gets_its_reports_with_the_reason(graded):
+    out, _, _ = graded
+    folder = out / "results" / "students" / "xavier_corrupt_zip"
+    gradescope = json.loads((folder / "results.json").read_text())
+    assert gradescope["score"] == 0 and "unreadable submission" in gradescope["output"]
+    assert rows(out)["xavier_corrupt_zip"]["01_vector_add"] == "unreadable"
+    for name in ("grade.json", "junit.xml", "report.html"):
+        assert (folder / name).is_file(), name
+
+
 def test_a_second_run_grades_nothing_again(graded):
     out, submissions, _ = graded
     again = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1")

@@ -33,3 +33,18 @@ def test_grading_without_a_gpu_builds_and_passes_nothing_it_did_not_run(device, 
     assert statuses.pop(INTEGRITY) == "passed"  # a check of the source and the object: no GPU needed
     assert set(statuses.values()) == {"not run"}
     assert lab["verdict"] == "incomplete" and lab["points"] == 0
+
+
+def test_an_unreadable_submission_is_a_zero_with_the_reason_on_every_platform(tmp_path):
+    corrupt = tmp_path / "alice.zip"
+    corrupt.write_bytes(b"PK\x03\x04 not really a zip")
+    results, gradescope = tmp_path / "grade.json", tmp_path / "results.json"
+    command = [sys.executable, "-m", "grader", "grade", "--submission", str(corrupt), "--lab", "1",
+               "--json", str(results), "--gradescope", str(gradescope), "--junit", str(tmp_path / "junit.xml")]
+    finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
+    assert finished.returncode == 3, finished.stdout + finished.stderr
+    assert "not a folder, a tarball or a zip file" in finished.stdout
+    shown = json.loads(gradescope.read_text())
+    assert shown["score"] == 0 and shown["extra_data"]["max_score"] == 100
+    assert "cannot grade this submission" in shown["output"]
+    assert (tmp_path / "junit.xml").is_file() and json.loads(results.read_text())["labs"] == []
