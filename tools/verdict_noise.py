@@ -1,5 +1,6 @@
-"""How much the same grading run moves from one repetition to the next: for every performance check of
-every lab, the verdicts and the spread of the measured ratio over the runs' JSON files.
+"""How much the same grading run moves from one repetition to the next: per lab, in how many runs every
+check got the same status; for every performance check, the verdicts and the spread of the measured ratio;
+and each timed kernel's spread, over the runs' JSON files.
 
     python tools/verdict_noise.py RUN.json RUN.json ...      # prints a Markdown table
 """
@@ -20,13 +21,26 @@ def collect(paths: list[str]) -> dict[tuple[str, str, str], list[tuple[str, floa
     found = defaultdict(list)
     for path in paths:
         for lab in json.load(open(path))["labs"]:
-            found[(lab["lab"], lab["variant"], "lab verdict")].append((lab["verdict"], float("nan"), float("nan")))
             for check in lab["checks"]:
                 match = MEASURED.match(check["detail"])
                 if check["category"] == "performance" and match:
                     measured, threshold = map(float, match.groups())
                     found[(lab["lab"], lab["variant"], check["name"])].append((check["status"], measured, threshold))
     return found
+
+
+def same_statuses(paths: list[str]) -> str:
+    """Per lab: how many runs gave every check the status the most common run gave it."""
+    outcomes = defaultdict(Counter)
+    for path in paths:
+        for lab in json.load(open(path))["labs"]:
+            outcomes[(lab["lab"], lab["variant"])][tuple((c["name"], c["status"]) for c in lab["checks"])] += 1
+    lines = ["| lab | variant | runs with every check's status the same | statuses in each run |", "|---|---|---|---|"]
+    for (lab, variant), counted in sorted(outcomes.items()):
+        statuses, runs = counted.most_common(1)[0]
+        tally = ", ".join(f"{n} {s}" for s, n in sorted(Counter(s for _, s in statuses).items()))
+        lines.append(f"| {lab} | {variant} | {runs} of {sum(counted.values())} | {tally} |")
+    return "\n".join(lines)
 
 
 def table(found: dict) -> str:
@@ -62,6 +76,8 @@ def kernel_times(paths: list[str]) -> str:
 
 if __name__ == "__main__":
     print(f"{len(sys.argv) - 1} runs\n")
+    print(same_statuses(sys.argv[1:]))
+    print()
     print(table(collect(sys.argv[1:])))
     print()
     print(kernel_times(sys.argv[1:]))
