@@ -206,7 +206,7 @@ def command_grade(args, console: Console) -> int:
     context = {
         "device": device.name or None,
         "gpu_reason": device.reason or None,
-        "target": str(target.path) if target else None,
+        "target": target.shown_path() if target else None,
         "submission": str(args.submission),
         "seed": seed,
         "notes": notes,
@@ -239,7 +239,7 @@ def command_grade(args, console: Console) -> int:
     )
     if device.present:
         console.print(f"GPU: {device.name} (compute capability {device.compute_capability}); "
-                      f"thresholds: {target.path if target else 'none'}")
+                      f"thresholds: {target.shown_path() if target else 'none'}")
     grades = []
     with console.status("") as status:
         for lab in labs:

@@ -78,6 +78,12 @@ class Target:
     def for_lab(self, lab: str) -> dict[str, Thresholds]:
         return self.thresholds.get(lab, {})
 
+    def shown_path(self) -> str:
+        """The file as reports name it: relative to the repository when inside it, so no report shows where
+        the grading machine keeps its checkout."""
+        path = self.path.resolve() if self.path else None
+        return str(path.relative_to(REPO_ROOT)) if path and path.is_relative_to(REPO_ROOT) else str(path)
+
 
 @dataclass
 class Config:

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from grader.cli import parse_args
-from grader.config import REPO_ROOT
+from grader.config import REPO_ROOT, load_target
 from grader.grade import INTEGRITY
 
 
@@ -48,3 +48,11 @@ def test_an_unreadable_submission_is_a_zero_with_the_reason_on_every_platform(tm
     assert shown["score"] == 0 and shown["extra_data"]["max_score"] == 100
     assert "cannot grade this submission" in shown["output"]
     assert (tmp_path / "junit.xml").is_file() and json.loads(results.read_text())["labs"] == []
+
+
+def test_reports_name_a_target_file_of_the_repository_relative_to_it(tmp_path):
+    shipped = REPO_ROOT / "grader" / "targets" / "h100.toml"
+    assert load_target(shipped).shown_path() == "grader/targets/h100.toml"
+    own = tmp_path / "my-gpu.toml"
+    own.write_text(shipped.read_text())
+    assert load_target(own).shown_path() == str(own)  # an instructor's own file: where it is
