@@ -64,6 +64,16 @@ __global__ void atomics_kernel(int* count, float* sum, int* most, int* flag, int
     if (atomicCAS(flag, 0, 1) == 0) atomicAdd(winners, 1);
 }
 
+__global__ void shared_atomics_kernel(int* out)
+{
+    __shared__ int count;
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    atomicAdd(&count, 1);  // every thread at once: no hazard, atomics are ordered among themselves
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = count;
+}
+
 __global__ void deadlock_kernel(int* out)
 {
     if (threadIdx.x < 16) {
@@ -93,6 +103,11 @@ void shared_reversal(int* out, int blocks, int threads)
 void atomics(int* count, float* sum, int* most, int* flag, int* winners, int blocks)
 {
     atomics_kernel<<<blocks, 256>>>(count, sum, most, flag, winners);
+}
+
+void shared_atomics(int* out, int blocks, int threads)
+{
+    shared_atomics_kernel<<<blocks, threads>>>(out);
 }
 
 void deadlock(int* out)

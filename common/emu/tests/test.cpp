@@ -72,6 +72,16 @@ TEST_CASE("atomics from every thread of every block, on several cores")
     CHECK(winners.download()[0] == 1);
 }
 
+TEST_CASE("atomics on shared memory from every thread of a block")
+{
+    constexpr int kBlocks = 5, kThreads = 1000;
+    cml::DeviceBuffer<int> out(kBlocks);
+    out.poison();
+    shared_atomics(out.data(), kBlocks, kThreads);
+    CML_CHECK(cudaDeviceSynchronize());
+    for (int count : out.download()) CHECK(count == kThreads);
+}
+
 TEST_CASE("a block whose threads wait for each other fails its launch instead of hanging" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
