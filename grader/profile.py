@@ -71,15 +71,19 @@ def parse_emulator_json(data: dict, metrics: list[str], role: str) -> tuple[dict
     return totals, launches
 
 
-def read_emulated_counters(bench: Path, metrics: list[str], role: str, size: int, timeout_s: float) -> CounterRun:
-    """The same run of the benchmark as read_counters profiles, on the CPU emulator's build of it."""
+def run_emulator_profile(command: list[str], timeout_s: float, env: dict | None = None) -> tuple[proc.Outcome, dict]:
+    """Runs a program of the CPU emulator's build with CML_EMU_PROFILE; the counters it wrote, {} if none."""
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "counters.json"
-        command = [str(bench), "--profile", "--size", str(size)]
-        outcome = proc.run(command, timeout_s, env={"CML_EMU_PROFILE": str(path)})
+        outcome = proc.run(command, timeout_s, env={**(env or {}), "CML_EMU_PROFILE": str(path)})
         try:
-            data = json.loads(path.read_text()) if outcome.ok else {}
+            return outcome, json.loads(path.read_text()) if outcome.ok else {}
         except (OSError, ValueError):
-            data = {}  # a run that died while writing: no counters, which counter_check reports
+            return outcome, {}  # a run that died while writing: no counters, which counter_check reports
+
+
+def read_emulated_counters(bench: Path, metrics: list[str], role: str, size: int, timeout_s: float) -> CounterRun:
+    """The same run of the benchmark as read_counters profiles, on the CPU emulator's build of it."""
+    outcome, data = run_emulator_profile([str(bench), "--profile", "--size", str(size)], timeout_s)
     totals, kernels = parse_emulator_json(data, metrics, role)
     return CounterRun(outcome, totals, kernels, tool="the CPU emulator")
