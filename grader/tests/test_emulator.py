@@ -101,6 +101,20 @@ def test_a_block_whose_threads_wait_for_each_other_is_reported_not_hung(selftest
     assert "Barrier error detected" in run.stderr and "deadlock_kernel" in run.stderr
 
 
+@pytest.mark.parametrize("tool, case, report", [
+    ("memcheck", "a read one element past the end of an allocation", "Invalid __global__ read of size 4 bytes"),
+    ("memcheck", "reads past the end of a __shared__ array", "Invalid __shared__ read of size 4 bytes"),
+    ("initcheck", "reads of __shared__ memory no thread wrote", "Uninitialized __shared__ memory read of size 4 bytes"),
+])
+def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, tool, case, report):
+    run = proc.run([selftest, "--no-skip", f"--test-case=planted: {case}"], config.timeouts["sanitizer"],
+                   env={"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)})
+    assert run.returncode == sanitize.SANITIZER_FOUND, run.tail()
+    assert report in run.stderr and "kernels.cu" in run.stderr and "ERROR SUMMARY: 0 errors" not in run.stderr
+    clean = proc.run([selftest, "--no-skip", f"--test-case=planted: {case}"], config.timeouts["tests"])
+    assert clean.ok and "=========" not in clean.stderr, "no check asked for, none reported"
+
+
 # ---- every lab, graded on the emulator ----
 
 

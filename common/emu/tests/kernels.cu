@@ -74,6 +74,29 @@ __global__ void shared_atomics_kernel(int* out)
     if (threadIdx.x == 0) out[blockIdx.x] = count;
 }
 
+__global__ void read_past_the_end_kernel(const int* in, int n, int* out)
+{
+    out[0] = in[n];
+}
+
+constexpr int kSharedInts = 32;
+
+__global__ void shared_past_the_end_kernel(int* out)
+{
+    __shared__ int slots[kSharedInts];
+    slots[threadIdx.x] = int(threadIdx.x);
+    __syncthreads();
+    out[threadIdx.x] = slots[threadIdx.x + kSharedInts];
+}
+
+__global__ void unwritten_shared_kernel(int* out)
+{
+    __shared__ int slots[2 * kSharedInts];
+    slots[threadIdx.x] = int(threadIdx.x);
+    __syncthreads();
+    out[threadIdx.x] = slots[threadIdx.x + kSharedInts];
+}
+
 __global__ void deadlock_kernel(int* out)
 {
     if (threadIdx.x < 16) {
@@ -108,6 +131,21 @@ void atomics(int* count, float* sum, int* most, int* flag, int* winners, int blo
 void shared_atomics(int* out, int blocks, int threads)
 {
     shared_atomics_kernel<<<blocks, threads>>>(out);
+}
+
+void read_past_the_end(const int* in, int n, int* out)
+{
+    read_past_the_end_kernel<<<1, 1>>>(in, n, out);
+}
+
+void shared_past_the_end(int* out)
+{
+    shared_past_the_end_kernel<<<1, kSharedInts>>>(out);
+}
+
+void unwritten_shared(int* out)
+{
+    unwritten_shared_kernel<<<1, kSharedInts>>>(out);
 }
 
 void deadlock(int* out)
