@@ -26,7 +26,7 @@ void shared_atomics(int* out, int blocks, int threads);
 
 // Planted bugs for the checks (CML_EMU_CHECK), each in one block: out[0] = in[n], one past the end of `in`
 // (memcheck); 32 threads read the 32 ints after a __shared__ array of 32 (memcheck); 32 threads read the
-// upper half of a __shared__ array of 64 that only its lower half was written of (initcheck).
+// upper half of a __shared__ array of 64 whose lower half alone was written (initcheck).
 void read_past_the_end(const int* in, int n, int* out);
 void shared_past_the_end(int* out);
 void unwritten_shared(int* out);
