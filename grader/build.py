@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,11 @@ from grader import proc
 from grader.config import REPO_ROOT
 
 VARIANTS = ("student", "solution")
+# meson.build configures the CPU emulator's targets (common/emu) only where it finds both.
+EMULATOR_MISSING = (
+    "the CPU emulator is not built here: it needs clang++ and Boost.Context "
+    "(Debian: clang and libboost-context-dev, which ./cml installs on a machine without a GPU)"
+)
 
 
 @dataclass
@@ -18,9 +24,17 @@ class BuildTree:
     student_dir: Path
     gpu_arch: str
 
-    def binary(self, lab: str, variant: str, kind: str) -> Path:
-        """kind: 'test' or 'bench'."""
-        return self.directory / f"{lab}_{variant}_{kind}"
+    def binary(self, lab: str, variant: str, kind: str, emulated: bool = False) -> Path:
+        """kind: 'test' or 'bench'; emulated: the CPU emulator's build of them (common/emu)."""
+        return self.directory / f"{lab}_{variant}{'_emu' if emulated else ''}_{kind}"
+
+    def has_emulator(self) -> bool:
+        """Whether Meson configured the CPU emulator's targets (meson.build, option `emulator`)."""
+        try:
+            targets = json.loads((self.directory / "meson-info" / "intro-targets.json").read_text())
+        except (OSError, ValueError):
+            return False
+        return any(target.get("name") == "cml_emu_selftest" for target in targets)
 
     def kernel_source(self, lab: str, variant: str) -> Path:
         folder = REPO_ROOT / "solutions" if variant == "solution" else self.student_dir
@@ -44,9 +58,11 @@ def configure(tree: BuildTree, timeout_s: float) -> proc.Outcome:
     return proc.run(["meson", "setup", *again, str(tree.directory), str(REPO_ROOT), *options], timeout_s)
 
 
-def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float) -> proc.Outcome:
-    """Builds one lab's test and benchmark programs for one variant (alias target NN_name_variant)."""
-    return proc.run(["meson", "compile", "-C", str(tree.directory), f"{lab}_{variant}"], timeout_s)
+def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulated: bool = False) -> proc.Outcome:
+    """Builds one lab's test and benchmark programs for one variant (alias target NN_name_variant), or their
+    CPU emulator builds (NN_name_variant_emu)."""
+    target = f"{lab}_{variant}_emu" if emulated else f"{lab}_{variant}"
+    return proc.run(["meson", "compile", "-C", str(tree.directory), target], timeout_s)
 
 
 def compiler_errors(outcome: proc.Outcome, limit: int = 12) -> str:

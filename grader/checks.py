@@ -62,7 +62,13 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
     runs = [student] + ([baseline] if baseline else [])
     broken = next((run for run in runs if not run.outcome.ok or not run.kernels), None)
     if broken:
-        detail = f"ncu {broken.outcome.how_it_ended()} without the counters:\n{broken.outcome.tail(6)}"
+        detail = f"{broken.tool} {broken.outcome.how_it_ended()} without the counters:\n{broken.outcome.tail(6)}"
+        return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
+    # A metric with no value is unknown, not 0: it would pass any upper bound.
+    needed = [(student, mechanism.numerator), (baseline, mechanism.numerator) if baseline else (student, mechanism.denominator)]
+    absent = sorted({name for run, name in needed if name not in run.totals})
+    if absent:
+        detail = f"{student.tool} gave no value for {', '.join(absent)}"
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
     numerator = student.totals.get(mechanism.numerator, 0.0)
     if baseline:

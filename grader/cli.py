@@ -38,14 +38,16 @@ DESCRIPTION = textwrap.dedent(
     Each lab is built, tested with its doctest suite, checked with compute-sanitizer and Nsight Compute
     counters where the lab asks for them, and benchmarked against its baseline; the thresholds come from
     grader/targets/<gpu>.toml. On a GPU nobody calibrated, run ./cml calibrate first. Without a GPU
-    everything is still built, and the GPU checks are reported as "not run", never as passed.
+    everything is still built with nvcc, the tests, sanitizers and counters run on the CPU emulator
+    (common/emu; each such check says "(CPU emulator)"), and the speed checks are reported as "not run",
+    never as passed.
     """
 )
 
 EPILOG = textwrap.dedent(
     """\
     exit status: 0 every lab passed; 1 a lab failed; 2 bad arguments; 3 the build could not be set up;
-    4 nothing failed, but some checks could not run here (no GPU, no sanitizer).
+    4 nothing failed, but some checks could not run here (no GPU: the speed checks; no sanitizer).
     """
 )
 
@@ -190,8 +192,6 @@ def command_grade(args, console: Console) -> int:
     variants = ["student", "solution"] if args.compare else ["solution"] if args.solutions else ["student"]
     device = gpu.detect_gpu()
     notes = []
-    if not device.present:
-        notes.append(f"GPU checks were not run: {device.reason}. They are reported as 'not run', not as passed.")
     target = load_target(args.target) if args.target else find_target(device.name) if device.present else None
     if device.present and target is None:
         notes.append(f"No thresholds for {device.name}: performance is not graded. Run ./cml calibrate first.")
@@ -220,6 +220,13 @@ def command_grade(args, console: Console) -> int:
         report.save_run(args.json, run)
         write_exports(run, gradescope=args.gradescope, junit=args.junit, html=args.html)
         return EXIT_BROKEN
+    emulator = not device.present and tree.has_emulator()
+    if emulator:
+        notes.append(f"No GPU ({device.reason}): the tests, sanitizers and counters ran on the CPU emulator "
+                     "(common/emu), each such check marked '(CPU emulator)'; the speed checks are 'not run'.")
+    elif not device.present:
+        notes.append(f"GPU checks were not run: {device.reason}; {build.EMULATOR_MISSING}. They are reported "
+                     "as 'not run', not as passed.")
     sanitizer, ncu = gpu.find_tool("compute-sanitizer"), gpu.find_tool("ncu")
     for tool, path, what in (("compute-sanitizer", sanitizer, "sanitizer"), ("ncu", ncu, "profiler-counter")):
         if device.present and path is None and not args.no_mechanisms:
@@ -236,6 +243,7 @@ def command_grade(args, console: Console) -> int:
         kernel_sources=getattr(args, "kernel_sources", None),
         seed=seed,
         instructor_sizes=instructor_sizes,
+        emulator=emulator,
     )
     if device.present:
         console.print(f"GPU: {device.name} (compute capability {device.compute_capability}); "
@@ -248,8 +256,8 @@ def command_grade(args, console: Console) -> int:
                     status.update(f"Lab {lab.name} ({variant}): {step}")
                 grades.append(grade_lab(ctx, lab, variant, progress))
     report.print_report(console, grades, target, notes)
-    context.update(files_used=getattr(args, "kernel_sources", None), files_ignored=getattr(args, "ignored_files", []),
-                   kernel_sha256=getattr(args, "kernel_sha256", {}))
+    context.update(cpu_emulator=emulator, files_used=getattr(args, "kernel_sources", None),
+                   files_ignored=getattr(args, "ignored_files", []), kernel_sha256=getattr(args, "kernel_sha256", {}))
     run = report.write_json(args.json, grades, context, target)
     console.print(f"Results written to {args.json}")
     write_exports(run, gradescope=args.gradescope, junit=args.junit, html=args.html)

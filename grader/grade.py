@@ -1,5 +1,8 @@
 """Grading one lab: build, tests, sanitizers and counters, benchmark, score. Each lab on its own, so
-that one lab's broken build, crash or hang never stops the grading of the others."""
+that one lab's broken build, crash or hang never stops the grading of the others.
+
+With no GPU, the tests, sanitizers and counters run on the CPU emulator's build of the same kernel.cu
+(common/emu), each check saying so; the nvcc build is still what decides the build verdict."""
 
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 NEAR_MISS_BAND = 0.10  # a ratio this close under its threshold is measured again before it fails
 INTEGRITY = "integrity: the lab's own work (no library doing it, no other file, nothing of the harness)"
 INTEGRITY_HINT = "a kernel.cu includes only its lab's header and system headers, and defines only the lab's functions"
+EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
+NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
 
 
 @dataclass
@@ -35,6 +40,7 @@ class Context:
     kernel_sources: dict[str, str] | None = None  # lab -> the submitted file, when the student folder was assembled
     seed: int = 0  # the run's seed: random inputs, and the sizes drawn for the grader's own test cases
     instructor_sizes: dict[str, list[str]] = field(default_factory=dict)  # lab -> sizes from an instructor's file
+    emulator: bool = False  # no GPU: tests, sanitizers and counters on the CPU emulator's builds (common/emu)
 
 
 Progress = Callable[[str], None]
@@ -45,6 +51,13 @@ def kernel_path(ctx: Context, lab: Lab, variant: str) -> str:
     if variant == "student" and ctx.kernel_sources:
         return ctx.kernel_sources[lab.name]
     return str(ctx.tree.kernel_source(lab.name, variant))
+
+
+def emulated(check: Check) -> Check:
+    """A check graded on the CPU emulator: its detail says so."""
+    first, newline, rest = check.detail.partition("\n")
+    check.detail = f"{first} {EMULATED}".lstrip() + newline + rest
+    return check
 
 
 def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda _: None) -> LabGrade:
@@ -83,17 +96,25 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     grade.checks.append(Check("build", Category.BUILD, Status.PASSED))
     grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.PASSED))
 
+    if ctx.emulator:
+        progress("building for the CPU emulator")
+        outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"], emulated=True)
+        if not outcome.ok:
+            # nvcc compiled it, so it is CUDA; only the emulator cannot run it.
+            reason = f"not run: the CPU emulator could not build it:\n{build.compiler_errors(outcome)}"
+            grade.checks += later_checks(lab, Status.NOT_RUN, reason, tests=True)
+            return
+
     progress("running the correctness tests")
-    tests = suite.run_suite(ctx.tree.binary(lab.name, variant, "test"), timeouts["tests"], env)
+    tests = suite.run_suite(ctx.tree.binary(lab.name, variant, "test", ctx.emulator), timeouts["tests"], env)
     handout = f"labs/{lab.name}/README.md"
-    grade.checks += checks.correctness_checks(tests, handout)
+    found = checks.correctness_checks(tests, handout)
+    grade.checks += [emulated(c) for c in found] if ctx.emulator else found
 
     if tests.outcome.timed_out:
         # The same kernel would hang every later step as well: stop here, with the reason on each check.
-        reason = f"not run: the test program {tests.outcome.how_it_ended()}"
-        names = [m.name for m in lab.mechanisms] + [lab.speedup_check()]
-        categories = [Category.MECHANISM] * len(lab.mechanisms) + [Category.PERFORMANCE]
-        grade.checks += [Check(n, c, Status.FAILED, reason) for n, c in zip(names, categories)]
+        stopped = later_checks(lab, Status.FAILED, f"not run: the test program {tests.outcome.how_it_ended()}")
+        grade.checks += [emulated(c) for c in stopped] if ctx.emulator else stopped
         return
 
     for mechanism in lab.mechanisms:
@@ -104,6 +125,13 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     grade.checks += performance(ctx, lab, variant, grade)
 
 
+def later_checks(lab: Lab, status: Status, reason: str, tests: bool = False) -> list[Check]:
+    """The checks a lab's later steps would have made, each with `reason`: (the tests,) the mechanisms, the speed."""
+    named = [("tests", Category.CORRECTNESS)] if tests else []
+    named += [(m.name, Category.MECHANISM) for m in lab.mechanisms] + [(lab.speedup_check(), Category.PERFORMANCE)]
+    return [Check(name, category, status, reason) for name, category in named]
+
+
 def mechanism_check(
     ctx: Context, lab: Lab, variant: str, mechanism: MechanismCheck, correct: bool, env: dict
 ) -> Check:
@@ -112,26 +140,30 @@ def mechanism_check(
 
     if not ctx.run_mechanisms:
         return not_run("turned off (--no-mechanisms)")
-    if not ctx.gpu.present:
+    if not ctx.gpu.present and not ctx.emulator:
         return not_run(ctx.gpu.reason)
     timeouts = ctx.config.timeouts
     if mechanism.tool in SANITIZERS:
-        if ctx.sanitizer is None:
-            return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
-        binary = ctx.tree.binary(lab.name, variant, "test")
-        check = checks.sanitizer_check(
-            mechanism, sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, timeouts["sanitizer"], env)
-        )
+        binary = ctx.tree.binary(lab.name, variant, "test", ctx.emulator)
+        if not ctx.emulator:
+            if ctx.sanitizer is None:
+                return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
+            run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, timeouts["sanitizer"], env)
+        elif mechanism.tool in sanitize.EMULATED_TOOLS:
+            run = sanitize.run_emulated(mechanism.tool, binary, timeouts["sanitizer"], env)
+        else:
+            return not_run(f"no GPU, and the CPU emulator has no {mechanism.tool}")
+        check = checks.sanitizer_check(mechanism, run)
     elif mechanism.tool == "ncu":
-        if ctx.ncu is None:
+        if ctx.ncu is None and not ctx.emulator:
             return not_run("ncu (Nsight Compute) not found")
         metrics = [m for m in (mechanism.numerator, mechanism.denominator) if m]
+        bench_binary = ctx.tree.binary(lab.name, variant, "bench", ctx.emulator)
 
         def counters(role: str) -> profile.CounterRun:
-            bench_binary = ctx.tree.binary(lab.name, variant, "bench")
-            return profile.read_counters(
-                ctx.ncu, bench_binary, metrics, role, mechanism.profile_size, timeouts["profile"]
-            )
+            if ctx.emulator:
+                return profile.read_emulated_counters(bench_binary, metrics, role, mechanism.profile_size, timeouts["profile"])
+            return profile.read_counters(ctx.ncu, bench_binary, metrics, role, mechanism.profile_size, timeouts["profile"])
 
         baseline = counters(mechanism.relative_to) if mechanism.relative_to else None
         check = checks.counter_check(mechanism, counters("student"), baseline)
@@ -140,8 +172,8 @@ def mechanism_check(
     # A clean report from a kernel that computes the wrong thing proves nothing: it earns no points.
     if check.status is Status.PASSED and not correct:
         detail = f"clean ({check.detail}), but it counts only once every correctness test passes"
-        return Check(mechanism.name, Category.MECHANISM, Status.WITHHELD, detail)
-    return check
+        check = Check(mechanism.name, Category.MECHANISM, Status.WITHHELD, detail)
+    return emulated(check) if ctx.emulator else check
 
 
 def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> list[Check]:
@@ -149,7 +181,7 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> list[C
     if not ctx.run_bench:
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, "turned off (--no-bench)")]
     if not ctx.gpu.present:
-        return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, ctx.gpu.reason)]
+        return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, NO_TIMING if ctx.emulator else ctx.gpu.reason)]
     binary, timeout = ctx.tree.binary(lab.name, variant, "bench"), ctx.config.timeouts["bench"]
     run = bench.run_bench(binary, timeout)
     thresholds = ctx.target.for_lab(lab.name) if ctx.target else {}

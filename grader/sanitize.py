@@ -1,4 +1,5 @@
-"""compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a lab's test program."""
+"""compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a lab's test program, or, with no GPU,
+the CPU emulator's own checks (common/emu), which print the same reports and summaries."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from grader import proc
 # The sanitizer exits with this when it found anything (racecheck's hazard warnings included), and with
 # the program's own status otherwise.
 SANITIZER_FOUND = 86
+# The checks the CPU emulator makes (CML_EMU_CHECK); its initcheck is of shared memory, not global.
+EMULATED_TOOLS = ("memcheck", "racecheck", "initcheck")
+PRINT_LIMIT = 10
 
 SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*)")
 
@@ -42,9 +46,19 @@ def first_report(output: str, lines: int = 8) -> str:
 
 
 def run_sanitizer(tool: str, sanitizer: Path, binary: Path, timeout_s: float, env: dict | None = None) -> SanitizerRun:
-    command = [str(sanitizer), "--tool", tool, "--error-exitcode", str(SANITIZER_FOUND), "--print-limit", "10"]
+    command = [str(sanitizer), "--tool", tool, "--error-exitcode", str(SANITIZER_FOUND), "--print-limit", str(PRINT_LIMIT)]
     command += [str(binary), "--reporters=console", "--no-version"]
-    outcome = proc.run(command, timeout_s, env=env)
+    return read_run(tool, proc.run(command, timeout_s, env=env))
+
+
+def run_emulated(tool: str, binary: Path, timeout_s: float, env: dict | None = None) -> SanitizerRun:
+    """`tool` as the CPU emulator makes it, over the emulator's build of the test program."""
+    checks = {"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(SANITIZER_FOUND), "CML_EMU_PRINT_LIMIT": str(PRINT_LIMIT)}
+    command = [str(binary), "--reporters=console", "--no-version"]
+    return read_run(tool, proc.run(command, timeout_s, env={**(env or {}), **checks}))
+
+
+def read_run(tool: str, outcome: proc.Outcome) -> SanitizerRun:
     output = outcome.stdout + "\n" + outcome.stderr
     summary = SUMMARY.search(output)
     # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).

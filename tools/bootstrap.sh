@@ -1,6 +1,8 @@
 # Sourced by ./cml: installs what the project needs, once, into folders of its own, and says so.
 #   .venv/             Python packages of grader/requirements.txt (Meson, Ninja, rich, pytest)
 #   .deps/include/     the doctest header, from Debian's doctest-dev package
+# and, system-wide through apt, Debian's chromium (the slides' browser test) and clang and
+# libboost-context-dev (the CPU emulator, common/emu: for ./cml test, and for grading without a GPU).
 # Offline machines: set PIP_NO_INDEX=1 PIP_FIND_LINKS=<folder of wheels> and carry .deps/.
 
 say() { printf '[setup] %s\n' "$*" >&2; }
@@ -100,4 +102,39 @@ ensure_slides_test_env() {
     [ -n "${PIP_NO_INDEX:-}" ] || die "$reason"
     say "offline: $reason; the slides' tests will be skipped"
     export CML_SLIDES_UNAVAILABLE="offline machine: $reason"
+}
+
+# The CPU emulator (common/emu) builds where clang++ and Boost.Context are found (meson.build). Returns
+# non-zero if apt cannot install them. Reports name source lines with llvm-symbolizer, or binutils' addr2line.
+has_emulator_tools() {
+    command -v clang++ >/dev/null && compgen -G "/usr/lib/*/libboost_context.so" >/dev/null
+}
+
+ensure_emulator_tools() {
+    has_emulator_tools && return
+    say "installing Debian's clang and libboost-context-dev (for the CPU emulator, common/emu)"
+    local install=(env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libboost-context-dev)
+    as_root "${install[@]}" >/dev/null 2>&1 && return
+    say "refreshing the package lists (apt-get update)"
+    as_root apt-get update -qq && as_root "${install[@]}" >/dev/null
+}
+
+has_gpu() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+
+# ./cml test runs every lab's suite under the emulator. As for the slides: where apt cannot install its
+# tools, an offline machine (PIP_NO_INDEX set) runs the other tests and the emulator's say why they were
+# skipped; anywhere else that is an error.
+ensure_emulator_test_env() {
+    ensure_emulator_tools && return
+    local reason="apt could not install clang and libboost-context-dev"
+    [ -n "${PIP_NO_INDEX:-}" ] || die "$reason (the CPU emulator's tests need them)"
+    say "offline: $reason; the CPU emulator's tests will be skipped"
+    export CML_EMU_UNAVAILABLE="offline machine: $reason"
+}
+
+# Grading with no GPU uses the emulator when it can; without it the checks are 'not run', never passed.
+ensure_emulator_for_grading() {
+    has_gpu && return
+    ensure_emulator_tools ||
+        say "apt could not install clang and libboost-context-dev: without a GPU or the CPU emulator, the checks will be 'not run'"
 }

@@ -7,16 +7,8 @@ out=${1:?usage: tools/ncu-planted.sh OUT}
 planted=.results/planted
 build=build-planted
 ./cml list >/dev/null  # installs the environment and doctest
-.venv/bin/python - "$planted" <<'EOF'
-import shutil, sys
-from pathlib import Path
-from grader.config import REPO_ROOT
-from grader.tests.fixture_kernels import FIXTURES_DIR, write_submission
-shutil.rmtree(sys.argv[1], ignore_errors=True)
-shutil.copytree(REPO_ROOT / "labs", sys.argv[1])  # the skeletons, for the labs without a planted kernel
-for name in ("01_lanes_32_apart", "03_no_syncthreads", "05_no_padding", "06_legacy_warp_unroll", "07_table_in_constant"):
-    write_submission(FIXTURES_DIR / name, Path(sys.argv[1]))
-EOF
+.venv/bin/python -c 'import sys; from pathlib import Path; from grader.tests.fixture_kernels import write_measured_labs
+write_measured_labs(Path(sys.argv[1]))' "$planted"
 export PATH="$PWD/.venv/bin:$PATH"
 tool() { python -c "from grader.gpu import find_tool; print(find_tool('$1') or '$1')"; }
 ncu=$(tool ncu) sanitizer=$(tool compute-sanitizer)

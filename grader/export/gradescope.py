@@ -37,6 +37,9 @@ def _summary(run: dict) -> str:
     lines = [f"Score: {run.get('score', 0):.1f} / {run.get('max_score', 0):g}"]
     if run.get("device"):
         lines[0] += f" on {run['device']}"
+    elif run.get("cpu_emulator"):
+        lines.append(f"No GPU: {plain(run.get('gpu_reason')) or 'none found'}. The tests, sanitizers and counters ran "
+                     "on the CPU emulator; the speed checks were not run.")
     else:
         lines.append(f"No GPU: {plain(run.get('gpu_reason')) or 'none found'}. Checks that need one were not run.")
     for lab in run.get("labs", []):

@@ -3,12 +3,16 @@ so a fixture keeps following the solution and differs from it only where the bug
 
 from __future__ import annotations
 
+import shutil
 import tomllib
 from pathlib import Path
 
 from grader.config import REPO_ROOT
 
 FIXTURES_DIR = Path(__file__).parent / "fixtures"
+# The planted kernels whose races and counters are measured on both sides: by Nsight Compute and
+# compute-sanitizer on a GPU (tools/ncu-planted.sh) and by the CPU emulator (test_emulator.py).
+MEASURED = ("01_lanes_32_apart", "03_no_syncthreads", "05_no_padding", "06_legacy_warp_unroll", "07_table_in_constant")
 
 
 def fixture_dirs() -> list[Path]:
@@ -36,4 +40,22 @@ def write_submission(folder: Path, destination: Path) -> Path:
     kernel = destination / expect["lab"] / "kernel.cu"
     kernel.parent.mkdir(parents=True, exist_ok=True)
     kernel.write_text(planted_kernel(expect))
+    return destination
+
+
+def write_measured_labs(destination: Path) -> Path:
+    """A student folder of the skeletons, with the MEASURED planted kernels in place of theirs. A file whose
+    text is already there is left alone, so that a build of the folder stays up to date."""
+    scratch = destination.with_name(destination.name + ".new")
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(REPO_ROOT / "labs", scratch)
+    for name in MEASURED:
+        write_submission(FIXTURES_DIR / name, scratch)
+    for source in sorted(scratch.rglob("*")):
+        target = destination / source.relative_to(scratch)
+        if source.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif not target.is_file() or target.read_bytes() != source.read_bytes():
+            shutil.copyfile(source, target)
+    shutil.rmtree(scratch)
     return destination

@@ -104,6 +104,14 @@ def test_missing_counters_are_not_run_rather_than_passed():
     assert counter_check(check, broken).status is Status.NOT_RUN
 
 
+def test_a_metric_with_no_value_is_not_run_rather_than_zero():
+    check = MechanismCheck("coalescing", "ncu", numerator="sectors", denominator="requests", max=4.5)
+    found = counter_check(check, counters(requests=1.0))
+    assert found.status is Status.NOT_RUN and "no value for sectors" in found.detail
+    relative = MechanismCheck("fewer loads", "ncu", numerator="sectors", relative_to="baseline", max=0.5)
+    assert counter_check(relative, counters(sectors=1.0), counters(requests=3.0)).status is Status.NOT_RUN
+
+
 def test_a_failed_build_scores_nothing_and_fails_the_lab():
     grade = score(LabGrade("01", "t", "student", "k", [Check("build", Category.BUILD, Status.FAILED)]), POINTS)
     assert grade.points == 0 and grade.ungraded_points == 0 and verdict(grade) == "failed"

@@ -27,7 +27,7 @@ Totals& totals()
     return *t;
 }
 
-Site site_of(const Finding& f) { return Site{f.kind, f.store, f.kernel, f.pc, f.first_pc}; }
+Site site_of(const Finding& f) { return Site{f.kind, f.store, f.kernel, f.pc, f.first_pc, f.warning}; }
 
 bool is_race(FindingKind kind)
 {
@@ -179,7 +179,7 @@ void print_banner()
         const Options& o = options();
         std::string tools;
         for (auto [on, name] : {std::pair{o.memcheck, "memcheck"}, std::pair{o.racecheck, "racecheck"},
-                                std::pair{o.initcheck && !o.racecheck, "initcheck"}})
+                                std::pair{o.initcheck, "initcheck"}})
             if (on) tools += std::string(tools.empty() ? "" : ",") + name;
         std::fprintf(stderr, "%s CML-EMU: kernels run on the CPU under emulation; tools: %s\n", kPrefix, tools.c_str());
     });

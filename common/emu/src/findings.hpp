@@ -42,16 +42,19 @@ struct Finding {
     unsigned long long count = 1;
 };
 
-// Where a finding is: the same kind at the same instructions is one finding, counted.
+// Where a finding is: the same kind at the same instructions is one finding, counted. A race between threads
+// of one warp (a warning) and one between warps (an error) at the same instructions are two hazards.
 struct Site {
     FindingKind kind;
     bool store;
     const void* kernel;
     const void* pc;
     const void* first_pc;
+    bool warning = false;
     bool operator==(const Site& o) const
     {
-        return kind == o.kind && store == o.store && kernel == o.kernel && pc == o.pc && first_pc == o.first_pc;
+        return kind == o.kind && store == o.store && kernel == o.kernel && pc == o.pc && first_pc == o.first_pc &&
+               warning == o.warning;
     }
 };
 
@@ -59,7 +62,7 @@ struct SiteHash {
     std::size_t operator()(const Site& s) const
     {
         std::size_t h = std::hash<const void*>()(s.pc) * 31 + std::hash<const void*>()(s.first_pc);
-        return (h * 31 + std::hash<const void*>()(s.kernel)) * 31 + std::size_t(s.kind) * 2 + s.store;
+        return ((h * 31 + std::hash<const void*>()(s.kernel)) * 31 + std::size_t(s.kind) * 2 + s.store) * 2 + s.warning;
     }
 };
 

@@ -1,7 +1,8 @@
 // The callbacks that clang's SanitizerCoverage (-fsanitize-coverage=func,trace-loads,trace-stores) puts
 // before every load and store of the kernels' translation units. Each names the address and, by its return
 // address, the instruction; here they feed memcheck, racecheck and the counters. With none of those asked
-// for, they return at once.
+// for, they return at once. Atomics (atomics.cpp) are seen by memcheck only: compute-sanitizer's racecheck
+// does not report them as hazards, and Nsight Compute counts them apart from loads and stores.
 #include <cstdint>
 
 #include "options.hpp"
@@ -40,8 +41,11 @@ void memory_error(Worker& worker, const ThreadState& thread, FindingKind kind, S
     });
 }
 
-void on_access(const void* pointer, unsigned size, bool store, const void* pc)
+enum class Op : std::uint8_t { load, store, atomic };
+
+void on_access(const void* pointer, unsigned size, Op op, const void* pc)
 {
+    const bool store = op != Op::load;
     ThreadState* thread = t_thread;
     if (!thread) return;  // host code of the kernel's file
     Worker& worker = *t_worker;
@@ -55,7 +59,7 @@ void on_access(const void* pointer, unsigned size, bool store, const void* pc)
                 memory_error(worker, *thread, FindingKind::invalid_shared, space, address, size, store, pc, nullptr);
             return;
         }
-        if (worker.shadow)
+        if (worker.shadow && op != Op::atomic)
             worker.shadow->access(worker.block, *thread, worker.shared.base(), address - worker.shared.base(), size, store, pc,
                                   worker.findings);
     } else {
@@ -70,7 +74,7 @@ void on_access(const void* pointer, unsigned size, bool store, const void* pc)
     }
     if (o.memcheck && address % size != 0)
         memory_error(worker, *thread, FindingKind::misaligned, space, address, size, store, pc, nullptr);
-    if (!o.profile.empty())
+    if (!o.profile.empty() && op != Op::atomic)
         worker.profile.record(pc, thread->warp, thread->lane, space, store, address, size);
 }
 
@@ -78,19 +82,22 @@ void on_access(const void* pointer, unsigned size, bool store, const void* pc)
 
 void note_atomic(const void* address, unsigned size, const void* pc)
 {
-    if (g_watching) on_access(address, size, true, pc);
+    if (g_watching) on_access(address, size, Op::atomic, pc);
 }
 
 }  // namespace cml_emu
 
-#define CML_EMU_CALLBACK(bytes)                                                                           \
-    extern "C" void __sanitizer_cov_load##bytes(void* address)                                           \
-    {                                                                                                    \
-        if (cml_emu::g_watching) cml_emu::on_access(address, bytes, false, __builtin_return_address(0)); \
-    }                                                                                                    \
-    extern "C" void __sanitizer_cov_store##bytes(void* address)                                          \
-    {                                                                                                    \
-        if (cml_emu::g_watching) cml_emu::on_access(address, bytes, true, __builtin_return_address(0));  \
+#define CML_EMU_PC __builtin_return_address(0)  // in the kernel, just after its load or store
+#define CML_EMU_CALLBACK(bytes)                                                      \
+    extern "C" void __sanitizer_cov_load##bytes(void* address)                      \
+    {                                                                               \
+        if (cml_emu::g_watching)                                                    \
+            cml_emu::on_access(address, bytes, cml_emu::Op::load, CML_EMU_PC);      \
+    }                                                                               \
+    extern "C" void __sanitizer_cov_store##bytes(void* address)                     \
+    {                                                                               \
+        if (cml_emu::g_watching)                                                    \
+            cml_emu::on_access(address, bytes, cml_emu::Op::store, CML_EMU_PC);     \
     }
 
 CML_EMU_CALLBACK(1)

@@ -1,5 +1,6 @@
 #include "options.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -18,9 +19,13 @@ Options read_options()
     if (const char* checks = std::getenv("CML_EMU_CHECK")) {
         std::stringstream list(checks);
         for (std::string tool; std::getline(list, tool, ',');) {
-            o.memcheck |= tool == "memcheck" || tool == "all";
-            o.racecheck |= tool == "racecheck" || tool == "all";
-            o.initcheck |= tool == "initcheck" || tool == "racecheck" || tool == "all";
+            const bool all = tool == "all";
+            o.memcheck |= all || tool == "memcheck";
+            o.racecheck |= all || tool == "racecheck";
+            o.initcheck |= all || tool == "initcheck";
+            if (!all && tool != "memcheck" && tool != "racecheck" && tool != "initcheck" && !tool.empty())
+                std::fprintf(stderr, "cml_emu: CML_EMU_CHECK: no check named '%s' (there are memcheck, racecheck, "
+                                     "initcheck and all)\n", tool.c_str());
         }
     }
     if (const char* profile = std::getenv("CML_EMU_PROFILE")) o.profile = profile;

@@ -8,7 +8,7 @@ namespace cml_emu {
 struct Options {
     bool memcheck = false;   // CML_EMU_CHECK has "memcheck": accesses outside allocations, misaligned accesses
     bool racecheck = false;  // "racecheck": shared-memory hazards between barriers
-    bool initcheck = false;  // "initcheck" (or racecheck): reads of shared memory no thread of the block wrote
+    bool initcheck = false;  // "initcheck": reads of shared memory no thread of the block wrote
     std::string profile;     // CML_EMU_PROFILE: per-line counters, as JSON to this path ("-": the table only)
     int print_limit = 10;    // CML_EMU_PRINT_LIMIT: findings printed per tool
     int error_exitcode = 86; // CML_EMU_ERROR_EXITCODE: the exit status when a check found anything

@@ -24,7 +24,9 @@ void SharedShadow::access(const Block& block, const ThreadState& thread, std::ui
     const Options& o = options();
     const Access now{block.epoch, thread.clock[thread.lane], thread.rank, store, pc};
     auto report = [&](FindingKind kind, const Access& earlier) {
-        findings.add(Site{kind, store, block.launch->kernel, pc, earlier.pc}, [&] {
+        const ThreadState& other = block.threads[std::size_t(earlier.rank)];
+        const bool warning = other.warp == thread.warp;
+        findings.add(Site{kind, store, block.launch->kernel, pc, earlier.pc, warning}, [&] {
         Finding f;
         f.kind = kind;
         f.space = Space::shared;
@@ -35,9 +37,9 @@ void SharedShadow::access(const Block& block, const ThreadState& thread, std::ui
         f.pc = pc;
         f.first_pc = earlier.pc;
         f.thread = thread.index;
-        f.first_thread = block.threads[std::size_t(earlier.rank)].index;
+        f.first_thread = other.index;
         f.block = block.index;
-        f.warning = block.threads[std::size_t(earlier.rank)].warp == thread.warp;
+        f.warning = warning;
         f.shared_offset = offset;
         f.address = block_base + offset;
         return f;

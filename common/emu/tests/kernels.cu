@@ -64,6 +64,39 @@ __global__ void atomics_kernel(int* count, float* sum, int* most, int* flag, int
     if (atomicCAS(flag, 0, 1) == 0) atomicAdd(winners, 1);
 }
 
+__global__ void shared_atomics_kernel(int* out)
+{
+    __shared__ int count;
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    atomicAdd(&count, 1);  // every thread at once: no hazard, atomics are ordered among themselves
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = count;
+}
+
+__global__ void read_past_the_end_kernel(const int* in, int n, int* out)
+{
+    out[0] = in[n];
+}
+
+constexpr int kSharedInts = 32;
+
+__global__ void shared_past_the_end_kernel(int* out)
+{
+    __shared__ int slots[kSharedInts];
+    slots[threadIdx.x] = int(threadIdx.x);
+    __syncthreads();
+    out[threadIdx.x] = slots[threadIdx.x + kSharedInts];
+}
+
+__global__ void unwritten_shared_kernel(int* out)
+{
+    __shared__ int slots[2 * kSharedInts];
+    slots[threadIdx.x] = int(threadIdx.x);
+    __syncthreads();
+    out[threadIdx.x] = slots[threadIdx.x + kSharedInts];
+}
+
 __global__ void deadlock_kernel(int* out)
 {
     if (threadIdx.x < 16) {
@@ -93,6 +126,26 @@ void shared_reversal(int* out, int blocks, int threads)
 void atomics(int* count, float* sum, int* most, int* flag, int* winners, int blocks)
 {
     atomics_kernel<<<blocks, 256>>>(count, sum, most, flag, winners);
+}
+
+void shared_atomics(int* out, int blocks, int threads)
+{
+    shared_atomics_kernel<<<blocks, threads>>>(out);
+}
+
+void read_past_the_end(const int* in, int n, int* out)
+{
+    read_past_the_end_kernel<<<1, 1>>>(in, n, out);
+}
+
+void shared_past_the_end(int* out)
+{
+    shared_past_the_end_kernel<<<1, kSharedInts>>>(out);
+}
+
+void unwritten_shared(int* out)
+{
+    unwritten_shared_kernel<<<1, kSharedInts>>>(out);
 }
 
 void deadlock(int* out)

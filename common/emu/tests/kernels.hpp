@@ -21,6 +21,16 @@ void shared_reversal(int* out, int blocks, int threads);
 // its global rank (atomicMax) and sets *flag from 0 to 1 once (atomicCAS; *winners counts the winners).
 void atomics(int* count, float* sum, int* most, int* flag, int* winners, int blocks);
 
+// Per block of `threads`: every thread adds 1 to a __shared__ counter with atomicAdd; out[block] = threads.
+void shared_atomics(int* out, int blocks, int threads);
+
+// Planted bugs for the checks (CML_EMU_CHECK), each in one block: out[0] = in[n], one past the end of `in`
+// (memcheck); 32 threads read the 32 ints after a __shared__ array of 32 (memcheck); 32 threads read the
+// upper half of a __shared__ array of 64 whose lower half alone was written (initcheck).
+void read_past_the_end(const int* in, int n, int* out);
+void shared_past_the_end(int* out);
+void unwritten_shared(int* out);
+
 // Lanes 0-15 of warp 0 wait in a full-mask shuffle for lanes 16-31, which wait at __syncthreads(): no thread
 // can go on. The launch must fail (cudaErrorLaunchFailure), reported as a barrier error, not hang.
 void deadlock(int* out);

@@ -1,5 +1,7 @@
 // The emulator's own tests: what CUDA promises for warp-level functions, votes, barrier reductions, shared
-// memory and atomics, and a deadlock reported rather than hung (run alone: it leaves the runtime failed).
+// memory and atomics. The cases skipped by default are planted bugs, each run alone by
+// grader/tests/test_emulator.py: a deadlock reported rather than hung (it leaves the runtime failed), and
+// accesses that memcheck and initcheck must report (CML_EMU_CHECK).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -72,9 +74,40 @@ TEST_CASE("atomics from every thread of every block, on several cores")
     CHECK(winners.download()[0] == 1);
 }
 
+TEST_CASE("atomics on shared memory from every thread of a block")
+{
+    constexpr int kBlocks = 5, kThreads = 1000;
+    cml::DeviceBuffer<int> out(kBlocks);
+    out.poison();
+    shared_atomics(out.data(), kBlocks, kThreads);
+    CML_CHECK(cudaDeviceSynchronize());
+    for (int count : out.download()) CHECK(count == kThreads);
+}
+
 TEST_CASE("a block whose threads wait for each other fails its launch instead of hanging" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
     deadlock(out.data());
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+TEST_CASE("planted: a read one element past the end of an allocation" * doctest::skip())
+{
+    cml::DeviceBuffer<int> in(100), out(1);
+    read_past_the_end(in.data(), 100, out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+}
+
+TEST_CASE("planted: reads past the end of a __shared__ array" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(32);
+    shared_past_the_end(out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+}
+
+TEST_CASE("planted: reads of __shared__ memory no thread wrote" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(32);
+    unwritten_shared(out.data());
+    CML_CHECK(cudaDeviceSynchronize());
 }

@@ -1,0 +1,233 @@
+"""The CPU emulator (common/emu), as CI runs it on a machine with no GPU: its own tests, every lab graded on
+it, the races and counters of the planted kernels that tools/ncu-planted.sh measures on a GPU (the two side
+by side: results/emulator.md), and the time the correctness suites take."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import secrets
+import shutil
+import time
+
+import pytest
+
+from grader import build, proc, profile, sanitize, suite
+from grader.checks import counter_check, sanitizer_check
+from grader.config import REPO_ROOT, MechanismCheck, load_config
+from grader.gpu import Gpu
+from grader.grade import EMULATED, NO_TIMING, Context, grade_lab
+from grader.model import Category, Status
+from grader.score import verdict
+from grader.tests.fixture_kernels import write_measured_labs
+
+LABS = [lab.name for lab in load_config().labs]
+PLANTED_DIR = REPO_ROOT / ".results" / "planted"  # the folder tools/ncu-planted.sh builds for the GPU
+PLANTED_BUILD_DIR = REPO_ROOT / "build-emu-planted"
+SUITES_SECONDS = 60  # all seven solutions' correctness suites, on a 2-core machine (issue 7)
+RACECHECK = MechanismCheck("racecheck", "racecheck")
+
+
+@pytest.fixture(scope="session")
+def emulator(built_tree) -> build.BuildTree:
+    """The test build, with the emulator's targets; skipped, with the reason, where they cannot be built."""
+    if built_tree.has_emulator():
+        return built_tree
+    if os.environ.get("CML_EMU_UNAVAILABLE"):
+        pytest.skip(f"the CPU emulator cannot be built here: {os.environ['CML_EMU_UNAVAILABLE']}")
+    if not shutil.which("clang++") or not glob.glob("/usr/lib/*/libboost_context.so"):
+        pytest.skip(f"{build.EMULATOR_MISSING}; ./cml test installs them")
+    pytest.fail("clang++ and Boost.Context are installed, yet Meson configured no emulator targets: see meson-log.txt")
+
+
+@pytest.fixture(scope="session")
+def planted(emulator, config) -> build.BuildTree:
+    """A build of the planted kernels tools/ncu-planted.sh profiles on a GPU, in place of the skeletons."""
+    tree = build.BuildTree(PLANTED_BUILD_DIR, write_measured_labs(PLANTED_DIR), emulator.gpu_arch)
+    outcome = build.configure(tree, config.timeouts["build"])
+    assert outcome.ok, outcome.tail(30)
+    return tree
+
+
+def built(tree: build.BuildTree, config, lab: str, variant: str) -> build.BuildTree:
+    outcome = build.build_lab(tree, lab, variant, config.timeouts["build"], emulated=True)
+    assert outcome.ok, build.compiler_errors(outcome)
+    return tree
+
+
+def graded_without_a_gpu(tree: build.BuildTree, config, lab: str, variant: str):
+    seed = secrets.randbits(48)
+    print(f"grading {lab} ({variant}) on the CPU emulator, seed {seed}")
+    ctx = Context(config, tree, Gpu(False, reason="the test grades on the CPU emulator"), None, None, None,
+                  seed=seed, emulator=True)
+    return grade_lab(ctx, config.lab(lab), variant)
+
+
+def emulator_counters(command: list, config, env: dict | None = None) -> dict:
+    """The counters file of one run of an emulator build, which must succeed."""
+    outcome, counters = profile.run_emulator_profile([str(part) for part in command], config.timeouts["profile"], env)
+    assert outcome.ok and counters, outcome.tail(20)
+    return counters
+
+
+def kernel_lines(counters: dict, kernel: str, role: str = "") -> list[dict]:
+    (found,) = [k for k in counters["kernels"] if k["name"].startswith(kernel + "(") and k["nvtx_range"] == role]
+    return found["lines"]
+
+
+# ---- the emulator itself ----
+
+
+@pytest.fixture(scope="session")
+def selftest(emulator, config) -> str:
+    outcome = proc.run(["meson", "compile", "-C", str(emulator.directory), "cml_emu_selftest"], config.timeouts["build"])
+    assert outcome.ok, build.compiler_errors(outcome)
+    return str(emulator.directory / "cml_emu_selftest")
+
+
+def test_the_emulator_passes_its_own_tests_and_its_checks_find_nothing_there(selftest, config):
+    run = proc.run([selftest], config.timeouts["tests"])
+    assert run.ok, run.tail()
+    checked = sanitize.run_emulated("memcheck,racecheck,initcheck", selftest, config.timeouts["sanitizer"])
+    assert checked.clean, checked.outcome.tail()
+    assert "RACECHECK SUMMARY: 0 hazards" in checked.outcome.stderr and "ERROR SUMMARY: 0 errors" in checked.outcome.stderr
+
+
+def test_a_block_whose_threads_wait_for_each_other_is_reported_not_hung(selftest):
+    # Skipped in the self-test's own run: it leaves the runtime failed, as a fault would on a GPU.
+    run = proc.run([selftest, "--no-skip", "--test-case=a block whose threads wait*"], timeout_s=60)
+    assert run.ok, run.tail()
+    assert "Barrier error detected" in run.stderr and "deadlock_kernel" in run.stderr
+
+
+@pytest.mark.parametrize("tool, case, report", [
+    ("memcheck", "a read one element past the end of an allocation", "Invalid __global__ read of size 4 bytes"),
+    ("memcheck", "reads past the end of a __shared__ array", "Invalid __shared__ read of size 4 bytes"),
+    ("initcheck", "reads of __shared__ memory no thread wrote", "Uninitialized __shared__ memory read of size 4 bytes"),
+])
+def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, tool, case, report):
+    run = proc.run([selftest, "--no-skip", f"--test-case=planted: {case}"], config.timeouts["sanitizer"],
+                   env={"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)})
+    assert run.returncode == sanitize.SANITIZER_FOUND, run.tail()
+    assert report in run.stderr and "kernels.cu" in run.stderr and "ERROR SUMMARY: 0 errors" not in run.stderr
+    clean = proc.run([selftest, "--no-skip", f"--test-case=planted: {case}"], config.timeouts["tests"])
+    assert clean.ok and "=========" not in clean.stderr, "no check asked for, none reported"
+
+
+# ---- every lab, graded on the emulator ----
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_speed_is_graded(emulator, config, lab):
+    grade = graded_without_a_gpu(emulator, config, lab, "solution")
+    by_category = {category: [c for c in grade.checks if c.category is category] for category in Category}
+    for check in by_category[Category.CORRECTNESS] + by_category[Category.MECHANISM]:
+        assert check.status is Status.PASSED, f"{check.name}: {check.status.value}: {check.detail}"
+        assert EMULATED in check.detail.splitlines()[0], f"{check.name} does not say it ran on the CPU emulator"
+    assert by_category[Category.CORRECTNESS] and len(by_category[Category.MECHANISM]) == len(config.lab(lab).mechanisms)
+    assert [(c.status, c.detail) for c in by_category[Category.PERFORMANCE]] == [(Status.NOT_RUN, NO_TIMING)]
+    assert verdict(grade) == "incomplete"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
+    if "CML_TODO(" not in (REPO_ROOT / "labs" / lab / "kernel.cu").read_text():
+        pytest.skip(f"labs/{lab}/kernel.cu is no longer the skeleton")
+    grade = graded_without_a_gpu(emulator, config, lab, "student")
+    failed = [c for c in grade.checks if c.category is Category.CORRECTNESS and c.status is Status.FAILED]
+    assert failed, [(c.name, c.status.value) for c in grade.checks]
+    assert all(EMULATED in c.detail for c in failed)
+    assert verdict(grade) == "failed"
+
+
+# ---- racecheck: the planted races, and the fixed kernels ----
+
+
+def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(planted, config):
+    binary = built(planted, config, "03_smoothing_halo", "student").binary("03_smoothing_halo", "student", "test", True)
+    run = sanitize.run_emulated("racecheck", binary, config.timeouts["sanitizer"])
+    errors = re.search(r"RACECHECK SUMMARY: \d+ hazards displayed \((\d+) errors", run.summary)
+    assert errors and int(errors.group(1)) > 0, run.outcome.tail()
+    assert re.search(r"Error: Race reported between \w+ access at smooth_kernel.*kernel\.cu", run.outcome.stderr)
+    assert sanitizer_check(RACECHECK, run).status is Status.FAILED
+
+
+def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(planted, config):
+    binary = built(planted, config, "06_warp_reduction", "student").binary("06_warp_reduction", "student", "test", True)
+    run = sanitize.run_emulated("racecheck", binary, config.timeouts["sanitizer"])
+    # compute-sanitizer on the H100: "5 hazards displayed (0 errors, 5 warnings)" (labs.toml)
+    assert re.fullmatch(r"RACECHECK SUMMARY: ([1-9]\d*) hazards displayed \(0 errors, \1 warnings\)", run.summary), (
+        run.outcome.tail())
+    assert "block_sums_unrolled_kernel" in run.first_report
+    assert sanitizer_check(RACECHECK, run).status is Status.FAILED  # the grader counts warnings
+
+
+@pytest.mark.parametrize("lab", ["03_smoothing_halo", "06_warp_reduction"])
+def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
+    binary = built(emulator, config, lab, "solution").binary(lab, "solution", "test", True)
+    run = sanitize.run_emulated("racecheck", binary, config.timeouts["sanitizer"])
+    assert run.clean and run.summary == "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)", run.outcome.tail()
+
+
+# ---- the counters, at the sizes tools/ncu-planted.sh profiles ----
+
+
+def test_lanes_32_apart_read_32_sectors_per_request_against_4_for_the_coalesced_kernel(planted, emulator, config):
+    coalescing = config.lab("01_vector_add").mechanisms[1]
+    ratios = {}
+    for tree, variant in ((planted, "student"), (emulator, "solution")):
+        bench = built(tree, config, "01_vector_add", variant).binary("01_vector_add", variant, "bench", True)
+        metrics = [coalescing.numerator, coalescing.denominator]
+        run = profile.read_emulated_counters(bench, metrics, "student", 1 << 20, config.timeouts["profile"])
+        ratios[variant] = run.totals[coalescing.numerator] / run.totals[coalescing.denominator]
+        print(f"{variant}: {ratios[variant]:g} sectors per request; {counter_check(coalescing, run).detail}")
+    assert ratios == {"student": 32.0, "solution": 4.0}  # ncu on the H100: 32 and 4.0
+
+
+def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_none(planted, emulator, config):
+    student = {}
+    for tree, variant, ways in ((planted, "student", 32), (emulator, "solution", 1)):
+        bench = built(tree, config, "05_padded_transpose", variant).binary("05_padded_transpose", variant, "bench", True)
+        counters = emulator_counters([bench, "--profile", "--size", 256], config)
+        shared = [line for line in kernel_lines(counters, "transpose_kernel", "student") if line["space"] == "shared"]
+        (tile_read,) = [line for line in shared if line["op"] == "load"]
+        print(f"{variant}: {tile_read}")
+        assert tile_read["max_ways"] == ways and tile_read["bank_conflicts_per_request"] == ways - 1
+        assert all(line["max_ways"] == 1 for line in shared if line["op"] == "store")
+        (student[variant],) = [k["metrics"] for k in counters["kernels"] if k["nvtx_range"] == "student"]
+    # ncu on the H100 at 256 x 256, unpadded: 63,488 bank conflicts over 2,048 shared loads; padded: 0
+    conflicts, loads = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"
+    assert [(m[conflicts], m[loads]) for m in student.values()] == [(63488, 2048), (0, 2048)]
+
+
+def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, emulator, config):
+    # The look-up's test cases, as tools/ncu-planted.sh profiles them with ncu (no benchmark range of its own).
+    test_case = ["--test-case=returns the table entry*", "--reporters=console", "--no-version"]
+    found = {}
+    for tree, variant in ((planted, "student"), (emulator, "solution")):
+        test = built(tree, config, "07_constant_memory", variant).binary("07_constant_memory", variant, "test", True)
+        counters = emulator_counters([test, *test_case], config, env={"CML_SEED": "1"})
+        found[variant] = [line for line in kernel_lines(counters, "lookup_kernel") if line["space"] == "constant"]
+        print(f"{variant}: {found[variant]}")
+    (table_read,) = found["student"]  # __constant__ table: each lane its own entry
+    assert table_read["serialised_requests"] > 0.9 * table_read["requests"]
+    assert table_read["addresses_per_request"] > 30 and table_read["max_addresses"] == 32
+    assert found["solution"] == []  # the table in global memory: no constant-cache reads at all
+
+
+# ---- time ----
+
+
+def test_all_seven_solutions_correctness_suites_run_on_the_emulator_in_under_a_minute(emulator, config):
+    binaries = [built(emulator, config, lab, "solution").binary(lab, "solution", "test", True) for lab in LABS]
+    seconds = {}
+    for lab, binary in zip(LABS, binaries):
+        started = time.monotonic()
+        run = suite.run_suite(binary, config.timeouts["tests"])
+        seconds[lab] = time.monotonic() - started
+        assert run.outcome.ok and all(case.passed for case in run.cases if case.ran), run.outcome.tail()
+    total = sum(seconds.values())
+    print(f"correctness suites of the 7 solutions on the CPU emulator ({os.cpu_count()} cores): {total:.1f} s; "
+          + ", ".join(f"{lab[:2]} {s:.1f} s" for lab, s in seconds.items()))
+    assert total < SUITES_SECONDS
