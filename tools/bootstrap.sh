@@ -10,6 +10,15 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
+# Debian packages, system-wide; the package lists are refreshed only when the first try fails. Returns
+# non-zero if apt cannot install them.
+apt_install() {
+    local install=(env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@")
+    as_root "${install[@]}" >/dev/null 2>&1 && return
+    say "refreshing the package lists (apt-get update)"
+    as_root apt-get update -qq && as_root "${install[@]}" >/dev/null
+}
+
 ensure_nvcc() {
     command -v nvcc >/dev/null && return
     [ -x /usr/local/cuda/bin/nvcc ] || die "nvcc not found: install the CUDA 13 toolkit (or put its bin/ on PATH)"
@@ -83,10 +92,7 @@ ensure_slides_env() {
 ensure_chromium() {
     command -v chromium >/dev/null && return
     say "installing Debian's chromium (for the slides' browser test)"
-    local install=(env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
-    as_root "${install[@]}" >/dev/null 2>&1 && return
-    say "refreshing the package lists (apt-get update)"
-    as_root apt-get update -qq && as_root "${install[@]}" >/dev/null
+    apt_install chromium
 }
 
 # What the slides' tests need. Where it cannot be installed, an offline machine (PIP_NO_INDEX set, see the
@@ -113,10 +119,7 @@ has_emulator_tools() {
 ensure_emulator_tools() {
     has_emulator_tools && return
     say "installing Debian's clang and libboost-context-dev (for the CPU emulator, common/emu)"
-    local install=(env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libboost-context-dev)
-    as_root "${install[@]}" >/dev/null 2>&1 && return
-    say "refreshing the package lists (apt-get update)"
-    as_root apt-get update -qq && as_root "${install[@]}" >/dev/null
+    apt_install clang libboost-context-dev
 }
 
 has_gpu() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
