@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty, Queue
 
+from grader import gpu
 from grader.config import REPO_ROOT, Config, Lab
+from grader.exits import Exit
 from grader.submission import SubmissionError, read_submission
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar", ".zip")
@@ -56,6 +58,32 @@ def plan(folder: Path, labs: list[Lab], config: Config) -> tuple[list[Task], lis
     return tasks, students, unreadable
 
 
+def write_plan(folder: Path, labs: list[Lab], config: Config, out: Path) -> tuple[list[Task], dict[str, str]]:
+    """Plans the batch and writes OUT/plan.json (what collect reads): the tasks, and the unreadable submissions."""
+    tasks, students, unreadable = plan(folder, labs, config)
+    out.mkdir(parents=True, exist_ok=True)
+    submitted: dict[str, list[str]] = {}
+    for task in tasks:
+        submitted.setdefault(task.student, []).append(task.lab.name)
+    record = {"labs": [lab.name for lab in labs], "students": students, "unreadable": unreadable, "submitted": submitted}
+    (out / "plan.json").write_text(json.dumps(record, indent=2) + "\n")
+    return tasks, unreadable
+
+
+def read_plan(out: Path) -> dict | None:
+    """The plan write_plan wrote; None where OUT holds no batch."""
+    path = out / "plan.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def worker_gpus(workers: int | None) -> list[str | None]:
+    """The GPU of each worker: one worker per GPU by default; more workers than GPUs share them round-robin (their
+    timings then disturb each other); without a GPU, `workers` (default 1) workers with none."""
+    present = gpu.gpu_count()
+    count = workers or max(1, present)
+    return [str(i % present) for i in range(count)] if present else [None] * count
+
+
 def result_path(out: Path, task: Task) -> Path:
     return out / "students" / task.student / f"{task.lab.name}.json"
 
@@ -92,11 +120,17 @@ def grade_task(task: Task, out: Path, worker: str, gpu: str | None, options: lis
                                       timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
         return f"the grader did not finish within {timeout_s:g} s (see {log})"
-    if finished.returncode not in (0, 1, 4) or not partial.exists():
-        return f"the grader exited with status {finished.returncode} (see {log})"
+    if not Exit.graded(finished.returncode) or not partial.exists():
+        return f"{grader_failure(log, finished.returncode)} (see {log})"
     partial.replace(final)  # only a finished grade counts as done: a re-run redoes anything else
     error_path(out, task).unlink(missing_ok=True)
     return ""
+
+
+def grader_failure(log: Path, status: int) -> str:
+    """Why a grader process graded nothing, in one line: its own 'grader error:' line where it printed one."""
+    said = [line for line in log.read_text(errors="replace").splitlines() if line.startswith(("grader error:", "error:"))]
+    return said[-1] if said else f"the grader exited with status {status}"
 
 
 def run_tasks(tasks: list[Task], out: Path, gpus: list[str | None], options: list[str], timeout_s: float,

@@ -32,6 +32,8 @@ def parse_bench(data: dict) -> BenchResult:
             spread=(k["max_ms"] - k["min_ms"]) / k["median_ms"] if k["median_ms"] else 0.0,
             gbps=k["gbps"],
             gflops=k["gflops"],
+            bytes=k.get("bytes", 0.0),
+            flops=k.get("flops", 0.0),
         )
         for k in data["kernels"]
     ]

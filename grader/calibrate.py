@@ -8,6 +8,7 @@ from pathlib import Path
 from grader.bench import run_bench
 from grader.build import BuildTree, build_lab
 from grader.config import TARGETS_DIR, Config, Lab
+from grader.exits import GraderError
 from grader.gpu import Gpu
 from grader.model import BenchResult
 
@@ -25,16 +26,16 @@ def speedup_threshold(speedup: float, fraction: float) -> float:
 
 
 def _group_lines(lab: Lab, result: BenchResult, group: str, fraction: float) -> list[str]:
-    student, baseline = result.kernel("student", group), result.kernel("baseline", group)
-    if not student.correct:
-        raise RuntimeError(f"the solution of {lab.name} computed a wrong result: {student.check}")
-    speedup = baseline.median_ms / student.median_ms
-    threshold = speedup_threshold(speedup, fraction)
+    rates = result.group_rates(group, lab.memory_bound)
+    if rates is None:
+        raise GraderError(f"the benchmark of {lab.name} reported no {group!r} run of the solution")
+    if not rates.correct or rates.speedup is None:
+        raise GraderError(f"the solution of {lab.name} computed a wrong result: {result.kernel('student', group).check}")
+    threshold = speedup_threshold(rates.speedup, fraction)
     lines = [f'[lab.{lab.name}.groups."{group}"]'] if group else []
-    lines.append(f"min_speedup = {threshold:.3g}  # solution: x{speedup:.2f} over {lab.baseline}")
-    if lab.memory_bound:
-        copy_fraction = student.gbps / result.copy_gbps
-        lines.append(f"min_copy_fraction = {fraction * copy_fraction:.3g}  # solution: {copy_fraction:.2f} of copy")
+    lines.append(f"min_speedup = {threshold:.3g}  # solution: x{rates.speedup:.2f} over {lab.baseline}")
+    if rates.copy_fraction is not None:
+        lines.append(f"min_copy_fraction = {fraction * rates.copy_fraction:.3g}  # solution: {rates.copy_fraction:.2f} of copy")
     return lines
 
 
@@ -54,10 +55,10 @@ def calibrate(config: Config, tree: BuildTree, gpu: Gpu, fraction: float, output
         say(f"Lab {lab.name}: building and measuring the solution")
         built = build_lab(tree, lab.name, "solution", config.timeouts["build"])
         if not built.ok:
-            raise RuntimeError(f"the solution of {lab.name} does not build:\n{built.tail()}")
+            raise GraderError(f"the solution of {lab.name} does not build: {built.tail(1)}")
         run = run_bench(tree.binary(lab.name, "solution", "bench"), config.timeouts["bench"])
         if run.result is None:
-            raise RuntimeError(f"the benchmark of {lab.name} {run.outcome.how_it_ended()}:\n{run.outcome.tail()}")
+            raise GraderError(f"the benchmark of {lab.name} {run.outcome.how_it_ended()}: {run.outcome.tail(1)}")
         lines += ["", f"[lab.{lab.name}]"]
         for group in lab.graded_groups or run.result.groups():
             lines += _group_lines(lab, run.result, group, fraction)

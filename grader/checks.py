@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grader.bench import BenchRun
 from grader.config import Lab, MechanismCheck, Thresholds
-from grader.model import Category, Check, Status
+from grader.model import BenchResult, Category, Check, Status, ratio
 from grader.profile import CounterRun
 from grader.sanitize import SanitizerRun
 from grader.suite import SuiteRun
@@ -85,24 +85,28 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
     return Check(mechanism.name, Category.MECHANISM, status, detail, "" if passed else mechanism.hint)
 
 
-def _group_checks(lab: Lab, result, group: str, thresholds: Thresholds) -> list[Check]:
+def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresholds) -> list[Check]:
     suffix = f" ({group})" if group else ""
     name = lab.speedup_check(group)
-    student, baseline = result.kernel("student", group), result.kernel("baseline", group)
-    if student is None or baseline is None:
+    rates = result.group_rates(group, lab.memory_bound)
+    if rates is None:
         return [Check(name, Category.PERFORMANCE, Status.FAILED, f"the benchmark reported no {group!r} run")]
-    if not student.correct:
+    student, baseline = result.kernel("student", group), result.kernel("baseline", group)
+    if not rates.correct:
         detail = f"the benchmarked result was wrong, so its time earns nothing: {student.check}"
         return [Check(name, Category.PERFORMANCE, Status.FAILED, detail)]
-    speedup = baseline.median_ms / student.median_ms
-    detail = f"x{speedup:.2f} (threshold x{thresholds.min_speedup:g}): {student.median_ms:.3f} ms against {baseline.median_ms:.3f} ms"
+    if rates.speedup is None:
+        return [Check(name, Category.PERFORMANCE, Status.FAILED, "the benchmark reported no time for it")]
+    detail = (f"x{rates.speedup:.2f} (threshold x{thresholds.min_speedup:g}): {student.median_ms:.3f} ms against "
+              f"{baseline.median_ms:.3f} ms")
     reference = result.kernel("reference", group)
-    if reference and reference.median_ms:
-        detail += f"; {reference.median_ms / student.median_ms:.2f} of {reference.name}'s speed"
-    passed = speedup >= thresholds.min_speedup
+    of_reference = ratio(reference.median_ms, student.median_ms) if reference else None
+    if of_reference is not None:
+        detail += f"; {of_reference:.2f} of {reference.name}'s speed"
+    passed = rates.speedup >= thresholds.min_speedup
     checks = [Check(name, Category.PERFORMANCE, Status.PASSED if passed else Status.FAILED, detail)]
     if thresholds.min_copy_fraction is not None:
-        fraction = student.gbps / result.copy_gbps
+        fraction = rates.copy_fraction or 0.0
         passed = fraction >= thresholds.min_copy_fraction
         detail = f"{fraction:.2f} (threshold {thresholds.min_copy_fraction:g}): {student.gbps:.0f} of {result.copy_gbps:.0f} GB/s"
         status = Status.PASSED if passed else Status.FAILED
@@ -110,18 +114,14 @@ def _group_checks(lab: Lab, result, group: str, thresholds: Thresholds) -> list[
     return checks
 
 
-def near_miss(result, thresholds: dict[str, Thresholds], band: float) -> bool:
+def near_miss(lab: Lab, result: BenchResult, thresholds: dict[str, Thresholds], band: float) -> bool:
     """Whether a ratio falls short of its threshold by less than `band` (a fraction): worth measuring again."""
-    def short(value: float, threshold: float | None) -> bool:
-        return threshold is not None and (1 - band) * threshold <= value < threshold
+    def short(value: float | None, threshold: float | None) -> bool:
+        return value is not None and threshold is not None and (1 - band) * threshold <= value < threshold
 
     for group, limits in thresholds.items():
-        student, baseline = result.kernel("student", group), result.kernel("baseline", group)
-        if student is None or baseline is None or not student.correct or not student.median_ms:
-            continue
-        if short(baseline.median_ms / student.median_ms, limits.min_speedup):
-            return True
-        if result.copy_gbps and short(student.gbps / result.copy_gbps, limits.min_copy_fraction):
+        rates = result.group_rates(group, lab.memory_bound)
+        if rates and (short(rates.speedup, limits.min_speedup) or short(rates.copy_fraction, limits.min_copy_fraction)):
             return True
     return False
 
@@ -139,6 +139,7 @@ def performance_checks(lab: Lab, run: BenchRun, thresholds: dict[str, Thresholds
         checks += _group_checks(lab, result, group, group_thresholds)
     for stretch in (k for k in result.kernels if k.role == "stretch" and k.attempted):
         status = Status.PASSED if stretch.correct else Status.FAILED
-        rate = f"{stretch.gflops:.0f} GFLOP/s" if stretch.gflops else f"{stretch.gbps:.0f} GB/s, {stretch.gbps / result.copy_gbps:.2f} of copy"
+        fraction = result.copy_fraction(stretch)
+        rate = f"{stretch.gflops:.0f} GFLOP/s" if stretch.gflops else f"{stretch.gbps:.0f} GB/s, {fraction or 0.0:.2f} of copy"
         checks.append(Check(f"stretch: {stretch.name}", Category.STRETCH, status, f"{rate}; {stretch.check}"))
     return checks

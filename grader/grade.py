@@ -186,12 +186,13 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> list[C
     run = bench.run_bench(binary, timeout)
     thresholds = ctx.target.for_lab(lab.name) if ctx.target else {}
     remeasured = ""
-    if run.result and checks.near_miss(run.result, thresholds, NEAR_MISS_BAND):
+    if run.result and checks.near_miss(lab, run.result, thresholds, NEAR_MISS_BAND):
         # Just short of a threshold: measure twice more, and judge the median of the three runs.
         results = [run.result] + [r.result for r in (bench.run_bench(binary, timeout) for _ in range(2)) if r.result]
         run = bench.BenchRun(run.outcome, bench.median_of(results))
         remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"
     grade.bench = run.result
+    grade.rates = run.result.rates(lab.memory_bound) if run.result else []
     found = checks.performance_checks(lab, run, thresholds, ctx.gpu.name)
     for check in found:
         if check.category is Category.PERFORMANCE and check.status in (Status.PASSED, Status.FAILED):

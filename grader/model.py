@@ -45,6 +45,28 @@ class KernelTiming:
     spread: float
     gbps: float
     gflops: float
+    bytes: float = 0.0  # the fewest bytes one launch must move (the benchmark's napkin math)
+    flops: float = 0.0  # floating-point operations of one launch; 0 where the lab is rated in GB/s
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    """numerator / denominator, or None where either is not a positive measurement."""
+    return numerator / denominator if numerator > 0 and denominator > 0 else None
+
+
+@dataclass
+class GroupRates:
+    """The student's kernel in one benchmark group, against the baseline and this GPU's copy bandwidth. The
+    one place these ratios are computed (BenchResult.rates): the checks, the report, calibrate and the exports
+    all read them from here, or from the run's JSON, which holds them."""
+
+    group: str  # "" for a lab measured at one setting
+    baseline: str  # the baseline kernel's name
+    correct: bool  # a wrong result's time means nothing: it has no speedup and no fractions
+    memory_bound: bool  # rated against the copy bandwidth (labs.toml), not in GFLOP/s
+    speedup: float | None  # the baseline's time over the student's
+    copy_fraction: float | None  # the student's GB/s over the copy's, where the lab is memory-bound
+    roofline_fraction: float | None  # the time the napkin-math bytes need at copy bandwidth, over the student's
 
 
 @dataclass
@@ -60,6 +82,32 @@ class BenchResult:
     def groups(self) -> list[str]:
         return list(dict.fromkeys(k.group for k in self.kernels if k.role == "student"))
 
+    def copy_fraction(self, kernel: KernelTiming) -> float | None:
+        """The kernel's GB/s over this GPU's device-to-device copy, measured in the same run."""
+        return ratio(kernel.gbps, self.copy_gbps)
+
+    def group_rates(self, group: str, memory_bound: bool) -> GroupRates | None:
+        """The student's ratios in one group; None where the benchmark has no student or no baseline there."""
+        student, baseline = self.kernel("student", group), self.kernel("baseline", group)
+        if student is None or baseline is None:
+            return None
+        correct = student.correct
+        floor_ms = ratio(student.bytes, self.copy_gbps * 1e6) or 0.0  # bytes / (GB/s) in ms
+        return GroupRates(
+            group=group,
+            baseline=baseline.name,
+            correct=correct,
+            memory_bound=memory_bound,
+            speedup=ratio(baseline.median_ms, student.median_ms) if correct else None,
+            copy_fraction=self.copy_fraction(student) if correct and memory_bound else None,
+            roofline_fraction=ratio(floor_ms, student.median_ms) if correct else None,
+        )
+
+    def rates(self, memory_bound: bool) -> list[GroupRates]:
+        """group_rates() of every group the student's kernel ran in."""
+        found = (self.group_rates(group, memory_bound) for group in self.groups())
+        return [rates for rates in found if rates is not None]
+
 
 @dataclass
 class LabGrade:
@@ -69,6 +117,7 @@ class LabGrade:
     kernel_path: str
     checks: list[Check] = field(default_factory=list)
     bench: BenchResult | None = None
+    rates: list[GroupRates] = field(default_factory=list)  # bench.rates(), once the benchmark ran
     points: float = 0.0
     max_points: float = 0.0
     ungraded_points: float = 0.0  # points of checks that could not run here

@@ -52,25 +52,22 @@ def lab_table(grade: LabGrade) -> Table:
 
 def _bench_cells(grade: LabGrade, target: Target | None) -> list[str]:
     """Speedup (with its threshold), rate and fraction of copy, one line per benchmark group."""
-    bench = grade.bench
-    cells = [[], [], []]
+    cells: list[list[str]] = [[], [], []]
     thresholds = target.for_lab(grade.lab) if target else {}
-    for group in bench.groups() if bench else []:
-        student, baseline = bench.kernel("student", group), bench.kernel("baseline", group)
-        if not student or not baseline or not student.median_ms:
-            continue
-        label = f"{group}: " if group else ""
-        if not student.correct:
-            cells[0].append(f"{label}wrong result")
+    for rates in grade.rates:
+        student = grade.bench.kernel("student", rates.group) if grade.bench else None
+        label = f"{rates.group}: " if rates.group else ""
+        if student is None or rates.speedup is None:
+            cells[0].append(f"{label}{'wrong result' if not rates.correct else 'no time'}")
             cells[1].append("-")
             cells[2].append("-")
             continue
-        speedup = f"{label}x{baseline.median_ms / student.median_ms:.2f}"
-        if group in thresholds:
-            speedup += f" (≥ x{thresholds[group].min_speedup:g})"
+        speedup = f"{label}x{rates.speedup:.2f}"
+        if rates.group in thresholds:
+            speedup += f" (≥ x{thresholds[rates.group].min_speedup:g})"
         cells[0].append(speedup)
         cells[1].append(f"{student.gflops:.0f} GFLOP/s" if student.gflops else f"{student.gbps:.0f} GB/s")
-        cells[2].append(f"{student.gbps / bench.copy_gbps:.2f}" if bench.copy_gbps and not student.gflops else "-")
+        cells[2].append(f"{rates.copy_fraction:.2f}" if rates.copy_fraction is not None else "-")
     return ["\n".join(column) or "-" for column in cells]
 
 

@@ -49,7 +49,8 @@ def lab_seconds(lab: dict) -> float:
 
 @dataclass
 class GroupRate:
-    """The student's kernel in one benchmark group, against the baseline and this GPU's copy bandwidth."""
+    """The student's kernel in one benchmark group as the run's JSON holds it (model.GroupRates, computed once by
+    the grader), beside the thresholds it was graded against."""
 
     group: str  # "" for a lab measured at one setting
     baseline: str  # the baseline kernel's name
@@ -63,28 +64,20 @@ class GroupRate:
 
 def group_rates(lab: dict) -> list[GroupRate]:
     """One GroupRate per benchmark group the student's kernel ran in; [] when nothing was measured."""
-    bench = lab.get("bench") or {}
-    kernels = bench.get("kernels") or []
     thresholds = lab.get("thresholds") or {}
-    copy_gbps = bench.get("copy_gbps") or 0.0
     rates = []
-    for student in (k for k in kernels if k["role"] == "student" and k.get("median_ms")):
-        group = student.get("group", "")
-        baseline = next((k for k in kernels if k["role"] == "baseline" and k.get("group", "") == group), None)
-        limits = thresholds.get(group) or {}
-        correct = bool(student.get("correct"))
-        speedup = baseline["median_ms"] / student["median_ms"] if baseline and correct else None
-        memory_bound = not student.get("gflops") and copy_gbps > 0
+    for measured in lab.get("rates") or []:
+        limits = thresholds.get(measured["group"]) or {}
         rates.append(
             GroupRate(
-                group=group,
-                baseline=baseline["name"] if baseline else "the baseline",
-                correct=correct,
-                speedup=speedup,
+                group=measured["group"],
+                baseline=measured["baseline"],
+                correct=measured["correct"],
+                speedup=measured["speedup"],
                 min_speedup=limits.get("min_speedup"),
-                memory_bound=memory_bound,
-                copy_fraction=student.get("gbps", 0.0) / copy_gbps if memory_bound and correct else None,
-                min_copy_fraction=limits.get("min_copy_fraction") if memory_bound else None,
+                memory_bound=measured["memory_bound"],
+                copy_fraction=measured["copy_fraction"],
+                min_copy_fraction=limits.get("min_copy_fraction") if measured["memory_bound"] else None,
             )
         )
     return rates

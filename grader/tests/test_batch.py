@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from grader.config import REPO_ROOT
+from grader.exits import Exit
 from grader.tests import class_submissions as generated
 
 STUDENTS = ["alice_correct", "bob_correct_tarball", "heidi_does_not_compile", "nick_includes_the_solution",
@@ -101,3 +102,13 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     got = {row["student"]: row for row in json.loads((out / "results.json").read_text())}
     assert got["heidi_does_not_compile"]["01_vector_add"] == "0.0 failed"
     assert got["alice_correct"]["01_vector_add"].endswith("incomplete")
+
+
+def test_a_grader_failure_is_a_grader_error_not_the_students_failure(tmp_path):
+    submissions = generated.make(tmp_path, ["alice_correct"])
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[device\n")  # the instructor's thresholds file, not the student's work, is what is wrong
+    finished = cml("batch", str(submissions), "--out", str(tmp_path / "results"), "--lab", "1", "--target", str(broken))
+    assert finished.returncode == Exit.INTERNAL, finished.stdout + finished.stderr
+    row = rows(tmp_path)["alice_correct"]
+    assert row["01_vector_add"] == "grader error" and "--target" in row["notes"], row

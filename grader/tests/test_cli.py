@@ -7,8 +7,10 @@ import sys
 import pytest
 
 from grader import build
-from grader.cli import EXIT_INCOMPLETE, main, parse_args
+from grader import cli
+from grader.cli import main, parse_args
 from grader.config import REPO_ROOT, load_target
+from grader.exits import Exit
 from grader.grade import INTEGRITY
 
 
@@ -27,7 +29,7 @@ def test_grading_without_a_gpu_or_the_emulator_builds_and_passes_nothing_it_did_
     results = tmp_path / "grade.json"
     status = main(["grade", "--lab", "1", "--build-dir", str(REPO_ROOT / "build-tests"), "--json", str(results)])
     printed = capsys.readouterr().out
-    assert status == EXIT_INCOMPLETE, printed
+    assert status == Exit.INCOMPLETE, printed
     assert "GPU checks were not run" in printed and "the CPU emulator is not built here" in printed
     (lab,) = json.loads(results.read_text())["labs"]
     statuses = {c["name"]: c["status"] for c in lab["checks"]}
@@ -44,7 +46,7 @@ def test_an_unreadable_submission_is_a_zero_with_the_reason_on_every_platform(tm
     command = [sys.executable, "-m", "grader", "grade", "--submission", str(corrupt), "--lab", "1",
                "--json", str(results), "--gradescope", str(gradescope), "--junit", str(tmp_path / "junit.xml")]
     finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
-    assert finished.returncode == 3, finished.stdout + finished.stderr
+    assert finished.returncode == Exit.NOT_GRADABLE, finished.stdout + finished.stderr
     assert "not a folder, a tarball or a zip file" in finished.stdout
     shown = json.loads(gradescope.read_text())
     assert shown["score"] == 0 and shown["extra_data"]["max_score"] == 100
@@ -58,3 +60,47 @@ def test_reports_name_a_target_file_of_the_repository_relative_to_it(tmp_path):
     own = tmp_path / "my-gpu.toml"
     own.write_text(shipped.read_text())
     assert load_target(own).shown_path() == str(own)  # an instructor's own file: where it is
+
+
+def run_cml(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=REPO_ROOT, capture_output=True, text=True)
+
+
+def test_an_unknown_lab_is_one_line_and_the_usage_status():
+    finished = run_cml("grade", "--lab", "9")
+    assert finished.returncode == Exit.USAGE
+    said = finished.stderr.strip().splitlines()
+    assert len(said) == 1 and "no lab '9'" in said[0] and "01_vector_add" in said[0], finished.stderr
+    assert "Traceback" not in finished.stdout + finished.stderr
+
+
+def test_a_missing_thresholds_file_is_a_usage_error(tmp_path):
+    finished = run_cml("grade", "--lab", "1", "--target", str(tmp_path / "missing.toml"))
+    assert finished.returncode == Exit.USAGE, finished.stdout + finished.stderr
+    assert "missing.toml" in finished.stderr and "Traceback" not in finished.stderr
+
+
+def test_a_grader_crash_is_its_own_status_with_one_line_and_a_log(monkeypatch, capsys, tmp_path):
+    def broken(request):
+        raise RuntimeError("the grader tripped over itself\nsecond line")
+
+    monkeypatch.setattr(cli, "start", broken)
+    monkeypatch.setattr(cli, "ERROR_LOGS", tmp_path)
+    assert main(["grade", "--lab", "1"]) == Exit.INTERNAL
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("grader error: the grader tripped over itself") and "second line" not in said
+    (log,) = tmp_path.glob("grader-error-*.log")
+    assert str(log) in said.replace("\n", "") and "RuntimeError" in log.read_text()
+
+
+def test_calibrate_without_a_gpu_is_a_usage_error(device):
+    if device.present:
+        pytest.skip("this machine has a GPU")
+    finished = run_cml("calibrate")
+    assert finished.returncode == Exit.USAGE and "calibrate needs a GPU" in finished.stderr
+
+
+def test_the_statuses_are_distinct_and_documented():
+    assert len({int(status) for status in Exit}) == len(Exit)
+    for status in Exit:
+        assert f"{int(status)} " in Exit.describe()

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from grader.config import REPO_ROOT
+from grader.exits import Exit
 from grader.tests.fixture_kernels import fixture_dirs, load_expect, planted_kernel, write_submission
 
 
@@ -23,7 +24,7 @@ def grade_fixture(folder, expect, tmp_path) -> dict:
     if "timeout_s" in expect:
         command += ["--step-timeout", str(expect["timeout_s"])]
     finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
-    assert finished.returncode in (0, 1, 4), finished.stdout + finished.stderr
+    assert Exit.graded(finished.returncode), finished.stdout + finished.stderr
     return json.loads(results.read_text())
 
 

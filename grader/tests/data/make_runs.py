@@ -36,7 +36,7 @@ kernel.cu(44): error: no instance of function template "std::max<T>" matches the
 2 errors detected in the compilation of "kernel.cu"."""
 
 
-def lab_grade(entry: dict) -> LabGrade:
+def lab_grade(entry: dict, lab) -> LabGrade:
     grade = LabGrade(entry["lab"], entry["title"], entry["variant"], entry["kernel_path"])
     grade.checks = [
         Check(c["name"], Category(c["category"]), Status(c["status"]), c["detail"], c["hint"]) for c in entry["checks"]
@@ -45,6 +45,7 @@ def lab_grade(entry: dict) -> LabGrade:
         bench = entry["bench"]
         kernels = [KernelTiming(**k) for k in bench["kernels"]]
         grade.bench = BenchResult(bench["device"], bench["copy_gbps"], bench["problem"], kernels)
+        grade.rates = grade.bench.rates(lab.memory_bound)
     return grade
 
 
@@ -74,7 +75,7 @@ def main() -> None:
     config = load_config()
     saved = json.loads(H100_RUN.read_text())
     entries = {(e["lab"], e["variant"]): e for e in saved["labs"]}
-    grades = [finish(lab_grade(entries[lab, variant]), config.lab(lab), s) for lab, variant, s in KEEP]
+    grades = [finish(lab_grade(entries[lab, variant], config.lab(lab)), config.lab(lab), s) for lab, variant, s in KEEP]
     grades.insert(2, finish(broken_build(), config.lab("02"), 12.6))
     target = load_target(REPO_ROOT / "grader" / "targets" / "h100.toml")
     context = {"device": saved["device"], "gpu_reason": None, "target": "grader/targets/h100.toml",

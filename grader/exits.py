@@ -1,0 +1,42 @@
+"""How a grader command ends: one exit status for each kind of ending, and the errors that choose them.
+
+A student's failure (1) and the grader's own failure (5) are never the same status, so that `batch`, the
+fixture tests and any CI can tell a crash of the grader from a failed lab, as pytest keeps INTERNAL_ERROR and
+USAGE_ERROR apart from TESTS_FAILED."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Exit(IntEnum):
+    PASSED = 0  # every lab graded passed
+    FAILED = 1  # a lab failed: the student's work
+    USAGE = 2  # the caller's arguments or files are wrong (no such lab, a missing thresholds file)
+    NOT_GRADABLE = 3  # the submission cannot be read, or the build cannot be set up: 0 points, with the reason
+    INCOMPLETE = 4  # nothing failed, but some checks could not run here (no GPU: the speed checks)
+    INTERNAL = 5  # the grader itself failed (a bug, a broken installation): never the student's fault
+
+    @classmethod
+    def describe(cls) -> str:
+        """The statuses, for --help."""
+        return ("exit status: 0 every lab passed; 1 a lab failed; 2 bad arguments; 3 the submission cannot be read "
+                "or the build cannot be set up; 4 nothing failed, but some checks could not run here (no GPU: the "
+                "speed checks; no sanitizer); 5 the grader itself failed (see the log it names).")
+
+    @classmethod
+    def graded(cls, status: int) -> bool:
+        """Whether a grader process with this status graded what it was given (passed, failed or incomplete)."""
+        return status in (cls.PASSED, cls.FAILED, cls.INCOMPLETE)
+
+
+class UsageError(Exception):
+    """The caller asked for something that does not exist or cannot be read: said in one line, exit 2."""
+
+
+class CannotGrade(Exception):
+    """Nothing can be graded: the submission cannot be read, or the build cannot be set up (exit 3)."""
+
+
+class GraderError(Exception):
+    """The grader cannot do its own part (its reference solution fails, a tool it ships is broken): exit 5."""

@@ -1,0 +1,184 @@
+"""One grading run, decided once: which labs and variants, on which device, against which thresholds, with
+which seed and sizes, from which submission, in which build tree. Then each lab is graded in turn
+(grade.grade_lab), and the run's facts head its JSON. The CLI asks for a run and shows it; it grades nothing."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from grader import build, gpu
+from grader.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target
+from grader.exits import CannotGrade, UsageError
+from grader.grade import Context, grade_lab
+from grader.model import LabGrade
+from grader.sizes import lab_sizes, load_instructor_sizes
+from grader.submission import SubmissionError, read_submission
+from grader.workspace import assemble_student_dir
+
+SHIPPED_LABS = REPO_ROOT / "labs"
+
+
+@dataclass
+class GradeRequest:
+    """What the caller asks for (./cml grade's options, or a batch task's)."""
+
+    labs: list[str] = field(default_factory=list)  # numbers or names; [] = every lab
+    variants: tuple[str, ...] = ("student",)  # "student" and/or "solution"
+    submission: Path = SHIPPED_LABS  # a folder, tarball or zip of NN_name/kernel.cu files
+    build_dir: Path = REPO_ROOT / "build"
+    arch: str = "auto"  # nvcc -arch: auto = native with a GPU, sm_90 without
+    seed: int | None = None  # None: a fresh one
+    instructor_sizes: Path | None = None
+    target: Path | None = None  # None: the targets/*.toml matching the GPU
+    mechanisms: bool = True
+    bench: bool = True
+    step_timeout: float | None = None  # caps every step's time limit but the build's
+
+
+@dataclass
+class Session:
+    """A run whose arguments have been checked; build() then sets up what it grades."""
+
+    request: GradeRequest
+    config: Config
+    labs: list[Lab]
+    device: gpu.Gpu
+    target: Target | None
+    seed: int
+    instructor_sizes: dict[str, list[str]]
+    notes: list[str] = field(default_factory=list)  # said on the terminal and in every report
+    files_used: dict[str, str] | None = None  # lab -> where its kernel.cu came from, for a submission
+    files_ignored: list[str] = field(default_factory=list)
+    kernel_sha256: dict[str, str] = field(default_factory=dict)
+    context: Context | None = None  # once built
+
+    @property
+    def max_points(self) -> float:
+        """What the labs are worth: the score out of which a run that graded nothing gets 0."""
+        return sum(lab.max_points for lab in self.labs)
+
+    def facts(self) -> dict:
+        """The run's header in its JSON and every export."""
+        return {
+            "device": self.device.name or None,
+            "gpu_reason": self.device.reason or None,
+            "target": self.target.shown_path() if self.target else None,
+            "submission": str(self.request.submission),
+            "seed": self.seed,
+            "notes": self.notes,
+            "cpu_emulator": bool(self.context and self.context.emulator),
+            "files_used": self.files_used,
+            "files_ignored": self.files_ignored,
+            "kernel_sha256": self.kernel_sha256,
+        }
+
+    def build(self, say: Callable[[str], None] = lambda _: None) -> Context:
+        """Reads the submission, configures the build tree, and finds the tools: the context every lab is
+        graded in. Raises CannotGrade when the submission cannot be read or the build cannot be set up."""
+        tree = self._prepare_tree(say)
+        emulator = not self.device.present and tree.has_emulator()
+        if emulator:
+            self.notes.append(f"No GPU ({self.device.reason}): the tests, sanitizers and counters ran on the CPU "
+                              "emulator (common/emu), each such check marked '(CPU emulator)'; the speed checks are "
+                              "'not run'.")
+        elif not self.device.present:
+            self.notes.append(f"GPU checks were not run: {self.device.reason}; {build.EMULATOR_MISSING}. They are "
+                              "reported as 'not run', not as passed.")
+        sanitizer, ncu = gpu.find_tool("compute-sanitizer"), gpu.find_tool("ncu")
+        for tool, path, what in (("compute-sanitizer", sanitizer, "sanitizer"), ("ncu", ncu, "profiler-counter")):
+            if self.device.present and path is None and self.request.mechanisms:
+                self.notes.append(f"{tool} was not found (it comes with the CUDA toolkit): the {what} checks are "
+                                  "'not run'.")
+        self.context = Context(
+            config=self.config,
+            tree=tree,
+            gpu=self.device,
+            target=self.target,
+            sanitizer=sanitizer,
+            ncu=ncu,
+            run_mechanisms=self.request.mechanisms,
+            run_bench=self.request.bench,
+            kernel_sources=self.files_used,
+            seed=self.seed,
+            instructor_sizes=self.instructor_sizes,
+            emulator=emulator,
+        )
+        return self.context
+
+    def grade(self, progress: Callable[[str, str, str], None] = lambda lab, variant, step: None) -> list[LabGrade]:
+        """Every lab of the run, each variant in turn; progress(lab, variant, step) as it goes."""
+        if self.context is None:
+            raise RuntimeError("Session.build() first")
+        return [
+            grade_lab(self.context, lab, variant, lambda step, lab=lab, variant=variant: progress(lab.name, variant, step))
+            for lab in self.labs
+            for variant in self.request.variants
+        ]
+
+    def _prepare_tree(self, say: Callable[[str], None]) -> build.BuildTree:
+        request = self.request
+        student_dir = request.submission.resolve()
+        if student_dir != SHIPPED_LABS.resolve():
+            # A submission: build only its kernel.cu files, copied next to the build folder.
+            try:
+                submission = read_submission(student_dir, [lab.name for lab in self.config.labs])
+            except SubmissionError as error:
+                raise CannotGrade(f"cannot grade this submission: {error}") from error
+            assembled = request.build_dir.resolve().with_name(request.build_dir.name + "-student")
+            self.files_used = assemble_student_dir(self.config, submission, assembled)
+            self.files_ignored = submission.ignored
+            self.kernel_sha256 = {lab.name: submission.digest(lab.name) for lab in self.config.labs}
+            student_dir = assembled
+        tree = build.BuildTree(request.build_dir, student_dir, choose_arch(request.arch, self.device))
+        say(f"Configuring the build in {tree.directory} (nvcc -arch={tree.gpu_arch})")
+        outcome = build.configure(tree, self.config.timeouts["build"])
+        if not outcome.ok:
+            raise CannotGrade(f"the build could not be set up ({outcome.how_it_ended()}):\n{outcome.tail(15)}")
+        return tree
+
+
+def choose_arch(requested: str, device: gpu.Gpu) -> str:
+    if requested != "auto":
+        return requested
+    return "native" if device.present else "sm_90"
+
+
+def select_labs(config: Config, keys: list[str]) -> list[Lab]:
+    """The labs named (by number or name), or every lab; an unknown one is a usage error."""
+    try:
+        return [config.lab(key) for key in keys] if keys else config.labs
+    except KeyError as error:
+        raise UsageError(error.args[0]) from error
+
+
+def read_target(path: Path) -> Target:
+    try:
+        return load_target(path)
+    except (OSError, ValueError, KeyError) as error:
+        raise UsageError(f"--target {path}: cannot be read as a thresholds file ({error})") from error
+
+
+def start(request: GradeRequest) -> Session:
+    """Checks the request and decides the run's device, thresholds, seed and sizes. Raises UsageError for
+    anything the caller named that does not exist or cannot be read."""
+    config = load_config()
+    if request.step_timeout:
+        config.timeouts = {step: limit if step == "build" else min(limit, request.step_timeout)
+                           for step, limit in config.timeouts.items()}
+    labs = select_labs(config, request.labs)
+    device = gpu.detect_gpu()
+    target = read_target(request.target) if request.target else find_target(device.name) if device.present else None
+    notes = []
+    if device.present and target is None:
+        notes.append(f"No thresholds for {device.name}: performance is not graded. Run ./cml calibrate first.")
+    try:
+        instructor_sizes = load_instructor_sizes(request.instructor_sizes) if request.instructor_sizes else {}
+        seed = request.seed if request.seed is not None else secrets.randbits(48)
+        for lab in labs:
+            lab_sizes(lab, seed, instructor_sizes)  # a malformed instructor size is a usage error, up front
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--instructor-sizes: {error}") from error
+    return Session(request, config, labs, device, target, seed, instructor_sizes, notes)
