@@ -5,11 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import statistics
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import proc
+from grader import proc, suite
 from grader.model import BenchResult, KernelTiming
 
 
@@ -63,8 +62,12 @@ def median_of(results: list[BenchResult]) -> BenchResult:
 
 
 def run_bench(binary: Path, timeout_s: float) -> BenchRun:
-    with tempfile.TemporaryDirectory() as scratch:
-        json_path = Path(scratch) / "bench.json"
-        outcome = proc.run([str(binary), "--json", str(json_path)], timeout_s)
-        result = parse_bench(json.loads(json_path.read_text())) if outcome.ok and json_path.exists() else None
+    """The benchmark in the sandbox; its results are the JSON it writes to its record."""
+    with suite.run_folder() as scratch:
+        program = suite.program_run(binary, scratch)
+        outcome = suite.run_program(program, timeout_s)
+        try:
+            result = parse_bench(json.loads(program.record.read_text())) if outcome.ok else None
+        except (ValueError, KeyError, TypeError):
+            result = None  # no JSON, or not the benchmark's: reported as a benchmark that did not finish
     return BenchRun(outcome, result)

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import proc
+from grader import proc, sandbox
 from grader.config import REPO_ROOT
 
 VARIANTS = ("student", "solution")
+# What a compile of a student's targets may read of the checkout: the build's own files, the headers and the
+# harness a kernel.cu is built with, and the installs of ./cml. Not solutions/, the grader or any results.
+COMPILE_READS = ("meson.build", "meson.options", "grader/labs.toml", "common", "tests", ".venv", ".deps")
 # meson.build configures the CPU emulator's targets (common/emu) only where it finds both.
 EMULATOR_MISSING = (
     "the CPU emulator is not built here: it needs clang++ and Boost.Context "
@@ -27,6 +31,10 @@ class BuildTree:
     def binary(self, lab: str, variant: str, kind: str, emulated: bool = False) -> Path:
         """kind: 'test' or 'bench'; emulated: the CPU emulator's build of them (common/emu)."""
         return self.directory / f"{lab}_{variant}{'_emu' if emulated else ''}_{kind}"
+
+    def checker(self, lab: str) -> Path:
+        """The lab's checker: its test cases without any kernel.cu, which judge a test program's record."""
+        return self.directory / f"{lab}_checker"
 
     def has_emulator(self) -> bool:
         """Whether Meson configured the CPU emulator's targets (meson.build, option `emulator`)."""
@@ -59,10 +67,17 @@ def configure(tree: BuildTree, timeout_s: float) -> proc.Outcome:
 
 
 def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulated: bool = False) -> proc.Outcome:
-    """Builds one lab's test and benchmark programs for one variant (alias target NN_name_variant), or their
-    CPU emulator builds (NN_name_variant_emu)."""
+    """Builds one lab's test and benchmark programs and its checker for one variant (alias target
+    NN_name_variant), or their CPU emulator builds (NN_name_variant_emu). A student's are compiled in the
+    sandbox, which sees only what a kernel.cu may include (grader/sandbox.py)."""
     target = f"{lab}_{variant}_emu" if emulated else f"{lab}_{variant}"
-    return proc.run(["meson", "compile", "-C", str(tree.directory), target], timeout_s)
+    command = [shutil.which("meson") or "meson", "compile", "-C", str(tree.directory.resolve()), target]
+    if variant == "student":
+        reads = [REPO_ROOT / path for path in COMPILE_READS if (REPO_ROOT / path).exists()]
+        tools = Path(command[0]).parent  # Meson and Ninja, where ./cml installed them
+        command = sandbox.compile_command(command, reads + [tree.student_dir.resolve()], [tree.directory.resolve()],
+                                          path=[tools])
+    return proc.run(command, timeout_s)
 
 
 def compiler_errors(outcome: proc.Outcome, limit: int = 12) -> str:

@@ -14,22 +14,20 @@ STRETCH_PREFIX = "stretch"
 
 def correctness_checks(suite: SuiteRun, handout: str) -> list[Check]:
     outcome = suite.outcome
-    died = outcome.timed_out or outcome.returncode < 0
+    died = outcome.timed_out or outcome.crashed
     hint = "; ".join(suite.todos) if suite.todos else f"see {handout}"
     checks = []
     for case in suite.cases:
         stretch = case.suite.startswith(STRETCH_PREFIX)
         category = Category.STRETCH if stretch else Category.CORRECTNESS
-        if case.ran:
+        if stretch and case.skipped_by_program:
+            checks.append(Check(case.name, category, Status.SKIPPED, "stretch not attempted"))
+        elif case.ran:
             status = Status.PASSED if case.passed else Status.FAILED
             checks.append(Check(case.name, category, status, case.message, "" if case.passed else hint))
-        elif suite.no_gpu_reason:
-            checks.append(Check(case.name, category, Status.NOT_RUN, suite.no_gpu_reason))
         elif died:
             detail = f"the test program {outcome.how_it_ended()} before this case finished"
             checks.append(Check(case.name, category, Status.FAILED, detail, hint))
-        elif stretch:
-            checks.append(Check(case.name, category, Status.SKIPPED, "stretch not attempted"))
         else:
             checks.append(Check(case.name, category, Status.NOT_RUN, "skipped by the test program"))
     if not suite.cases:

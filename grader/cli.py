@@ -4,6 +4,7 @@ is in session.py and grade.py, a class's batch in batch.py, the thresholds in ca
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 import time
@@ -15,7 +16,7 @@ from rich.markup import escape
 from rich.progress import Progress, TextColumn
 from rich.table import Table
 
-from grader import batch, report, slurm
+from grader import batch, report, sandbox, slurm
 from grader.calibrate import calibrate
 from grader.collect import collect as collect_results
 from grader.config import REPO_ROOT, load_config
@@ -74,6 +75,13 @@ def add_grade_command(commands) -> None:
     grade.add_argument("--no-bench", action="store_true", help="skip the benchmarks (reported as not run)")
     grade.add_argument("--step-timeout", type=float, metavar="SECONDS",
                        help="cap the time limit of every step but the build (labs.toml sets them)")
+    add_sandbox_option(grade)
+
+
+def add_sandbox_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--no-sandbox", action="store_true",
+                     help="run the submissions' programs and compiles without the sandbox (grader/SECURITY.md): only "
+                     "for your own code, or where no sandbox can be made and you accept the risk")
 
 
 def add_class_options(sub: argparse.ArgumentParser) -> None:
@@ -84,6 +92,7 @@ def add_class_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--instructor-sizes", type=Path, metavar="TOML", help="extra sizes per lab (see grade --help)")
     sub.add_argument("--target", type=Path, help="thresholds file (default: the one matching the GPU)")
     sub.add_argument("--arch", default="auto", help="GPU architecture for nvcc (see grade --help)")
+    add_sandbox_option(sub)
 
 
 def add_class_commands(commands) -> None:
@@ -140,6 +149,8 @@ def grade_request(args) -> GradeRequest:
 
 def command_grade(args, console: Console) -> int:
     session = start(grade_request(args))
+    for note in session.notes:
+        console.print(f"[bold yellow]{escape(note)}[/]")  # before anything is graded: what this run cannot promise
     exports = {"gradescope": args.gradescope, "junit": args.junit, "html": args.html}
     try:
         with console.status("") as status:
@@ -184,7 +195,7 @@ def command_list(args, console: Console) -> int:
 
 def grade_options(args) -> list[str]:
     """What a batch passes on to each grader process."""
-    options = ["--arch", args.arch]
+    options = ["--arch", args.arch] + (["--no-sandbox"] if args.no_sandbox else [])
     if args.step_timeout:
         options += ["--step-timeout", str(args.step_timeout)]
     if args.instructor_sizes:
@@ -194,7 +205,17 @@ def grade_options(args) -> list[str]:
     return options
 
 
+def require_sandbox(args) -> None:
+    """A class is graded in the sandbox, or with the instructor's explicit --no-sandbox."""
+    why = sandbox.unavailable()
+    if why and not args.no_sandbox:
+        raise UsageError(f"no sandbox can be made here ({why}): without one, each submission's code could read and "
+                         "change the others' files, the grader and the results. Install bubblewrap (./cml does) or "
+                         "pass --no-sandbox to grade anyway")
+
+
 def plan_batch(args, console: Console):
+    require_sandbox(args)
     config = load_config()
     tasks, unreadable = batch.write_plan(args.submissions, select_labs(config, args.lab or []), config, args.out)
     for student, why in unreadable.items():
@@ -286,6 +307,8 @@ def log_grader_error(command: str) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if getattr(args, "no_sandbox", False):
+        os.environ[sandbox.NO_SANDBOX] = "1"  # for this process and every grader process a batch starts
     # Wide tables in logs and CI, where there is no terminal to measure.
     console = Console(width=None if sys.stdout.isatty() else 150)
     errors = Console(stderr=True, width=None if sys.stderr.isatty() else 150)

@@ -105,8 +105,13 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
             grade.checks += later_checks(lab, Status.NOT_RUN, reason, tests=True)
             return
 
+    if not ctx.gpu.present and not ctx.emulator:
+        grade.checks += later_checks(lab, Status.NOT_RUN, ctx.gpu.reason, tests=True)
+        return
+
     progress("running the correctness tests")
-    tests = suite.run_suite(ctx.tree.binary(lab.name, variant, "test", ctx.emulator), timeouts["tests"], env)
+    test_program = ctx.tree.binary(lab.name, variant, "test", ctx.emulator)
+    tests = suite.run_suite(test_program, ctx.tree.checker(lab.name), timeouts["tests"], env)
     handout = f"labs/{lab.name}/README.md"
     found = checks.correctness_checks(tests, handout)
     grade.checks += [emulated(c) for c in found] if ctx.emulator else found
@@ -144,16 +149,18 @@ def mechanism_check(
         return not_run(ctx.gpu.reason)
     timeouts = ctx.config.timeouts
     if mechanism.tool in SANITIZERS:
-        binary = ctx.tree.binary(lab.name, variant, "test", ctx.emulator)
+        binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
         if not ctx.emulator:
             if ctx.sanitizer is None:
                 return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
-            run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, timeouts["sanitizer"], env)
+            run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, timeouts["sanitizer"], env)
         elif mechanism.tool in sanitize.EMULATED_TOOLS:
-            run = sanitize.run_emulated(mechanism.tool, binary, timeouts["sanitizer"], env)
+            run = sanitize.run_emulated(mechanism.tool, binary, checker, timeouts["sanitizer"], env)
         else:
             return not_run(f"no GPU, and the CPU emulator has no {mechanism.tool}")
         check = checks.sanitizer_check(mechanism, run)
+        # A clean report counts only if this very run computed the right results (the checker's verdict).
+        correct = correct and run.results_right
     elif mechanism.tool == "ncu":
         if ctx.ncu is None and not ctx.emulator:
             return not_run("ncu (Nsight Compute) not found")

@@ -10,11 +10,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import proc
+from grader import proc, suite
 
 
 @dataclass
@@ -43,15 +42,17 @@ def parse_csv(text: str) -> tuple[dict[str, float], int]:
 def read_counters(
     ncu: Path, bench: Path, metrics: list[str], role: str, size: int, timeout_s: float
 ) -> CounterRun:
-    command = [
+    """The benchmark's profiling run under ncu, in the sandbox; ncu's CSV is all its stdout has (the benchmark
+    prints to stderr when the grader runs it)."""
+    tool = (
         str(ncu),
         "--csv",
         "--clock-control", "none",
         "--nvtx", "--nvtx-include", f"{role}/",
         "--metrics", ",".join(metrics),
-        str(bench), "--profile", "--size", str(size),
-    ]  # fmt: skip
-    outcome = proc.run(command, timeout_s)
+    )  # fmt: skip
+    with suite.run_folder() as scratch:
+        outcome = suite.run_program(suite.program_run(bench, scratch), timeout_s, tool, ("--profile", "--size", str(size)))
     totals, kernels = parse_csv(outcome.stdout)
     return CounterRun(outcome, totals, kernels)
 
@@ -71,19 +72,21 @@ def parse_emulator_json(data: dict, metrics: list[str], role: str) -> tuple[dict
     return totals, launches
 
 
-def run_emulator_profile(command: list[str], timeout_s: float, env: dict | None = None) -> tuple[proc.Outcome, dict]:
-    """Runs a program of the CPU emulator's build with CML_EMU_PROFILE; the counters it wrote, {} if none."""
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "counters.json"
-        outcome = proc.run(command, timeout_s, env={**(env or {}), "CML_EMU_PROFILE": str(path)})
+def run_emulator_profile(bench: Path, args: tuple, timeout_s: float, env: dict | None = None) -> tuple[proc.Outcome, dict]:
+    """Runs a program of the CPU emulator's build, in the sandbox, with its counters written to its record
+    (CML_EMU_PROFILE); the counters it wrote, {} if none."""
+    with suite.run_folder() as scratch:
+        seen = suite.program_run(bench, scratch).record_as_seen()
+        program = suite.program_run(bench, scratch, {**(env or {}), "CML_EMU_PROFILE": seen})
+        outcome = suite.run_program(program, timeout_s, args=args)
         try:
-            return outcome, json.loads(path.read_text()) if outcome.ok else {}
+            return outcome, json.loads(program.record.read_text()) if outcome.ok else {}
         except (OSError, ValueError):
             return outcome, {}  # a run that died while writing: no counters, which counter_check reports
 
 
 def read_emulated_counters(bench: Path, metrics: list[str], role: str, size: int, timeout_s: float) -> CounterRun:
     """The same run of the benchmark as read_counters profiles, on the CPU emulator's build of it."""
-    outcome, data = run_emulator_profile([str(bench), "--profile", "--size", str(size)], timeout_s)
+    outcome, data = run_emulator_profile(bench, ("--profile", "--size", str(size)), timeout_s)
     totals, kernels = parse_emulator_json(data, metrics, role)
     return CounterRun(outcome, totals, kernels, tool="the CPU emulator")

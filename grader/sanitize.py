@@ -1,5 +1,7 @@
 """compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a lab's test program, or, with no GPU,
-the CPU emulator's own checks (common/emu), which print the same reports and summaries."""
+the CPU emulator's own checks (common/emu), which print the same reports and summaries. The program runs as in
+its correctness run (same arguments, variables and files: grader/suite.py), and the checker judges the record
+of this very run: a clean report counts only if this run's results were right."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import proc
+from grader import proc, suite
 
 # The sanitizer exits with this when it found anything (racecheck's hazard warnings included), and with
 # the program's own status otherwise.
@@ -26,6 +28,7 @@ class SanitizerRun:
     clean: bool
     summary: str  # the tool's summary line
     first_report: str  # the first report, with the kernel and source line it names
+    results_right: bool = False  # the checker passed every required case of this run's record
 
 
 def first_report(output: str, lines: int = 8) -> str:
@@ -45,24 +48,25 @@ def first_report(output: str, lines: int = 8) -> str:
     return "\n".join(block)
 
 
-def run_sanitizer(tool: str, sanitizer: Path, binary: Path, timeout_s: float, env: dict | None = None) -> SanitizerRun:
-    command = [str(sanitizer), "--tool", tool, "--error-exitcode", str(SANITIZER_FOUND), "--print-limit", str(PRINT_LIMIT)]
-    command += [str(binary), "--reporters=console", "--no-version"]
-    return read_run(tool, proc.run(command, timeout_s, env=env))
+def run_sanitizer(tool: str, sanitizer: Path, binary: Path, checker: Path, timeout_s: float,
+                  env: dict | None = None) -> SanitizerRun:
+    command = (str(sanitizer), "--tool", tool, "--error-exitcode", str(SANITIZER_FOUND), "--print-limit", str(PRINT_LIMIT))
+    run = suite.run_suite(binary, checker, timeout_s, env, tool=command)
+    return read_run(tool, run)
 
 
-def run_emulated(tool: str, binary: Path, timeout_s: float, env: dict | None = None) -> SanitizerRun:
+def run_emulated(tool: str, binary: Path, checker: Path, timeout_s: float, env: dict | None = None) -> SanitizerRun:
     """`tool` as the CPU emulator makes it, over the emulator's build of the test program."""
     checks = {"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(SANITIZER_FOUND), "CML_EMU_PRINT_LIMIT": str(PRINT_LIMIT)}
-    command = [str(binary), "--reporters=console", "--no-version"]
-    return read_run(tool, proc.run(command, timeout_s, env={**(env or {}), **checks}))
+    return read_run(tool, suite.run_suite(binary, checker, timeout_s, {**(env or {}), **checks}))
 
 
-def read_run(tool: str, outcome: proc.Outcome) -> SanitizerRun:
+def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:
+    outcome = run.outcome
     output = outcome.stdout + "\n" + outcome.stderr
     summary = SUMMARY.search(output)
     # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).
     ended_normally = not outcome.timed_out and outcome.returncode >= 0
     found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK) SUMMARY: [1-9]", output)
     clean = ended_normally and not found
-    return SanitizerRun(tool, outcome, clean, summary.group(1) if summary else "", first_report(output))
+    return SanitizerRun(tool, outcome, clean, summary.group(1) if summary else "", first_report(output), run.all_passed)

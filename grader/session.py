@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from grader import build, gpu
+from grader import build, gpu, sandbox
 from grader.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target
 from grader.exits import CannotGrade, UsageError
 from grader.grade import Context, grade_lab
@@ -172,6 +172,9 @@ def start(request: GradeRequest) -> Session:
     device = gpu.detect_gpu()
     target = read_target(request.target) if request.target else find_target(device.name) if device.present else None
     notes = []
+    if sandbox.unavailable():
+        notes.append(f"No sandbox: {sandbox.unavailable()}. The submission's programs ran with this user's rights, "
+                     "able to read and change what it can (grader/SECURITY.md).")
     if device.present and target is None:
         notes.append(f"No thresholds for {device.name}: performance is not graded. Run ./cml calibrate first.")
     try:

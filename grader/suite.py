@@ -1,16 +1,29 @@
-"""Running a lab's doctest suite and reading its XML report, even when the program died half-way."""
+"""Running a lab's test program, and judging what it computed with the lab's checker.
+
+The test program links the student's kernel.cu and runs in the sandbox (grader/sandbox.py), where it writes a
+record of every result its test cases read back from the GPU (common/cml/record.hpp). The checker is the same
+test cases built without any kernel.cu: it replays the record with the run's seed and decides each case. Its
+verdict is the one the grader uses, so nothing the student's code prints or does to its own process can pass a
+case it did not compute (grader/SECURITY.md)."""
 
 from __future__ import annotations
 
 import re
+import tempfile
 import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import proc
+from grader import proc, sandbox
+from grader.exits import GraderError
 
-NO_GPU_LINE = re.compile(r"^GPU test cases skipped: (.*)$", re.MULTILINE)
+# What the test main prints first, before any code under test runs, when it finds no GPU.
+NO_GPU_START = re.compile(r"seed [^\n]*\nGPU test cases skipped: ([^\n]*)")
 TODO_LINE = re.compile(r"^TODO not done: (.*)$", re.MULTILINE)
+# The checker's words (common/cml/record.cpp) for a case the record lacks.
+SKIPPED_BY_PROGRAM = "skipped by the program under test"
+CUT_SHORT = "(it crashed, timed out or exited)"  # replaced by how the program really ended
 
 
 @dataclass
@@ -21,13 +34,22 @@ class CaseResult:
     passed: bool
     message: str = ""  # the first failure: its check, captured values and message, or the exception
 
+    @property
+    def skipped_by_program(self) -> bool:
+        """The test program skipped this case (a stretch it does not attempt), so the record has nothing."""
+        return not self.passed and self.message.startswith(f"exception: {SKIPPED_BY_PROGRAM}")
+
 
 @dataclass
 class SuiteRun:
-    outcome: proc.Outcome
-    cases: list[CaseResult] = field(default_factory=list)
-    no_gpu_reason: str = ""
+    outcome: proc.Outcome  # the test program's run (the process that ran the kernel.cu)
+    cases: list[CaseResult] = field(default_factory=list)  # as the checker judged that run's record
     todos: list[str] = field(default_factory=list)  # "kernel.cu:42: TODO 3: ..." lines the skeleton printed
+
+    @property
+    def all_passed(self) -> bool:
+        required = [case for case in self.cases if not case.suite.startswith("stretch")]
+        return bool(required) and all(case.passed for case in required)
 
 
 def _text(element: ET.Element | None) -> str:
@@ -67,7 +89,7 @@ def parse_report(xml_text: str) -> list[CaseResult]:
 
 
 def list_cases(binary: Path, timeout_s: float) -> list[CaseResult]:
-    """All cases of the suite, as not run: the ones a run never reached keep this state."""
+    """All cases of a suite, as not run: the ones a run never reached keep this state."""
     command = [str(binary), "--list-test-cases", "--no-skip", "--reporters=xml", "--no-version"]
     outcome = proc.run(command, timeout_s)
     try:
@@ -77,14 +99,56 @@ def list_cases(binary: Path, timeout_s: float) -> list[CaseResult]:
     return [CaseResult(c.get("name", "?"), c.get("testsuite", ""), False, False) for c in root.iter("TestCase")]
 
 
-def run_suite(binary: Path, timeout_s: float, env: dict | None = None) -> SuiteRun:
-    outcome = proc.run([str(binary), "--reporters=xml", "--no-version"], timeout_s, env=env)
+@contextmanager
+def run_folder():
+    """A folder of the grader's own for one run: the copy of the program and its record (grader/sandbox.py)."""
+    with tempfile.TemporaryDirectory(prefix="cml-run-") as scratch:
+        yield Path(scratch)
+
+
+def program_run(binary: Path, scratch: Path, env: dict | None = None, gpu: bool = True) -> sandbox.ProgramRun:
+    """A program built from a submission, as the grader runs it: in the sandbox, with the limits it sets itself
+    (CML_CONFINE), writing its record in `scratch`."""
+    return sandbox.ProgramRun(binary, scratch, {**(env or {}), "CML_CONFINE": "1"}, gpu=gpu)
+
+
+def run_program(program: sandbox.ProgramRun, timeout_s: float, tool: tuple = (), args: tuple = ()) -> proc.Outcome:
+    """Runs `program`, under `tool` (compute-sanitizer or ncu and their options) where given. A test program
+    gets the same arguments, variables and files in every run, so nothing tells a sanitizer's run from a plain
+    one."""
+    return proc.run(program.command([*tool, str(sandbox.PROGRAM), *args]), timeout_s, env=program.environment())
+
+
+def judge(checker: Path, record: Path, timeout_s: float, env: dict | None = None) -> list[CaseResult]:
+    """Every case of the lab, as the checker decides it from `record`. The checker is the grader's own program:
+    a checker that fails is the grader's failure, never the student's."""
+    with run_folder() as scratch:
+        (scratch / "record").symlink_to(record)  # read, never written: the checker's record is the test program's
+        program = sandbox.ProgramRun(checker, scratch, dict(env or {}), gpu=False, record_writable=False)
+        argv = [str(sandbox.PROGRAM), "--replay", str(sandbox.RECORD), "--reporters=xml", "--no-version"]
+        outcome = proc.run(program.command(argv), timeout_s, env=program.environment())
+    if outcome.timed_out or outcome.returncode not in (0, 1):
+        raise GraderError(f"the checker {checker.name} {outcome.how_it_ended()}: {outcome.tail(3)}")
     finished = {case.name: case for case in parse_report(outcome.stdout)}
-    cases = [finished.get(case.name, case) for case in list_cases(binary, timeout_s)]
-    no_gpu = NO_GPU_LINE.search(outcome.stderr)
-    return SuiteRun(
-        outcome=outcome,
-        cases=cases,
-        no_gpu_reason=no_gpu.group(1) if no_gpu else "",
-        todos=TODO_LINE.findall(outcome.stderr),
-    )
+    listed = list_cases(checker, timeout_s)
+    unjudged = [case.name for case in listed if case.name not in finished]
+    if not listed or unjudged:
+        raise GraderError(f"the checker {checker.name} judged no case" if not listed else
+                          f"the checker {checker.name} did not judge {', '.join(unjudged[:3])}")
+    return [finished[case.name] for case in listed]
+
+
+def run_suite(binary: Path, checker: Path, timeout_s: float, env: dict | None = None, tool: tuple = ()) -> SuiteRun:
+    """The test program's run (under `tool` where given) and the checker's verdict on its record."""
+    with run_folder() as scratch:
+        program = program_run(binary, scratch, env)
+        outcome = run_program(program, timeout_s, tool)
+        no_gpu = NO_GPU_START.match(outcome.stderr)
+        if no_gpu:
+            # The grader runs a test program only where it found a GPU (or the CPU emulator): this is the
+            # sandbox's or the machine's failure, not the student's.
+            raise GraderError(f"the test program found no GPU in the sandbox: {no_gpu.group(1)}")
+        cases = judge(checker, program.record, timeout_s, env)
+    for case in cases:
+        case.message = case.message.replace(CUT_SHORT, f"(the test program {outcome.how_it_ended()})")
+    return SuiteRun(outcome, cases, todos=TODO_LINE.findall(outcome.stderr))

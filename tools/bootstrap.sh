@@ -1,6 +1,7 @@
 # Sourced by ./cml: installs what the project needs, once, into folders of its own, and says so.
 #   .venv/             Python packages of grader/requirements.txt (Meson, Ninja, rich, pytest)
 #   .deps/include/     the doctest header, from Debian's doctest-dev package
+#   .deps/bubblewrap/  Debian's bubblewrap (bwrap), unpacked, where none is installed: the grader's sandbox
 # and, system-wide through apt, Debian's chromium (the slides' browser test) and clang and
 # libboost-context-dev (the CPU emulator, common/emu: for ./cml test, and for grading without a GPU).
 # Offline machines: set PIP_NO_INDEX=1 PIP_FIND_LINKS=<folder of wheels> and carry .deps/.
@@ -67,10 +68,27 @@ ensure_doctest() {
     rm -rf "$scratch"
 }
 
+# Debian's bubblewrap, for the sandbox every program built from a submission runs in (grader/sandbox.py):
+# the system's bwrap where there is one, else the package unpacked into .deps/bubblewrap (no root needed).
+ensure_bubblewrap() {
+    command -v bwrap >/dev/null && return
+    [ -x "$CML_ROOT/.deps/bubblewrap/usr/bin/bwrap" ] && return
+    say "installing bubblewrap into .deps/bubblewrap (from Debian's bubblewrap package)"
+    local scratch
+    scratch=$(mktemp -d)
+    if ! (cd "$scratch" && apt-get download bubblewrap >/dev/null 2>&1); then
+        as_root apt-get update -qq && (cd "$scratch" && apt-get download bubblewrap >/dev/null) ||
+            { rm -rf "$scratch"; say "could not download bubblewrap: grading will say it has no sandbox"; return; }
+    fi
+    dpkg -x "$scratch"/bubblewrap_*.deb "$CML_ROOT/.deps/bubblewrap" || say "could not unpack bubblewrap"
+    rm -rf "$scratch"
+}
+
 ensure_env() {
     ensure_nvcc
     ensure_python_env
     ensure_doctest
+    ensure_bubblewrap
 }
 
 # The slides' packages (slides/requirements.txt) go into the same .venv, and only when slides are built or

@@ -4,12 +4,16 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nvtx3/nvToolsExt.h>
+#include <unistd.h>
 
 #include "cml/check.hpp"
+#include "cml/confine.hpp"
 #include "cml/random.hpp"
+#include "cml/record.hpp"
 
 namespace cml {
 namespace {
@@ -59,10 +63,9 @@ std::string quoted(const std::string& text)
     return out + "\"";
 }
 
-void write_json(const std::string& path, const std::string& lab, const DeviceFacts& device, double copy_gbps,
+void write_json(std::ostream& out, const std::string& lab, const DeviceFacts& device, double copy_gbps,
                 const BenchReport& report, bool profile)
 {
-    std::ofstream out(path);
     out.precision(10);
     out << "{\n  \"lab\": " << quoted(lab) << ",\n  \"seed\": " << run_seed() << ",\n  \"profile\": "
         << (profile ? "true" : "false") << ",\n  \"problem\": " << quoted(report.problem) << ",\n"
@@ -82,7 +85,6 @@ void write_json(const std::string& path, const std::string& lab, const DeviceFac
         separator = ",\n";
     }
     out << "\n  ]\n}\n";
-    if (!out) throw std::runtime_error("could not write " + path);
 }
 
 void print_table(const DeviceFacts& device, double copy_gbps, const BenchReport& report)
@@ -132,6 +134,17 @@ void BenchReport::run(const KernelUnderTest& kernel, const BenchArgs& args)
 
 int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& body)
 {
+    // Before anything else, and before any code under test can run: the limits the grader asked for, and the
+    // file it gave this program for the results (cml/record.hpp).
+    std::FILE* report_file = nullptr;
+    try {
+        confine_if_asked();
+        report_file = record::open_report_file();
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "error: %s\n", error.what());
+        return kExitError;
+    }
+    if (report_file != nullptr) ::dup2(STDERR_FILENO, STDOUT_FILENO);  // stdout is left to a profiler watching
     BenchArgs args;
     if (!parse_args(argc, argv, args)) {
         std::fprintf(stderr, kUsage, argv[0]);
@@ -148,7 +161,16 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
         BenchReport report;
         body(args, report);
         print_table(device, copy_gbps, report);
-        if (!args.json_path.empty()) write_json(args.json_path, lab, device, copy_gbps, report, args.profile);
+        std::ostringstream json;
+        write_json(json, lab, device, copy_gbps, report, args.profile);
+        if (!args.json_path.empty()) {
+            std::ofstream out(args.json_path);
+            if (!(out << json.str())) throw std::runtime_error("could not write " + args.json_path);
+        }
+        if (report_file != nullptr && !args.profile) {  // a profiling run's counters are the profiler's
+            std::fputs(json.str().c_str(), report_file);
+            std::fflush(report_file);
+        }
     } catch (const std::exception& error) {
         std::fprintf(stderr, "error: %s\n", error.what());
         return kExitError;

@@ -7,7 +7,8 @@ from grader.model import BenchResult, Category, Check, KernelTiming, LabGrade, S
 from grader.proc import Outcome
 from grader.profile import CounterRun
 from grader.score import score, verdict
-from grader.suite import CaseResult, SuiteRun
+from grader.grade import later_checks
+from grader.suite import SKIPPED_BY_PROGRAM, CaseResult, SuiteRun
 
 LAB = Lab("01_vector_add", "Vector add", {"correctness": 50, "mechanism": 20, "performance": 30}, "lanes 32 apart")
 POINTS = LAB.points
@@ -27,8 +28,8 @@ def bench(student_ms, baseline_ms=10.0, correct=True, copy_gbps=20.0) -> BenchRu
 
 
 def test_without_a_gpu_cases_are_not_run_and_their_points_not_graded():
-    suite = SuiteRun(outcome(77), [CaseResult("a", "s", False, False)], no_gpu_reason="no usable CUDA device")
-    checks = correctness_checks(suite, "README.md")
+    checks = [c for c in later_checks(LAB, Status.NOT_RUN, "no usable CUDA device", tests=True)
+              if c.category is Category.CORRECTNESS]
     assert [c.status for c in checks] == [Status.NOT_RUN]
     grade = score(LabGrade("01", "t", "student", "k", [Check("build", Category.BUILD, Status.PASSED)] + checks), POINTS)
     assert grade.points == 0 and grade.ungraded_points == 50
@@ -43,7 +44,8 @@ def test_cases_a_crashed_program_never_finished_fail_with_how_it_ended():
 
 
 def test_an_unattempted_stretch_is_skipped_and_worth_nothing():
-    suite = SuiteRun(outcome(0), [CaseResult("a", "vector_add", True, True), CaseResult("f4", "stretch: x", False, False)])
+    skipped = f"exception: {SKIPPED_BY_PROGRAM} (a stretch goal not attempted)"  # the checker's words
+    suite = SuiteRun(outcome(0), [CaseResult("a", "vector_add", True, True), CaseResult("f4", "stretch: x", True, False, skipped)])
     checks = [Check("build", Category.BUILD, Status.PASSED)] + correctness_checks(suite, "README.md")
     assert checks[-1].status is Status.SKIPPED and checks[-1].category is Category.STRETCH
     assert score(LabGrade("01", "t", "student", "k", checks), {"correctness": 50}).points == 50

@@ -1,0 +1,175 @@
+"""The sandbox every program built from a submission runs in, and every submission is compiled in: bubblewrap
+(Debian's bubblewrap; ./cml installs it) with an allow-list view of the machine.
+
+A program sees, read-only, the system's programs and libraries (/usr and the links into it), the few /etc files
+the dynamic loader and the CUDA tools read, Nsight Compute's folder, /sys, the GPU's device nodes, and its own
+binary at /cml/program; it may write only a private, size-limited /tmp and /dev/shm and the one file the grader
+gave it, /cml/record. It has no network, its own process, IPC and host-name namespaces, a new session, and an
+environment of a few variables; it dies with the grader, and nothing it started outlives it (it is PID 1's
+child in its own PID namespace). Where the grader runs as root, the program runs as nobody: root inside a
+sandbox could still write the host's /proc/sys. The checkout (solutions, grader, results), the submissions and every other
+build folder are not there at all. A compile sees the same system view, the headers it may include, its own
+build folder and the student's folder. What the programs do to themselves (no fork, no ptrace) is
+common/cml/confine.cpp. grader/SECURITY.md says what this defends and what it does not."""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+UNPACKED_BWRAP = REPO_ROOT / ".deps" / "bubblewrap" / "usr" / "bin" / "bwrap"  # tools/bootstrap.sh
+INSIDE = Path("/cml")
+PROGRAM = INSIDE / "program"  # the binary, at the same path in every run: nothing tells the runs apart
+RECORD = INSIDE / "record"  # the one file a program may write: its report to the grader
+TMP_BYTES = 512 << 20  # each of /tmp and /dev/shm
+NOBODY = "65534"  # who a program runs as where the grader is root
+# The system, read-only: where programs, libraries and the CUDA toolkit live (a merged /usr has the rest as links).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Of /etc, what the dynamic loader, the compilers and the CUDA tools read; nothing with secrets.
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group", "nsswitch.conf",
+             "localtime")
+TOOL_DIRS = ("/opt/nvidia",)  # Nsight Compute
+# Variables a program keeps: where the driver's libraries are on some machines, and which GPU a batch worker has.
+PASSED_VARIABLES = ("LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES")
+NO_SANDBOX = "CML_NO_SANDBOX"  # set by --no-sandbox for the processes the grader starts
+
+
+def bwrap() -> str | None:
+    return shutil.which("bwrap") or (str(UNPACKED_BWRAP) if UNPACKED_BWRAP.is_file() else None)
+
+
+def unprivileged() -> list[str]:
+    """What runs a sandbox as nobody where the grader is root ([] where it is not)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")  # util-linux
+    return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] if setpriv else []
+
+
+@functools.cache
+def unavailable() -> str:
+    """'' when sandboxes can be made here; else why not, in words."""
+    if os.environ.get(NO_SANDBOX) == "1":
+        return "turned off (--no-sandbox)"
+    program = bwrap()
+    if program is None:
+        return "bubblewrap (bwrap) is not installed"
+    if os.geteuid() == 0 and not unprivileged():
+        return "the grader runs as root and setpriv (util-linux) is missing, so programs would run as root"
+    probe = [*unprivileged(), program, *base_options(), "--", "/bin/true"]
+    tried = subprocess.run(probe, capture_output=True, text=True, check=False)
+    if tried.returncode != 0:
+        return f"bubblewrap cannot make a sandbox here ({tried.stderr.strip() or tried.returncode}): user namespaces off?"
+    return ""
+
+
+def system_view(python: bool = False) -> list[str]:
+    """The system, read-only; with `python`, also the interpreter the build runs Meson with."""
+    options: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            options += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            options += ["--ro-bind", path, path]
+    for name in ETC_FILES:
+        options += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for path in TOOL_DIRS:
+        options += ["--ro-bind-try", path, path]
+    # An interpreter installed outside /usr (pyenv, conda): the build runs Meson with it.
+    prefix = Path(sys.base_prefix).resolve()
+    if python and not any(prefix.is_relative_to(path) for path in SYSTEM_DIRS):
+        options += ["--ro-bind", str(prefix), str(prefix)]
+    return options
+
+
+def base_options(python: bool = False) -> list[str]:
+    return [
+        "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+        "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
+        "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/dev/shm", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
+        *system_view(python),
+        "--setenv", "PATH", "/usr/local/cuda/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp",
+    ]  # fmt: skip
+
+
+def gpu_devices() -> list[str]:
+    """The NVIDIA device nodes, for a program that runs on the GPU."""
+    options = ["--ro-bind", "/sys", "/sys"]
+    for node in sorted(glob.glob("/dev/nvidia*")):
+        options += ["--dev-bind", node, node]
+    return options
+
+
+def passed_variables(env: dict[str, str]) -> list[str]:
+    options = []
+    for name in PASSED_VARIABLES:
+        if name in os.environ:
+            options += ["--setenv", name, os.environ[name]]
+    for name, value in env.items():
+        options += ["--setenv", name, value]
+    return options
+
+
+@dataclass
+class ProgramRun:
+    """What one sandboxed run of a program may see and write. The binary is copied into `scratch` (a folder of
+    the grader's own for this run), so that nobody can read it where the grader is root."""
+
+    binary: Path  # seen at /cml/program
+    scratch: Path  # holds the copy of the binary and the record
+    env: dict[str, str] = field(default_factory=dict)
+    gpu: bool = True
+    record_writable: bool = True  # False for the checker, which only reads a record
+
+    @property
+    def record(self) -> Path:
+        """The file seen at /cml/record: the program's report to the grader."""
+        return self.scratch / "record"
+
+    def command(self, argv_inside: list[str]) -> list[str]:
+        """The command line that runs argv_inside (which names the program as /cml/program) in the sandbox;
+        argv_inside as it is where sandboxes are turned off, with the paths outside."""
+        self.record.touch()  # the program opens it, never creates it
+        if unavailable():
+            outside = {str(PROGRAM): str(self.binary), str(RECORD): str(self.record)}
+            return [outside.get(arg, arg) for arg in argv_inside]
+        copy = self.scratch / "program"
+        if not copy.exists():
+            shutil.copy2(self.binary, copy)
+        self.scratch.chmod(0o711)
+        self.record.chmod(0o666 if self.record_writable else 0o644)
+        options = [*unprivileged(), bwrap(), *base_options(), "--ro-bind", str(copy), str(PROGRAM),
+                   "--bind" if self.record_writable else "--ro-bind", str(self.record), str(RECORD)]
+        if self.gpu:
+            options += gpu_devices()
+        options += passed_variables(self.env)
+        return [*options, "--remount-ro", "/", "--chdir", str(INSIDE), "--", *argv_inside]
+
+    def record_as_seen(self) -> str:
+        """The record's path as the program sees it: /cml/record, or the file itself without a sandbox."""
+        return str(self.record) if unavailable() else str(RECORD)
+
+    def environment(self) -> dict[str, str]:
+        """The variables to add where the sandbox is off (inside it, command() sets them)."""
+        return {**self.env, "CML_RECORD": str(self.record)} if unavailable() else dict(self.env)
+
+
+def compile_command(command: list[str], readable: list[Path], writable: list[Path], path: list[Path]) -> list[str]:
+    """A build command (meson compile) in a sandbox that sees the system, `readable` read-only and `writable`
+    read-write, each at its own path, with `path` first on PATH; the command itself where sandboxes are off."""
+    if unavailable():
+        return command
+    search = ":".join([*map(str, path), "/usr/local/cuda/bin", "/usr/bin", "/bin"])
+    options = [bwrap(), *base_options(python=True), "--setenv", "PATH", search]
+    for path in readable:
+        options += ["--ro-bind", str(path), str(path)]
+    for path in writable:
+        options += ["--bind", str(path), str(path)]
+    return [*options, "--remount-ro", "/", "--chdir", str(writable[0] if writable else "/"), "--", *command]
