@@ -10,6 +10,7 @@ from pathlib import Path
 
 from grader import proc, sandbox
 from grader.config import REPO_ROOT
+from grader.exits import GraderError
 
 VARIANTS = ("student", "solution")
 # What a compile of a student's targets may read of the checkout: the build's own files, the headers and the
@@ -35,6 +36,21 @@ class BuildTree:
     def checker(self, lab: str) -> Path:
         """The lab's checker: its test cases without any kernel.cu, which judge a test program's record."""
         return self.directory / f"{lab}_checker"
+
+    def compilers(self) -> list[tuple[Path, Path]]:
+        """(install prefix, bin folder) of each compiler Meson configured, outside the system's folders."""
+        try:
+            found = json.loads((self.directory / "meson-info" / "intro-compilers.json").read_text())
+        except (OSError, ValueError):
+            return []
+        places = []
+        for machine in found.values():
+            for compiler in machine.values():
+                program = shutil.which(compiler["exelist"][0])
+                if program:
+                    folder = Path(program).resolve().parent
+                    places.append((folder.parent, folder))
+        return [place for place in dict.fromkeys(places) if not str(place[0]).startswith(sandbox.SYSTEM_DIRS)]
 
     def has_emulator(self) -> bool:
         """Whether Meson configured the CPU emulator's targets (meson.build, option `emulator`)."""
@@ -66,18 +82,37 @@ def configure(tree: BuildTree, timeout_s: float) -> proc.Outcome:
     return proc.run(["meson", "setup", *again, str(tree.directory), str(REPO_ROOT), *options], timeout_s)
 
 
+def compile_targets(tree: BuildTree, targets: list[str], timeout_s: float, sandboxed: bool = False) -> proc.Outcome:
+    """meson compile of `targets`; `sandboxed`, in a sandbox that sees only the system, the compilers, what a
+    kernel.cu may include and the student's folder, and writes only the build folder (grader/sandbox.py)."""
+    command = [shutil.which("meson") or "meson", "compile", "-C", str(tree.directory.resolve()), *targets]
+    if sandboxed:
+        compilers = tree.compilers()
+        reads = [REPO_ROOT / path for path in COMPILE_READS if (REPO_ROOT / path).exists()]
+        reads += [tree.student_dir.resolve(), *(prefix for prefix, _ in compilers)]
+        # Meson and Ninja where ./cml installed them, then the compilers Meson found (nvcc finds its host
+        # compiler on PATH).
+        path = [Path(command[0]).parent, *(folder for _, folder in compilers)]
+        command = sandbox.compile_command(command, reads, [tree.directory.resolve()], path)
+    return proc.run(command, timeout_s)
+
+
 def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulated: bool = False) -> proc.Outcome:
     """Builds one lab's test and benchmark programs and its checker for one variant (alias target
-    NN_name_variant), or their CPU emulator builds (NN_name_variant_emu). A student's are compiled in the
-    sandbox, which sees only what a kernel.cu may include (grader/sandbox.py)."""
+    NN_name_variant), or their CPU emulator builds (NN_name_variant_emu). A student's kernel.cu is compiled in
+    the sandbox, and alone there: the grader's own parts are built first, outside, so that a failure of theirs
+    is the grader's (GraderError), never the student's build error."""
     target = f"{lab}_{variant}_emu" if emulated else f"{lab}_{variant}"
-    command = [shutil.which("meson") or "meson", "compile", "-C", str(tree.directory.resolve()), target]
-    if variant == "student":
-        reads = [REPO_ROOT / path for path in COMPILE_READS if (REPO_ROOT / path).exists()]
-        tools = Path(command[0]).parent  # Meson and Ninja, where ./cml installed them
-        command = sandbox.compile_command(command, reads + [tree.student_dir.resolve()], [tree.directory.resolve()],
-                                          path=[tools])
-    return proc.run(command, timeout_s)
+    if variant != "student":
+        return compile_targets(tree, [target], timeout_s)
+    harness = [f"{lab}_checker", f"{lab}_baseline_emu_o" if emulated else f"{lab}_baseline"]
+    built = compile_targets(tree, harness, timeout_s)
+    if not built.ok:
+        raise GraderError(f"the grader's own part of {lab} does not build: {built.tail(3)}")
+    kernel = f"{lab}_student_emu_o" if emulated else f"{lab}_student_kernel"
+    compiled = compile_targets(tree, [kernel], timeout_s, sandboxed=True)
+    # Linking reads the student's object as data: outside the sandbox, with nothing left to compile but ours.
+    return compiled if not compiled.ok else compile_targets(tree, [target], timeout_s)
 
 
 def compiler_errors(outcome: proc.Outcome, limit: int = 12) -> str:
