@@ -10,7 +10,9 @@ __global__ void vector_add_kernel(const float* __restrict__ a, const float* __re
 {
     // TODO 1: give each thread its own element index `i`, so that the 32 lanes of a warp touch 32
     //   neighbouring floats.
-    //   Hint: blockIdx.x * blockDim.x + threadIdx.x is the thread's rank in the whole grid.
+    //   Hint: count the threads of the blocks before this one (blockIdx.x blocks of blockDim.x threads each),
+    //   then add the thread's place in its own block: with blocks of 4, thread 2 of block 3 is element 14.
+    //   threadIdx.x must be the part that moves fastest, or the lanes land far apart (README).
 
     // TODO 2: threads whose `i` is past the end must not touch memory; the others write c[i] = a[i] + b[i].
     //   Hint: the last block usually has more threads than elements left; compute-sanitizer memcheck

@@ -23,8 +23,9 @@ __global__ void smooth_kernel(const float* __restrict__ in, float* __restrict__ 
 
     // TODO 2: the first `radius` threads also fetch the halos: the R elements before the block's first one
     //   into tile[0 .. R-1], and the R elements after its last one into tile[R + kBlock .. 2R + kBlock - 1].
-    //   Hint: thread t < radius fetches in[clamp_to_edge(first - radius + t, n)] and
-    //   in[clamp_to_edge(first + blockDim.x + t, n)].
+    //   Hint: tile slot s holds in[first - R + s], the index clamped to the edge (TODO 1 is the slot s = R + t).
+    //   Which slots does thread t fill on each side? Block 1 at R = 3, as the README draws it: thread 0
+    //   fetches in[253] into tile[0] and in[512] into tile[259].
 
     // TODO 3: make every thread wait until the whole tile is written.
     //   Hint: thread t reads what 2R other threads wrote. ./cml grade runs compute-sanitizer racecheck, which

@@ -27,7 +27,9 @@ __global__ void gemm_tiled_kernel(const float* __restrict__ a, const float* __re
         //   Hint: thread (tx, ty) is about to read slots that 62 other threads wrote.
 
         // TODO 3: add the 32 products of this step to `sum`, reading both factors from the tiles.
-        //   Hint: a_tile[ty][p] * b_tile[p][tx] for p = 0 .. kTile - 1.
+        //   Hint: this step's products are a[row][k0 + p] * b[k0 + p][col] for p = 0 .. kTile - 1. TODO 1 put
+        //   each of those factors in a tile slot: which one? (The slots this thread filled itself are the
+        //   cases p = tx for A and p = ty for B.)
 
         // TODO 4: wait again, before the next iteration overwrites the tiles.
         //   Hint: a fast warp would start TODO 1 of the next step while a slow one still reads this step's

@@ -29,10 +29,12 @@ __global__ void transpose_kernel(const float* __restrict__ in, float* __restrict
     // TODO 2: wait until the whole tile is in shared memory.
     //   Hint: in TODO 3 each thread reads elements that threads of other warps wrote.
 
-    // TODO 3: write the tile transposed, again with neighbouring lanes writing neighbouring floats: for
-    //   j = 0, 8, 16, 24, thread (tx, ty) writes tile[tx][ty + j] to out[tile_col + ty + j][tile_row + tx], if
-    //   that element is inside `out`.
-    //   Hint: `out` has cols rows of rows floats each, so out[r][c] is out[std::size_t(r) * rows + c].
+    // TODO 3: write the tile transposed, again with neighbouring lanes writing neighbouring floats: element
+    //   (r, c) of the tile, which came from in[tile_row + r][tile_col + c], goes to out[tile_col + c][tile_row + r].
+    //   For j = 0, 8, 16, 24 each thread writes one element, if it lies inside `out`.
+    //   Hint: the lanes of a warp share ty and have tx = 0..31, and neighbouring floats of a row of `out` differ
+    //   in its column, tile_row + r: which of r and c must tx stand for? `out` has cols rows of rows floats
+    //   each, so out[y][x] is out[std::size_t(y) * rows + x].
     (void)tile, (void)tile_row, (void)tile_col, (void)tx, (void)ty;  // delete this line once TODOs 1 and 3 use them
 }
 

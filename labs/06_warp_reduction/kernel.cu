@@ -36,22 +36,26 @@ __global__ void block_sums_unrolled_kernel(const float* __restrict__ in, float* 
     //   64, that is while stride > kWarpSize, each step followed by __syncthreads().
     //   Hint: the threads t < stride add cache[t + stride] to cache[t]; the barrier stays outside the `if`.
 
-    // TODO 2: warp 0 (t < kWarpSize) finishes alone, strides 32, 16, 8, 4, 2, 1, with no __syncthreads():
-    //   through `volatile float* v = cache`, keep the running sum in a register, `float sum = v[t];`, and at
-    //   each step add v[t + stride], __syncwarp(), write the sum to v[t], __syncwarp().
-    //   Hint: the pre-Volta code `v[t] += v[t + stride];` with no __syncwarp() prints the right sums on an
-    //   H100 and is still a race: ./cml grade runs compute-sanitizer racecheck and fails it (README).
+    // TODO 2: warp 0 (t < kWarpSize) finishes alone, strides 32, 16, 8, 4, 2, 1, with no __syncthreads(),
+    //   reading and writing `cache` through a `volatile float*`.
+    //   Hint: at each step some lanes read slots that other lanes write in the same step. A __syncwarp() must
+    //   stand between each such read and that write, and another between a step's writes and the next step's
+    //   reads (the README's rule and its rotation example). The pre-Volta `v[t] += v[t + stride];` with no
+    //   __syncwarp() prints the right sums on an H100 and is still a race: racecheck fails it (README).
 
     // TODO 3: lane 0 writes the block's sum to partial[blockIdx.x]. Then delete the CML_TODO line in
     //   block_sums_unrolled below.
-    //   Hint: lane 0's register holds the sum after the last step; v[0] does too.
+    //   Hint: after the stride-1 step slot 0 holds the block's sum (and so does lane 0's running sum, if you
+    //   kept one in a register).
     (void)partial, (void)cache[0];  // delete this line once TODO 2 and 3 use them
 }
 
-// TODO 4: return the sum of `value` over the 32 lanes of the warp, complete in lane 0: five steps of
-//   value += __shfl_down_sync(kFullMask, value, offset) for offset = 16, 8, 4, 2, 1.
-//   Hint: __shfl_down_sync(mask, v, o) returns lane (l + o)'s v to lane l; every lane named in the mask
-//   must call it, so keep all 32 lanes in the loop even though only lane 0's result is used.
+// TODO 4: return the sum of `value` over the 32 lanes of the warp, complete in lane 0, with __shfl_down_sync
+//   and no shared memory.
+//   Hint: the tree of TODOs 1 and 2 with registers instead of slots. __shfl_down_sync(mask, v, o) returns
+//   lane (l + o)'s v to lane l; which offsets fold 32 lanes into lane 0 (the README folds 8 with 4, 2, 1)?
+//   Every lane named in the mask must call it, so keep all 32 lanes in the loop even though only lane 0's
+//   result is used.
 __device__ float warp_sum(float value)
 {
     (void)kFullMask;  // delete this line once TODO 4 uses it

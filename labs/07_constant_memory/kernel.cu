@@ -20,11 +20,14 @@ int coefficient_count = 0;  // host side: set by set_polynomial, passed to each 
 __global__ void polynomial_kernel(const float* __restrict__ x, float* __restrict__ y, int n, int count)
 {
     // TODO 2: thread i (when i < n) evaluates p(x[i]) by Horner's rule, reading the coefficients from the
-    //   array of TODO 1, and writes y[i].
-    //   Hint: p = c[count - 1]; then for k from count - 2 down to 0: p = p * x[i] + c[k]. Write that loop
-    //   with a fixed length, `#pragma unroll` over k from kMaxCoefficients - 2 down to 0, skipping
-    //   k >= count - 1: only a compile-time index lets the compiler read c[k] straight from the constant
-    //   bank inside the multiply-add (with a run-time trip count, __constant__ is slower than global here).
+    //   array of TODO 1, and writes y[i]. The loop over the coefficients must have a fixed length: all
+    //   kMaxCoefficients of them, under #pragma unroll, the ones the polynomial does not have (index count
+    //   and up) skipped inside the loop. Never a loop that stops at `count`.
+    //   Hint: Horner starts from the highest coefficient and, for each lower one, multiplies by x and adds it:
+    //   2 + 3x + 5x^2 = (5x + 3)x + 2. A fixed, unrolled loop gives every c[k] an address known at compile
+    //   time, which the compiler reads from the constant bank inside the multiply-add. A loop to `count` makes
+    //   each c[k] a separate load in the chain of dependent multiply-adds: on an H100 that ran x0.68 of the
+    //   global pointer's speed and fails the speed check (x1.18), while every other check passes it (README).
 }
 
 }  // namespace
