@@ -86,6 +86,7 @@ int main(int argc, char** argv)
                  static_cast<unsigned long long>(cml::run_seed()));
     if (!cml::gpu_available())
         std::fprintf(stderr, "GPU test cases skipped: %s\n", cml::gpu_absence_reason().c_str());
+    cml::hide_tool_variables_if_asked();  // CUDA has started (gpu_available): the tools are in
 
     doctest::Context context(int(args.size()), args.data());
     const int status = context.run();

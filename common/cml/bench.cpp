@@ -154,6 +154,7 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
         std::fprintf(stderr, "benchmark not run: %s\n", gpu_absence_reason().c_str());
         return kExitNoGpu;
     }
+    hide_tool_variables_if_asked();  // CUDA has started (gpu_available): a profiler is in
     std::fprintf(stderr, "seed %llu (set CML_SEED to repeat)\n", static_cast<unsigned long long>(run_seed()));
     try {
         const DeviceFacts device = query_device();

@@ -10,6 +10,19 @@ from grader.config import REPO_ROOT, load_config
 TEST_BUILD_DIR = REPO_ROOT / "build-tests"
 
 
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", help="also run the slow end-to-end tests (marked slow)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with ./cml test --slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def device() -> gpu.Gpu:
     return gpu.detect_gpu()
