@@ -66,8 +66,20 @@ def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda 
     grade = LabGrade(lab.name, lab.title, variant, kernel_path(ctx, lab, variant))
     grade.seed, grade.grader_sizes = ctx.seed, lab_sizes(lab, ctx.seed, ctx.instructor_sizes)
     env = {"CML_SEED": str(grade.seed), "CML_GRADER_SIZES": ";".join(grade.grader_sizes)}
-    started = time.monotonic()
-    run_steps(ctx, lab, variant, grade, env, progress)
+    started = step_started = time.monotonic()
+    step = "checking the source"
+
+    def next_step(name: str) -> None:
+        """Each step's wall time, from one progress report to the next, into grade.steps."""
+        nonlocal step, step_started
+        now = time.monotonic()
+        grade.steps[step] = round(grade.steps.get(step, 0.0) + now - step_started, 2)
+        step, step_started = name, now
+        progress(name)
+
+    run_steps(ctx, lab, variant, grade, env, next_step)
+    next_step("done")
+    grade.steps.pop("done", None)
     grade.seconds = round(time.monotonic() - started, 1)
     return score(grade, lab.points)
 

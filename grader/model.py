@@ -122,5 +122,6 @@ class LabGrade:
     max_points: float = 0.0
     ungraded_points: float = 0.0  # points of checks that could not run here
     seconds: float = 0.0  # how long grading this lab took, the build included
+    steps: dict[str, float] = field(default_factory=dict)  # seconds of each step: building, tests, each mechanism, ...
     seed: int = 0  # CML_SEED of every program of this lab: the same seed replays the same inputs
     grader_sizes: list[str] = field(default_factory=list)  # the sizes this run added to the public cases

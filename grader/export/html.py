@@ -64,6 +64,7 @@ def _lab_view(run: dict, lab: dict) -> dict:
         "max_points": lab.get("max_points", 0.0),
         "ungraded_points": lab.get("ungraded_points", 0.0),
         "seconds": lab_seconds(lab),
+        "steps": {plain(step): float(seconds) for step, seconds in (lab.get("steps") or {}).items()},
         "kernel_path": lab.get("kernel_path", ""),
         "problem": plain(bench.get("problem", "")),
         "copy_gbps": bench.get("copy_gbps") or 0.0,

@@ -37,6 +37,7 @@ def test_grading_without_a_gpu_or_the_emulator_builds_and_passes_nothing_it_did_
     assert statuses.pop(INTEGRITY) == "passed"  # a check of the source and the object: no GPU needed
     assert set(statuses.values()) == {"not run"}
     assert lab["verdict"] == "incomplete" and lab["points"] == 0
+    assert lab["steps"]["building"] > 0 and lab["seconds"] >= sum(lab["steps"].values()) - 0.1  # where the time went
 
 
 def test_an_unreadable_submission_is_a_zero_with_the_reason_on_every_platform(tmp_path):
