@@ -1,6 +1,11 @@
 // The emulator's own test kernels: warp-level functions, votes, barrier reductions, shared memory, atomics and
 // a deadlock, the parts of CUDA the labs use little or not at all.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
 #include "kernels.hpp"
+
+namespace cg = cooperative_groups;
 
 namespace {
 
@@ -106,6 +111,26 @@ __global__ void deadlock_kernel(int* out)
     }
 }
 
+// 64 threads as 2 tiles of 32 and 8 tiles of 8: ranks, sums through cg::reduce, a shuffle, and a block barrier
+// between a shared-memory write and the read of another warp.
+__global__ void cooperative_groups_kernel(int* out)
+{
+    __shared__ int slots[64];
+    const cg::thread_block block = cg::this_thread_block();
+    const cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    const cg::thread_block_tile<8> eighth = cg::tiled_partition<8>(block);
+    const int t = int(block.thread_rank());
+    out[0 * 64 + t] = cg::reduce(warp, t, cg::plus<int>());
+    out[1 * 64 + t] = cg::reduce(eighth, t, cg::plus<int>());
+    out[2 * 64 + t] = int(warp.meta_group_rank() * 100 + warp.thread_rank());
+    out[3 * 64 + t] = int(eighth.meta_group_rank() * 100 + eighth.thread_rank());
+    out[4 * 64 + t] = eighth.shfl_down(t, 1);
+    out[5 * 64 + t] = int(eighth.ballot(t % 2 == 0));
+    slots[t] = t;
+    block.sync();
+    out[6 * 64 + t] = slots[63 - t];
+}
+
 }  // namespace
 
 void shuffles(int* out)
@@ -151,4 +176,9 @@ void unwritten_shared(int* out)
 void deadlock(int* out)
 {
     deadlock_kernel<<<1, 32>>>(out);
+}
+
+void cooperative_groups_in_a_block(int* out)
+{
+    cooperative_groups_kernel<<<1, 64>>>(out);
 }

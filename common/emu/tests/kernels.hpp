@@ -13,6 +13,12 @@ void shuffles(int* out);
 // of t == 63, out[6] __syncthreads_and of t < 63.
 void votes(unsigned* out);
 
+// One block of 64 threads, as cooperative groups see it (common/emu/include/cooperative_groups.h): out[k * 64 + t],
+// k = 0 cg::reduce (plus) of the ranks over its tile of 32, 1 over its tile of 8, 2 meta_group_rank * 100 +
+// thread_rank in the tile of 32, 3 the same in the tile of 8, 4 shfl_down by 1 in the tile of 8, 5 the tile of 8's
+// ballot of even ranks, 6 slot 63 - t of a shared array written by every thread before block.sync().
+void cooperative_groups_in_a_block(int* out);
+
 // Per block of `threads`: a static __shared__ array and `extern __shared__` of `threads` ints, each filled by
 // its thread, then read reversed after a barrier: out[block * threads + t] = 3 * (threads - 1 - t) + block.
 void shared_reversal(int* out, int blocks, int threads);

@@ -27,6 +27,26 @@ TEST_CASE("shuffles read the lane they name, and their own value where none is i
     }
 }
 
+TEST_CASE("cooperative groups: tiles are consecutive ranks, and reduce, shuffle, ballot and sync act within them")
+{
+    cml::DeviceBuffer<int> out(7 * 64);
+    out.poison();
+    cooperative_groups_in_a_block(out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    const std::vector<int> got = out.download();
+    for (int t = 0; t < 64; ++t) {
+        CAPTURE(t);
+        const int warp = t / 32, eighth = t / 8;
+        CHECK(got[0 * 64 + t] == 32 * (32 * warp) + 31 * 32 / 2);
+        CHECK(got[1 * 64 + t] == 8 * (8 * eighth) + 7 * 8 / 2);
+        CHECK(got[2 * 64 + t] == warp * 100 + t % 32);
+        CHECK(got[3 * 64 + t] == eighth * 100 + t % 8);
+        CHECK(got[4 * 64 + t] == (t % 8 < 7 ? t + 1 : t));
+        CHECK(got[5 * 64 + t] == 0x55);
+        CHECK(got[6 * 64 + t] == 63 - t);
+    }
+}
+
 TEST_CASE("votes and barrier reductions count the lanes and threads they should")
 {
     cml::DeviceBuffer<unsigned> out(7);

@@ -1,0 +1,93 @@
+"""The manifest of variant kernels (grader/variants/variants.toml) and how a grade is judged against it. Grading the
+variants themselves is slow and belongs to tools/grade-variants.sh, not here."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from grader.config import TARGETS_DIR, load_target
+from grader.variants import KINDS, SHOWS_IN, VARIANTS_DIR, Variant, judge, load_variants, names_a_check, split_group
+
+
+@pytest.fixture(scope="module")
+def variants() -> list[Variant]:
+    return load_variants()
+
+
+def lab_groups(config, lab: str) -> set[str]:
+    """The benchmark groups a lab is timed at: in labs.toml, or in any target file's thresholds."""
+    groups = set(next(l for l in config.labs if l.name == lab).graded_groups)
+    for path in TARGETS_DIR.glob("*.toml"):
+        groups |= set(load_target(path).thresholds.get(lab, {})) - {""}
+    return groups
+
+
+def test_every_listed_file_exists_and_every_file_is_listed(variants):
+    listed = Counter(v.path.resolve() for v in variants)
+    assert [p for p, n in listed.items() if n > 1] == [], "a file listed twice"
+    assert [p for p in listed if not p.is_file()] == [], "listed but missing"
+    on_disk = {p.resolve() for p in VARIANTS_DIR.glob("*/*.cu")}
+    assert sorted(on_disk - set(listed)) == [], "a kernel file not in variants.toml"
+
+
+def test_each_variant_names_its_lab_its_kind_and_what_it_does(variants, config):
+    labs = {lab.name for lab in config.labs}
+    for v in variants:
+        assert v.lab in labs, v.name
+        assert v.path.parent.name == v.lab, f"{v.name}: the file lies in another lab's folder"
+        assert v.kind in KINDS, v.name
+        assert v.description.strip(), v.name
+
+
+def test_every_lab_has_at_least_4_correct_and_1_wrong_variant(variants, config):
+    for lab in config.labs:
+        kinds = Counter(v.kind for v in variants if v.lab == lab.name)
+        assert kinds["correct"] >= 4 and kinds["wrong"] >= 1, f"{lab.name}: {dict(kinds)}"
+
+
+def test_a_wrong_variant_names_its_lesson_and_a_real_check_that_must_fail(variants, config):
+    for v in (v for v in variants if v.kind == "wrong"):
+        assert v.lesson.strip(), v.name
+        assert names_a_check(v.must_fail, v.lab, config, lab_groups(config, v.lab)), f"{v.name}: {v.must_fail!r}"
+        assert v.lesson_shows_in in SHOWS_IN, v.name
+        head, _ = split_group(v.must_fail)
+        expected = "time" if head in ("speedup", "copy fraction") else head.split(":")[0].replace("ncu", "counter")
+        assert v.lesson_shows_in == expected, f"{v.name}: must_fail {v.must_fail!r} shows in {expected}"
+
+
+def test_a_correct_variant_has_no_lesson_to_break(variants):
+    for v in (v for v in variants if v.kind == "correct"):
+        assert not (v.lesson or v.must_fail or v.lesson_shows_in), v.name
+
+
+def check(name: str, status: str, category: str = "mechanism") -> dict:
+    return {"name": name, "status": status, "category": category}
+
+
+def variant(kind: str, must_fail: str = "", shows_in: str = "") -> Variant:
+    return Variant("06_warp_reduction", "v", VARIANTS_DIR / "v.cu", kind, "d", "", "l" if must_fail else "",
+                   must_fail, shows_in)
+
+
+RACECHECK = "racecheck: no hazard in shared memory, warnings included (the lanes of the last warp)"
+
+
+def test_judge_a_correct_variant_passes_everything_that_ran():
+    speed = check("speedup over full tree (unrolled, 1/thread)", "not run", "performance")
+    assert judge(variant("correct"), [check(RACECHECK, "passed"), speed])[0]
+    assert not judge(variant("correct"), [check(RACECHECK, "failed"), speed])[0]
+    assert not judge(variant("correct"), [check(RACECHECK, "not run"), speed])[0]
+
+
+def test_judge_a_wrong_variant_fails_its_check_or_passes_all_where_its_speed_cannot_be_seen():
+    racy = variant("wrong", RACECHECK, "racecheck")
+    assert judge(racy, [check(RACECHECK, "failed"), check("sums", "failed", "correctness")])[0]
+    assert not judge(racy, [check(RACECHECK, "passed")])[0]
+    slow = variant("wrong", "speedup (unrolled, 1/thread)", "time")
+    unrolled = "speedup over full tree (unrolled, 1/thread)"
+    assert judge(slow, [check(RACECHECK, "passed"), check(unrolled, "not run", "performance")])[0]
+    assert judge(slow, [check(unrolled, "failed", "performance")])[0]
+    assert not judge(slow, [check(unrolled, "passed", "performance")])[0]
+    assert not judge(slow, [check(RACECHECK, "failed"), check(unrolled, "not run", "performance")])[0]

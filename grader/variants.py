@@ -1,0 +1,159 @@
+"""Kernels written elsewhere, adapted to the labs' interfaces (grader/variants/variants.toml): correct ones with
+other block sizes, tile shapes and tricks than the reference solution's, and known-wrong ones that each break one
+lesson. Calibrate measures both kinds on a GPU and sets each threshold between them (issue 16); on any machine,
+tools/grade-variants.sh grades every one as a submission and `judge` says whether its grade is what it should be.
+
+    python -m grader.variants list                 # lab, name and file of each variant, tab-separated
+    python -m grader.variants table GRADES_DIR     # a Markdown table from GRADES_DIR/<lab>/<name>.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.config import GRADER_DIR, Config
+
+VARIANTS_DIR = GRADER_DIR / "variants"
+MANIFEST = VARIANTS_DIR / "variants.toml"
+KINDS = ("correct", "wrong")
+SHOWS_IN = ("time", "counter", "racecheck")
+# must_fail names a mechanism check of labs.toml, or one of these, optionally followed by " (group)" for a lab
+# timed at several settings; the grader's performance checks begin with the matching text.
+PERFORMANCE = {"speedup": "speedup over ", "copy fraction": "fraction of this GPU's copy bandwidth"}
+
+
+@dataclass
+class Variant:
+    lab: str  # "05_padded_transpose"
+    name: str  # the file's stem: "padded_32x32_threads"
+    path: Path
+    kind: str  # "correct" or "wrong"
+    description: str
+    idea: str  # the published idea it follows, "" where there is none
+    lesson: str = ""  # wrong only: the lesson it breaks
+    must_fail: str = ""  # wrong only: the check that must fail for it
+    lesson_shows_in: str = ""  # wrong only: "time", "counter" or "racecheck"
+
+
+def load_variants(manifest: Path = MANIFEST) -> list[Variant]:
+    variants = []
+    for entry in tomllib.loads(manifest.read_text())["variant"]:
+        path = manifest.parent / entry["file"]
+        variants.append(Variant(lab=entry["lab"], name=path.stem, path=path, kind=entry["kind"],
+                                description=entry["description"], idea=entry.get("idea", ""),
+                                lesson=entry.get("lesson", ""), must_fail=entry.get("must_fail", ""),
+                                lesson_shows_in=entry.get("lesson_shows_in", "")))
+    return variants
+
+
+def split_group(must_fail: str) -> tuple[str, str]:
+    """'speedup (R = 32)' -> ('speedup', 'R = 32'); a name without a group -> (name, '')."""
+    if must_fail.endswith(")") and " (" in must_fail:
+        head, _, group = must_fail[:-1].rpartition(" (")
+        if head in PERFORMANCE:
+            return head, group
+    return must_fail, ""
+
+
+def names_a_check(must_fail: str, lab: str, config: Config, groups: set[str]) -> bool:
+    """Whether must_fail is a mechanism check of the lab in labs.toml, or a performance check of a known group."""
+    head, group = split_group(must_fail)
+    if head in PERFORMANCE:
+        return group == "" or group in groups
+    return any(m.name == must_fail for m in next(l for l in config.labs if l.name == lab).mechanisms)
+
+
+def _matches(check: dict, must_fail: str) -> bool:
+    head, group = split_group(must_fail)
+    if head not in PERFORMANCE:
+        return check["name"] == must_fail
+    return check["name"].startswith(PERFORMANCE[head]) and (not group or check["name"].endswith(f"({group})"))
+
+
+def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
+    """Whether a grade (the checks of grade.json for the variant's lab) is what the variant should get, and why.
+    Correct: every build, correctness, mechanism and attempted stretch check passes; speed passes or is not run.
+    Wrong: its must_fail check fails; where that is a speed check that could not run (no GPU), everything else
+    must pass, since its lesson shows only in time."""
+    failed = [c["name"] for c in checks if c["status"] == "failed"]
+    if variant.kind == "correct":
+        bad = [c["name"] for c in checks if c["status"] not in ("passed", "not run", "skipped")
+               or (c["status"] == "not run" and c["category"] != "performance")]
+        return (not bad, "every check as it should be" if not bad else "not passed: " + "; ".join(bad))
+    target = [c for c in checks if _matches(c, variant.must_fail)]
+    if not target:
+        return False, f"no check named {variant.must_fail!r} in the grade"
+    if any(c["status"] == "failed" for c in target):
+        others = [name for name in failed if name not in {c["name"] for c in target}]
+        return True, "fails as it should" + (f" (and: {'; '.join(others)})" if others else "")
+    if variant.lesson_shows_in == "time" and all(c["status"] == "not run" for c in target):
+        if failed:
+            return False, "its speed could not be measured here, and it failed: " + "; ".join(failed)
+        return True, "passes everything here: its lesson shows only in time, not measured without a GPU"
+    return False, f"{variant.must_fail!r} did not fail ({', '.join(c['status'] for c in target)})"
+
+
+def _lab_checks(grade_json: Path, lab: str) -> list[dict]:
+    grade = json.loads(grade_json.read_text())
+    return next((l["checks"] for l in grade["labs"] if l["lab"] == lab), [])
+
+
+def _summary(checks: list[dict], category: str) -> str:
+    mine = [c for c in checks if c["category"] == category]
+    if not mine:
+        return "-"
+    counts = {s: sum(c["status"] == s for c in mine) for s in ("passed", "failed", "not run", "withheld")}
+    return ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+
+
+def table(variants: list[Variant], grades_dir: Path) -> tuple[str, bool]:
+    """A Markdown table of every variant's grade, and whether all of them got what they should."""
+    rows = ["| lab | variant | kind | must fail | correctness | mechanism | speed | as expected | why |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    all_ok = True
+    for v in variants:
+        grade_json = grades_dir / v.lab / f"{v.name}.json"
+        if not grade_json.is_file():
+            ok, why, checks = False, "not graded (no grade.json)", []
+        else:
+            checks = _lab_checks(grade_json, v.lab)
+            ok, why = judge(v, checks) if checks else (False, "no checks for this lab in grade.json")
+        all_ok &= ok
+        cells = [v.lab[:2], v.name, v.kind, v.must_fail or "-", _summary(checks, "correctness"),
+                 _summary(checks, "mechanism"), _summary(checks, "performance"), "yes" if ok else "**NO**", why]
+        rows.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
+    return "\n".join(rows) + "\n", all_ok
+
+
+def _is_lab(variant: Variant, lab: str | None) -> bool:
+    return not lab or variant.lab == lab or variant.lab.split("_")[0].lstrip("0") == lab.lstrip("0")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m grader.variants", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    listing = sub.add_parser("list", help="lab, name and file of each variant, tab-separated")
+    tabulate = sub.add_parser("table", help="a Markdown table of the grades in GRADES_DIR/<lab>/<name>.json")
+    tabulate.add_argument("grades_dir", type=Path)
+    for command in (listing, tabulate):
+        command.add_argument("--lab", help="only this lab (number or name)")
+        command.add_argument("--only", help="only the variant of this name")
+    args = parser.parse_args(argv)
+    variants = [v for v in load_variants() if _is_lab(v, args.lab) and args.only in (None, v.name)]
+    if args.command == "list":
+        for v in variants:
+            print(f"{v.lab}\t{v.name}\t{v.path}")
+        return 0
+    text, all_ok = table(variants, args.grades_dir)
+    sys.stdout.write(text)
+    return 0 if all_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
