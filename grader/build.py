@@ -15,7 +15,9 @@ from grader.exits import GraderError
 VARIANTS = ("student", "solution")
 # What a compile of a student's targets may read of the checkout: the build's own files, the headers and the
 # harness a kernel.cu is built with, and the installs of ./cml. Not solutions/, the grader or any results.
-COMPILE_READS = ("meson.build", "meson.options", "grader/labs.toml", "common", "tests", ".venv", ".deps")
+# (variants.toml, which Meson reads where a build folder also holds calibrate's kernels; never the kernels.)
+COMPILE_READS = ("meson.build", "meson.options", "grader/labs.toml", "grader/variants/variants.toml", "common", "tests",
+                 ".venv", ".deps")
 # meson.build configures the CPU emulator's targets (common/emu) only where it finds both.
 EMULATOR_MISSING = (
     "the CPU emulator is not built here: it needs clang++ and Boost.Context "
@@ -28,10 +30,15 @@ class BuildTree:
     directory: Path
     student_dir: Path
     gpu_arch: str
+    variants: bool = False  # also the calibration's kernels of grader/variants (meson option `variants`)
 
     def binary(self, lab: str, variant: str, kind: str, emulated: bool = False) -> Path:
         """kind: 'test' or 'bench'; emulated: the CPU emulator's build of them (common/emu)."""
         return self.directory / f"{lab}_{variant}{'_emu' if emulated else ''}_{kind}"
+
+    def variant_binary(self, lab: str, name: str, kind: str) -> Path:
+        """A calibration kernel's test or benchmark program (grader/variants, built with variants=True)."""
+        return self.directory / f"variant_{lab}__{name}_{kind}"
 
     def checker(self, lab: str) -> Path:
         """The lab's checker: its test cases without any kernel.cu, which judge a test program's record."""
@@ -74,10 +81,8 @@ class BuildTree:
 
 def configure(tree: BuildTree, timeout_s: float) -> proc.Outcome:
     """meson setup, or reconfigure with the options of this run when the build tree exists already."""
-    options = [
-        f"-Dgpu_arch={tree.gpu_arch}",
-        f"-Dstudent_dir={tree.student_dir.resolve()}",
-    ]
+    options = [f"-Dgpu_arch={tree.gpu_arch}", f"-Dstudent_dir={tree.student_dir.resolve()}"]
+    options += ["-Dvariants=true"] if tree.variants else []  # once on, a build folder keeps them: they only add targets
     again = ["--reconfigure"] if (tree.directory / "meson-private").is_dir() else []
     return proc.run(["meson", "setup", *again, str(tree.directory), str(REPO_ROOT), *options], timeout_s)
 

@@ -83,6 +83,29 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
     return Check(mechanism.name, Category.MECHANISM, status, detail, "" if passed else mechanism.hint)
 
 
+def partial_credit(value: float, base: float, threshold: float) -> float:
+    """Speed points rise from 0 at the baseline's ratio to all of them at the threshold: no cliff."""
+    return max(0.0, min(1.0, (value - base) / (threshold - base))) if threshold > base else 0.0
+
+
+def speed_check(name: str, value: float, base: float, threshold: float | None, reference: float | None, unit: str,
+                measured: str, not_graded: str) -> Check:
+    """One speed check: where the student stands between the baseline, the threshold and the reference."""
+    shown = unit.format(value)
+    where = f"{shown}; the baseline {unit.format(base)}"
+    if reference is not None:
+        where += f", the reference solution {unit.format(reference)} on this GPU"
+    if threshold is None:
+        detail = f"{where}; {measured}. Not graded on this GPU: {not_graded}"
+        return Check(name, Category.PERFORMANCE, Status.NOT_GRADED, detail)
+    credit = 1.0 if value >= threshold else partial_credit(value, base, threshold)
+    status = Status.PASSED if value >= threshold else Status.FAILED
+    detail = f"{shown} (threshold {unit.format(threshold)}): {where}; {measured}"
+    if status is Status.FAILED:
+        detail += f"; {credit:.0%} of its points, for the way from the baseline to the threshold"
+    return Check(name, Category.PERFORMANCE, status, detail, credit=credit)
+
+
 def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresholds) -> list[Check]:
     suffix = f" ({group})" if group else ""
     name = lab.speedup_check(group)
@@ -95,20 +118,19 @@ def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresho
         return [Check(name, Category.PERFORMANCE, Status.FAILED, detail)]
     if rates.speedup is None:
         return [Check(name, Category.PERFORMANCE, Status.FAILED, "the benchmark reported no time for it")]
-    detail = (f"x{rates.speedup:.2f} (threshold x{thresholds.min_speedup:g}): {student.median_ms:.3f} ms against "
-              f"{baseline.median_ms:.3f} ms")
+    measured = f"{student.median_ms:.3f} ms against {baseline.median_ms:.3f} ms"
     reference = result.kernel("reference", group)
     of_reference = ratio(reference.median_ms, student.median_ms) if reference else None
     if of_reference is not None:
-        detail += f"; {of_reference:.2f} of {reference.name}'s speed"
-    passed = rates.speedup >= thresholds.min_speedup
-    checks = [Check(name, Category.PERFORMANCE, Status.PASSED if passed else Status.FAILED, detail)]
-    if thresholds.min_copy_fraction is not None:
-        fraction = rates.copy_fraction or 0.0
-        passed = fraction >= thresholds.min_copy_fraction
-        detail = f"{fraction:.2f} (threshold {thresholds.min_copy_fraction:g}): {student.gbps:.0f} of {result.copy_gbps:.0f} GB/s"
-        status = Status.PASSED if passed else Status.FAILED
-        checks.append(Check(f"fraction of this GPU's copy bandwidth{suffix}", Category.PERFORMANCE, status, detail))
+        measured += f"; {of_reference:.2f} of {reference.name}'s speed"
+    checks = [speed_check(name, rates.speedup, 1.0, thresholds.min_speedup, thresholds.reference_speedup, "x{:.2f}",
+                          measured, thresholds.not_graded)]
+    if lab.memory_bound and (thresholds.min_copy_fraction is not None or thresholds.not_graded):
+        base = result.copy_fraction(baseline) or 0.0
+        measured = f"{student.gbps:.0f} of {result.copy_gbps:.0f} GB/s"
+        checks.append(speed_check(f"fraction of this GPU's copy bandwidth{suffix}", rates.copy_fraction or 0.0, base,
+                                  thresholds.min_copy_fraction, thresholds.reference_copy_fraction, "{:.2f}", measured,
+                                  thresholds.not_graded))
     return checks
 
 

@@ -45,8 +45,8 @@ EPILOG = Exit.describe()
 ERROR_LOGS = REPO_ROOT / ".results"
 
 
-def add_build_options(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--build-dir", type=Path, default=REPO_ROOT / "build", help="Meson build folder (default: build)")
+def add_build_options(sub: argparse.ArgumentParser, folder: str = "build") -> None:
+    sub.add_argument("--build-dir", type=Path, default=REPO_ROOT / folder, help=f"Meson build folder (default: {folder})")
     sub.add_argument("--arch", default="auto", help="GPU architecture for nvcc: sm_90 (the H100), native (the GPU "
                      "here), or auto (default: native when a GPU is present, else sm_90)")
 
@@ -126,13 +126,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     add_grade_command(commands)
-    cal = commands.add_parser("calibrate", help="measure the solutions on this GPU and write its thresholds",
-                              description="Measure the reference solutions on this GPU and write "
-                              "grader/targets/<gpu>.toml, each threshold a fraction of what the solution reached.")
-    add_build_options(cal)
-    cal.add_argument("--fraction", type=float, default=0.6,
-                     help="threshold as this fraction of the solution's gain (default 0.6; see grader/calibrate.py)")
+    cal = commands.add_parser("calibrate", help="measure this GPU and write its thresholds",
+                              description="Benchmark the reference solutions and every correct and known-wrong "
+                              "kernel of grader/variants on this GPU, several times each, and write "
+                              "grader/targets/<gpu>.toml: each threshold between the slowest correct kernel and the "
+                              "fastest wrong one, with a margin of the noise measured; a speed check time cannot "
+                              "separate here is not graded, and its points go to the lab's mechanism checks.")
+    add_build_options(cal, "build-calibrate")  # its own: it also holds the programs of every variant
+    cal.add_argument("--runs", type=int, default=3, help="benchmark runs of each kernel (default 3)")
     cal.add_argument("--output", type=Path, help="file to write (default: grader/targets/<gpu name>.toml)")
+    cal.add_argument("--measurements", type=Path, default=REPO_ROOT / ".results" / "calibration.json",
+                     help="where to write every kernel's measured ratios (default: .results/calibration.json)")
     add_class_commands(commands)
     commands.add_parser("list", help="list the labs")
     return parser.parse_args(argv)
@@ -177,13 +181,20 @@ def command_grade(args, console: Console) -> int:
 
 
 def command_calibrate(args, console: Console) -> int:
-    session = start(GradeRequest(variants=("solution",), build_dir=args.build_dir, arch=args.arch))
+    session = start(GradeRequest(variants=("solution",), build_dir=args.build_dir, arch=args.arch,
+                                 calibration_kernels=True))
     if not session.device.present:
         raise UsageError(f"calibrate needs a GPU: {session.device.reason}")
     with console.status("") as status:
         context = session.build(status.update)
-        path = calibrate(session.config, context.tree, session.device, args.fraction, args.output, status.update)
-    console.print(f"Wrote {path}")
+        path, measured = calibrate(session.config, context.tree, session.device, args.runs, args.output, status.update)
+    report.save_run(args.measurements, {"device": session.device.name, "runs": args.runs, "labs": measured})
+    for lab, kernels in measured.items():
+        for name, kernel in kernels.items():
+            if kernel["wrong_results"]:
+                console.print(f"[yellow]{lab} {name}: computed a wrong result ({', '.join(kernel['wrong_results'])}); "
+                              "left out of the thresholds[/]")
+    console.print(f"Wrote {path} and {args.measurements}")
     return Exit.PASSED
 
 

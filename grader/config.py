@@ -63,8 +63,17 @@ class Lab:
 
 @dataclass
 class Thresholds:
-    min_speedup: float
+    """One benchmark group's speed checks on one GPU (targets/*.toml, written by ./cml calibrate). A check whose
+    threshold is None is shown, not graded: `not_graded` says why, and its points go to the mechanism checks.
+    The *_from texts say what each number was derived from; reference_* is what the reference solution reached."""
+
+    min_speedup: float | None = None
     min_copy_fraction: float | None = None
+    not_graded: str = ""
+    speedup_from: str = ""
+    copy_fraction_from: str = ""
+    reference_speedup: float | None = None
+    reference_copy_fraction: float | None = None
 
 
 @dataclass

@@ -12,6 +12,7 @@ class Status(str, Enum):
     NOT_RUN = "not run"  # could not be checked here (no GPU, no tool, an earlier step failed)
     SKIPPED = "skipped"  # optional and not attempted (a stretch goal): worth no points either way
     WITHHELD = "withheld"  # came out clean, but earns nothing until every correctness test passes
+    NOT_GRADED = "not graded"  # measured and shown, worth nothing on this GPU: time cannot separate the lesson here
 
 
 class Category(str, Enum):
@@ -31,6 +32,7 @@ class Check:
     hint: str = ""  # what to do about it
     points: float = 0.0  # set by score(): this check's share of its category's points, if it passed
     max_points: float = 0.0
+    credit: float = 0.0  # the fraction of its points a failed speed check still earns (between baseline and threshold)
 
 
 @dataclass

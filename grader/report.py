@@ -20,6 +20,7 @@ STYLE = {
     Status.NOT_RUN: "yellow",
     Status.SKIPPED: "dim",
     Status.WITHHELD: "magenta",
+    Status.NOT_GRADED: "dim",
     "passed": "bold green",
     "failed": "bold red",
     "incomplete": "bold yellow",
@@ -63,8 +64,9 @@ def _bench_cells(grade: LabGrade, target: Target | None) -> list[str]:
             cells[2].append("-")
             continue
         speedup = f"{label}x{rates.speedup:.2f}"
-        if rates.group in thresholds:
-            speedup += f" (≥ x{thresholds[rates.group].min_speedup:g})"
+        limit = thresholds[rates.group].min_speedup if rates.group in thresholds else None
+        if limit is not None:
+            speedup += f" (≥ x{limit:g})"
         cells[0].append(speedup)
         cells[1].append(f"{student.gflops:.0f} GFLOP/s" if student.gflops else f"{student.gbps:.0f} GB/s")
         cells[2].append(f"{rates.copy_fraction:.2f}" if rates.copy_fraction is not None else "-")

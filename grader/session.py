@@ -36,6 +36,7 @@ class GradeRequest:
     mechanisms: bool = True
     bench: bool = True
     step_timeout: float | None = None  # caps every step's time limit but the build's
+    calibration_kernels: bool = False  # also build the kernels of grader/variants (./cml calibrate)
 
 
 @dataclass
@@ -132,7 +133,8 @@ class Session:
             self.files_ignored = submission.ignored
             self.kernel_sha256 = {lab.name: submission.digest(lab.name) for lab in self.config.labs}
             student_dir = assembled
-        tree = build.BuildTree(request.build_dir, student_dir, choose_arch(request.arch, self.device))
+        tree = build.BuildTree(request.build_dir, student_dir, choose_arch(request.arch, self.device),
+                               request.calibration_kernels)
         say(f"Configuring the build in {tree.directory} (nvcc -arch={tree.gpu_arch})")
         outcome = build.configure(tree, self.config.timeouts["build"])
         if not outcome.ok:

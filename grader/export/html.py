@@ -22,6 +22,7 @@ STATUS_MEANING = {
     "not run": "could not run here (no GPU, no tool, an earlier step failed): earned nothing here",
     "skipped": "an optional stretch goal, not attempted: worth nothing either way",
     "withheld": "came out clean, but counts only once every correctness test passes",
+    "not graded": "measured and shown, worth nothing on this GPU: time cannot separate the lesson here",
 }
 
 

@@ -13,6 +13,8 @@ NOT_PASSED = {
     Status.NOT_RUN.value: "NOT PASSED (not run): it could not run here, so it earned nothing",
     Status.SKIPPED.value: "NOT PASSED (skipped): an optional stretch goal, not attempted; worth no points either way",
     Status.WITHHELD.value: "NOT PASSED (withheld): it came out clean, but counts only once all correctness tests pass",
+    Status.NOT_GRADED.value: "NOT GRADED on this GPU: time cannot tell the lesson apart here; the points went to the "
+    "mechanism checks",
 }
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # not allowed in XML 1.0; garbage on a page

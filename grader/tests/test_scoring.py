@@ -129,3 +129,30 @@ def test_points_split_evenly_within_each_category():
     ]
     grade = score(LabGrade("01", "t", "student", "k", checks), POINTS)
     assert grade.points == 25 + 20 and grade.ungraded_points == 30 and verdict(grade) == "failed"
+
+
+def test_a_speed_short_of_its_threshold_earns_its_share_of_the_way_from_the_baseline():
+    # Baseline x1, threshold x5: a student at x3 is half way there.
+    (check,) = performance_checks(LAB, bench(student_ms=10.0 / 3), {"": Thresholds(5.0)}, "H100")
+    assert check.status is Status.FAILED and abs(check.credit - 0.5) < 1e-9 and "50%" in check.detail
+    grade = score(LabGrade("01", "t", "student", "k", [Check("build", Category.BUILD, Status.PASSED), check]), POINTS)
+    assert abs(grade.points - 15.0) < 1e-9 and verdict(grade) == "failed"
+    (slower,) = performance_checks(LAB, bench(student_ms=20.0), {"": Thresholds(5.0)}, "H100")
+    assert slower.credit == 0.0  # slower than the baseline itself: nothing
+
+
+def test_a_speed_check_time_cannot_separate_gives_its_points_to_the_mechanisms():
+    why = "time cannot separate them on this GPU: ..."
+    speed = performance_checks(LAB, bench(student_ms=1.0), {"": Thresholds(not_graded=why, reference_speedup=9.0)},
+                               "H100")
+    assert {c.status for c in speed} == {Status.NOT_GRADED} and why in speed[0].detail and "x9.00" in speed[0].detail
+    checks = [Check("build", Category.BUILD, Status.PASSED), Check("c", Category.CORRECTNESS, Status.PASSED),
+              Check("m", Category.MECHANISM, Status.PASSED), *speed]
+    grade = score(LabGrade("01", "t", "student", "k", checks), POINTS)
+    assert grade.points == 100 and checks[2].max_points == 50 and all(c.max_points == 0 for c in speed)
+    assert verdict(grade) == "passed"
+
+
+def test_the_report_says_where_a_student_stands_against_the_reference():
+    (check,) = performance_checks(LAB, bench(student_ms=1.0), {"": Thresholds(5.0, reference_speedup=12.5)}, "H100")
+    assert "threshold x5.00" in check.detail and "the reference solution x12.50" in check.detail

@@ -1,0 +1,82 @@
+"""Calibrate's thresholds: between the slowest correct kernel and the fastest wrong one, a margin away from
+both, or not graded where no such threshold exists; each with what it was derived from."""
+
+from grader.calibrate import MIN_MARGIN, Kernel, group_thresholds, separate
+from grader.config import Lab
+
+LAB = Lab("05_padded_transpose", "Transpose", {"correctness": 50, "mechanism": 25, "performance": 25}, "naive")
+
+
+def test_the_threshold_lies_between_the_slowest_correct_and_the_fastest_wrong():
+    found = separate({"solution": 6.6, "padded 32x32": 3.55}, {"the baseline": 1.0}, noise=0.01, unit="x{:.2f}")
+    assert 1.0 * (1 + MIN_MARGIN) < found.threshold < 3.55 * (1 - MIN_MARGIN)
+    assert "padded 32x32" in found.why and "x3.55" in found.why and "the baseline" in found.why
+
+
+def test_no_threshold_where_the_margin_cannot_be_kept():
+    found = separate({"tile": 0.96}, {"the baseline": 1.0}, noise=0.005, unit="x{:.2f}")
+    assert found.threshold is None and "cannot separate" in found.why
+
+
+def test_the_margin_grows_with_the_noise_measured():
+    quiet = separate({"tile": 1.2}, {"the baseline": 1.0}, noise=0.0, unit="x{:.2f}")
+    noisy = separate({"tile": 1.2}, {"the baseline": 1.0}, noise=0.06, unit="x{:.2f}")
+    assert quiet.threshold is not None and noisy.threshold is None
+
+
+def kernel(name, kind, speedup, fraction, must_fail="") -> Kernel:
+    found = Kernel(name, kind, must_fail)
+    found.values[("", "speedup")] = [speedup, speedup * 1.01]
+    found.values[("", "copy fraction")] = [fraction, fraction]
+    return found
+
+
+def test_a_wrong_kernel_counts_only_against_the_check_of_its_lesson():
+    kernels = [kernel("the solution", "correct", 6.6, 0.94), kernel("slow padded", "correct", 3.5, 0.5),
+               kernel("the baseline", "wrong", 1.0, 0.14),
+               kernel("no padding", "wrong", 3.7, 0.54, must_fail="ncu: shared-memory bank conflicts"),
+               kernel("strided writes", "wrong", 1.1, 0.15, must_fail="speedup")]
+    entries = group_thresholds(LAB, "", kernels)
+    assert 1.1 < entries["min_speedup"] < 3.5  # the unpadded tile is a counter's business, not time's
+    assert "strided writes" in entries["speedup_from"] and "slow padded" in entries["speedup_from"]
+    assert 0.14 < entries["min_copy_fraction"] < 0.5 and entries["reference_speedup"] == round(6.6 * 1.005, 3)
+    assert "not_graded" not in entries
+
+
+def test_calibrate_writes_a_thresholds_file_the_grader_reads_back(tmp_path, monkeypatch):
+    """Every lab, measured by stand-in benchmarks: correct kernels at x3 or more, wrong ones at x1.1, the same in
+    every run; what calibrate writes loads as a target, each number with its derivation."""
+    from grader import calibrate as module
+    from grader.bench import BenchRun
+    from grader.build import BuildTree
+    from grader.config import load_config, load_target
+    from grader.gpu import Gpu
+    from grader.model import BenchResult, KernelTiming
+    from grader.proc import Outcome
+    from grader.variants import load_variants
+
+    config = load_config()
+    kinds = {v.name: v.kind for v in load_variants()}
+
+    def fake_bench(program, timeout_s):
+        name = program.name.split("__")[-1].removesuffix("_bench") if "variant_" in program.name else "solution"
+        lab = config.lab(program.name.removeprefix("variant_")[:2])
+        speedup = 1.1 if kinds.get(name) == "wrong" else 3.0 if name != "solution" else 5.0
+        kernels = []
+        for group in lab.graded_groups or [""]:
+            kernels += [KernelTiming("base", "baseline", group, True, True, "ok", 10.0, 0.01, 10.0, 0.0, bytes=1e8),
+                        KernelTiming("mine", "student", group, True, True, "ok", 10.0 / speedup, 0.01, 10.0 * speedup,
+                                     0.0, bytes=1e8)]
+        return BenchRun(Outcome(["x"], 0, "", "", 1.0), BenchResult("GPU", 100.0, "n", kernels))
+
+    ok = Outcome(["meson"], 0, "", "", 1.0)
+    monkeypatch.setattr(module, "compile_targets", lambda *args, **kwargs: ok)
+    monkeypatch.setattr(module, "run_bench", fake_bench)
+    tree = BuildTree(tmp_path, tmp_path, "sm_90", variants=True)
+    path, measured = module.calibrate(config, tree, Gpu(True, "Test GPU", "9.0"), 2, tmp_path / "t.toml", lambda _: None)
+    target = load_target(path)
+    for lab in config.labs:
+        for group, limits in target.for_lab(lab.name).items():
+            assert limits.min_speedup is not None and 1.1 < limits.min_speedup < 3.0, (lab.name, group, limits)
+            assert "slowest correct" in limits.speedup_from and limits.reference_speedup == 5.0
+    assert set(measured) == {lab.name for lab in config.labs}
