@@ -92,6 +92,12 @@ int main(int argc, char** argv)
     const int status = context.run();
     if (context.shouldExit()) return status;
     // Every lab case needs a GPU: without one nothing ran, and that is "skipped", not "passed".
-    if (status == 0 && !cml::gpu_available()) return kExitSkipped;
+    if (status == 0 && !cml::gpu_available()) {
+        std::fprintf(stderr,
+                     "Nothing ran: every case needs a GPU (%s). Without one, the CPU emulator's build of this program "
+                     "runs them: ./cml grade --lab N, or the NN_name_student_emu_test program in the build folder.\n",
+                     cml::gpu_absence_reason().c_str());
+        return kExitSkipped;
+    }
     return status;
 }

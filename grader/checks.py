@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from grader.bench import BenchRun
 from grader.config import Lab, MechanismCheck, Thresholds
 from grader.model import BenchResult, Category, Check, Status, ratio
@@ -10,21 +12,34 @@ from grader.sanitize import SanitizerRun
 from grader.suite import SuiteRun
 
 STRETCH_PREFIX = "stretch"
+# CUDA errors after which the process's context is gone, so every later call fails with the same error.
+CONTEXT_LOST = re.compile(r"cudaError(IllegalAddress|LaunchFailure|IllegalInstruction|MisalignedAddress|"
+                          r"HardwareStackError|Assert|LaunchTimeout|InvalidPc)")
 
 
-def correctness_checks(suite: SuiteRun, handout: str) -> list[Check]:
+def correctness_checks(suite: SuiteRun, handout: str, replay=lambda case: "") -> list[Check]:
+    """A check per test case; a failed one says its cause first, and how to run it again on the same inputs.
+    After an error that ends the GPU context (an illegal address, say), every later case fails with it: the
+    first such case is the cause, and the others say they could not run after it."""
     outcome = suite.outcome
     died = outcome.timed_out or outcome.crashed
     hint = "; ".join(suite.todos) if suite.todos else f"see {handout}"
     checks = []
+    cause = ""  # the first case that lost the GPU context
     for case in suite.cases:
         stretch = case.suite.startswith(STRETCH_PREFIX)
         category = Category.STRETCH if stretch else Category.CORRECTNESS
+        lost = CONTEXT_LOST.search(case.message) if not case.passed else None
         if stretch and case.skipped_by_program:
             checks.append(Check(case.name, category, Status.SKIPPED, "stretch not attempted"))
+        elif case.ran and lost and cause:
+            detail = f"could not run after the {lost.group(0)} in \"{cause}\", whose check shows the cause"
+            checks.append(Check(case.name, category, Status.FAILED, detail))
         elif case.ran:
+            cause = cause or (case.name if lost else "")
             status = Status.PASSED if case.passed else Status.FAILED
-            checks.append(Check(case.name, category, status, case.message, "" if case.passed else hint))
+            again = f"\nreplay: {replay(case.name)}" if not case.passed and replay(case.name) else ""
+            checks.append(Check(case.name, category, status, case.message, "" if case.passed else hint + again))
         elif died:
             detail = f"the test program {outcome.how_it_ended()} before this case finished"
             checks.append(Check(case.name, category, Status.FAILED, detail, hint))

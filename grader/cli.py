@@ -320,9 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if getattr(args, "no_sandbox", False):
         os.environ[sandbox.NO_SANDBOX] = "1"  # for this process and every grader process a batch starts
-    # Wide tables in logs and CI, where there is no terminal to measure.
-    console = Console(width=None if sys.stdout.isatty() else 150)
-    errors = Console(stderr=True, width=None if sys.stderr.isatty() else 150)
+    # 100 columns in logs and CI, where there is no terminal to measure: what a person reads there too.
+    console = Console(width=None if sys.stdout.isatty() else 100)
+    errors = Console(stderr=True, width=None if sys.stderr.isatty() else 100)
     try:
         return COMMANDS[args.command](args, console)
     except UsageError as error:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader import bench, build, checks, integrity, profile, sanitize, suite
-from grader.config import Config, Lab, MechanismCheck, Target
+from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.model import Category, Check, LabGrade, Status
 from grader.score import correctness_passed, score
@@ -55,6 +55,19 @@ def kernel_path(ctx: Context, lab: Lab, variant: str) -> str:
     return str(ctx.tree.kernel_source(lab.name, variant))
 
 
+def shown_path(ctx: Context, lab: Lab, variant: str) -> str:
+    """The graded kernel.cu as the student knows it: labs/NN_name/kernel.cu in the checkout, NN_name/kernel.cu in
+    a submission (the compiler, the sanitizers and the emulator name the copy the grader built)."""
+    source = ctx.tree.kernel_source(lab.name, variant).resolve()
+    submitted = variant == "student" and ctx.kernel_sources
+    return str(source.relative_to(REPO_ROOT)) if source.is_relative_to(REPO_ROOT) and not submitted else \
+        f"{lab.name}/kernel.cu"
+
+
+def student_paths(text: str, lab: Lab, shown: str) -> str:
+    return re.sub(rf"[^\s'\"(]*{lab.name}/kernel\.cu", shown, text)
+
+
 def emulated(check: Check) -> Check:
     """A check graded on the CPU emulator: its detail says so."""
     first, newline, rest = check.detail.partition("\n")
@@ -78,6 +91,9 @@ def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda 
         progress(name)
 
     run_steps(ctx, lab, variant, grade, env, next_step)
+    shown = shown_path(ctx, lab, variant)
+    for check in grade.checks:
+        check.detail, check.hint = student_paths(check.detail, lab, shown), student_paths(check.hint, lab, shown)
     next_step("done")
     grade.steps.pop("done", None)
     grade.seconds = round(time.monotonic() - started, 1)
@@ -103,10 +119,8 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
         return
     if not outcome.ok:
-        # The compiler names the copy that was built; the student knows the file by its submitted name.
-        detail = re.sub(rf"\S*{lab.name}/kernel\.cu", f"{lab.name}/kernel.cu", build.compiler_errors(outcome))
         hint = f"fix {grade.kernel_path} until it compiles; the other labs are graded anyway"
-        grade.checks.append(Check("build", Category.BUILD, Status.FAILED, detail, hint))
+        grade.checks.append(Check("build", Category.BUILD, Status.FAILED, build.compiler_errors(outcome), hint))
         return
     grade.checks.append(Check("build", Category.BUILD, Status.PASSED))
     grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.PASSED))
@@ -128,7 +142,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     test_program = ctx.tree.binary(lab.name, variant, "test", ctx.emulator)
     tests = suite.run_suite(test_program, ctx.tree.checker(lab.name), timeouts["tests"], env)
     handout = f"labs/{lab.name}/README.md"
-    found = checks.correctness_checks(tests, handout)
+    found = checks.correctness_checks(tests, handout, replay_command(test_program, env))
     grade.checks += [emulated(c) for c in found] if ctx.emulator else found
 
     if tests.outcome.timed_out:
@@ -143,6 +157,19 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
 
     progress("benchmarking")
     grade.checks += performance(ctx, lab, variant, grade)
+
+
+def replay_command(program: Path, env: dict) -> Callable[[str], str]:
+    """The command that runs one case again on the same inputs, as a person types it in the checkout."""
+    shown = program.relative_to(Path.cwd()) if program.is_relative_to(Path.cwd()) else program
+    variables = " ".join(f"{name}='{value}'" for name, value in env.items() if value)
+
+    def command(case: str) -> str:
+        # doctest's filter: a comma separates two filters, so a name is cut before its first comma.
+        pattern = case.split(",")[0] + ("*" if "," in case else "")
+        return f'{variables} {shown} -tc="{pattern}"'
+
+    return command
 
 
 def later_checks(lab: Lab, status: Status, reason: str, tests: bool = False) -> list[Check]:

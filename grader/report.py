@@ -51,6 +51,25 @@ def lab_table(grade: LabGrade) -> Table:
     return table
 
 
+def compare_table(yours: LabGrade, solution: LabGrade) -> Table:
+    """One lab, your kernel beside the reference solution's: each check's result in two columns."""
+    title = f"Lab {yours.lab} · {yours.title}: {yours.kernel_path}, beside the reference solution"
+    table = Table(title=title, title_justify="left", expand=True)
+    table.add_column("check", ratio=3)
+    table.add_column("yours", no_wrap=True)
+    table.add_column("solution", no_wrap=True)
+    table.add_column("detail (yours)", ratio=5, overflow="fold")
+    theirs = {check.name: check for check in solution.checks}
+    for check in yours.checks:
+        other = theirs.get(check.name)
+        detail = check.detail + (f"\n[cyan]hint: {check.hint}[/]" if check.hint else "")
+        table.add_row(check.name, _styled(check.status), _styled(other.status) if other else "-", detail)
+    table.caption = (f"yours: {_styled(verdict(yours))} · {yours.points:.1f} / {yours.max_points:.0f} points;  "
+                     f"the solution: {_styled(verdict(solution))} · {solution.points:.1f} / {solution.max_points:.0f}")
+    table.caption_justify = "left"
+    return table
+
+
 def _bench_cells(grade: LabGrade, target: Target | None) -> list[str]:
     """Speedup (with its threshold), rate and fraction of copy, one line per benchmark group."""
     cells: list[list[str]] = [[], [], []]
@@ -89,13 +108,21 @@ def summary_table(grades: list[LabGrade], target: Target | None) -> Table:
 
 
 def print_report(console: Console, grades: list[LabGrade], target: Target | None, notes: list[str]) -> None:
+    """A table per lab (with --compare, yours beside the solution's), the summary, and the score of each variant
+    graded: a student's and a solution's points are never added together."""
+    solutions = {g.lab: g for g in grades if g.variant == "solution"}
+    compared = any(g.variant == "student" for g in grades) and solutions
     for grade in grades:
-        console.print(lab_table(grade))
+        if compared and grade.variant == "student" and grade.lab in solutions:
+            console.print(compare_table(grade, solutions[grade.lab]))
+        elif not (compared and grade.variant == "solution"):
+            console.print(lab_table(grade))
         console.print()
     console.print(summary_table(grades, target))
-    total = sum(g.points for g in grades)
-    most = sum(g.max_points for g in grades)
-    console.print(f"[bold]Score: {total:.1f} / {most:.0f}[/]")
+    for variant in dict.fromkeys(g.variant for g in grades):
+        mine = [g for g in grades if g.variant == variant]
+        label = "Score" if len(solutions) in (0, len(grades)) else "Your score" if variant == "student" else "The solution"
+        console.print(f"[bold]{label}: {sum(g.points for g in mine):.1f} / {sum(g.max_points for g in mine):.0f}[/]")
     for note in notes:
         console.print(f"[yellow]{note}[/]")
 

@@ -57,10 +57,15 @@ def _text(element: ET.Element | None) -> str:
 
 
 def _first_failure(case: ET.Element) -> str:
+    """The first failure of a case, its cause first: the test's own message, then the values it captured; the
+    checked expression only where the test gave no message."""
     for child in case:
         if child.tag == "Expression" and child.get("success") == "false":
             infos = [_text(info) for info in child.findall("Info")]
-            return "; ".join([f"{_text(child.find('Expanded'))} is false", *infos])
+            captured = [info.replace(" := ", " = ") for info in infos if " := " in info]
+            said = "; ".join(info for info in infos if " := " not in info)
+            cause = said or f"failed: {_text(child.find('Original'))}"
+            return cause + (f" (with {', '.join(captured)})" if captured else "")
         if child.tag == "Exception":
             return f"exception: {_text(child)}"
         if child.tag == "Message" and child.get("type", "").upper().startswith(("ERROR", "FATAL")):
