@@ -9,6 +9,11 @@
 #                                            every verdict and ratio over the runs (REPEAT_SECONDS: stop early;
 #                                            REPEAT_FIRST: number the runs from there)
 #   tools/gpu-check.sh counters              ncu on planted kernels, to set beside the CPU emulator's counters
+#   tools/gpu-check.sh calibrate [RUNS]      ./cml calibrate over the solutions and grader/variants, then the
+#                                            solutions graded with every mechanism against the new thresholds
+#   tools/gpu-check.sh speed [OLD_CHECKOUT]  the seven solutions graded from a clean build, with each step's time;
+#                                            and by an older checkout's grader, for comparison (same machine)
+#   tools/gpu-check.sh attacks [-k EXPR]     the attack submissions' verdicts that need a GPU (test_attacks.py)
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
 # doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail
@@ -50,5 +55,22 @@ case "$part" in
         .venv/bin/python tools/verdict_noise.py "$out"/repeat/run-*.json | tee "$out/repeat/noise.md"
         tar czf "$out/repeat.tar.gz" -C "$out" repeat && rm -r "$out/repeat" ;;
     counters) tools/ncu-planted.sh "$out" 2>&1 | tee "$out/counters.log" ;;
+    calibrate)
+        ./cml calibrate --runs "${1:-3}" --output "$out/target.toml" --measurements "$out/calibration.json" 2>&1 |
+            tee "$out/calibrate.log"
+        ./cml grade --solutions --target "$out/target.toml" --json "$out/grade-solutions.json" 2>&1 | tail -40 |
+            tee -a "$out/calibrate.log" ;;
+    speed)
+        rm -rf build-speed
+        start=$SECONDS
+        ./cml grade --solutions --build-dir build-speed --json "$out/speed-new.json" >"$out/speed-new.log" 2>&1
+        echo "this checkout: exit $?, $((SECONDS - start)) s" | tee "$out/speed.log"
+        if [ -n "${1:-}" ]; then
+            (cd "$1" && rm -rf build-speed && start=$SECONDS &&
+                ./cml grade --solutions --build-dir build-speed --json "$out/speed-old.json" >"$out/speed-old.log" 2>&1
+                echo "$1: exit $?, $((SECONDS - start)) s") | tee -a "$out/speed.log"
+        fi
+        .venv/bin/python tools/step_times.py "$out"/speed-*.json | tee -a "$out/speed.log" ;;
+    attacks) ./cml test --slow -v grader/tests/test_attacks.py "$@" 2>&1 | tee "$out/attacks.log" ;;
     *) echo "unknown part: $part" >&2; exit 2 ;;
 esac
