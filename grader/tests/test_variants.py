@@ -91,3 +91,5 @@ def test_judge_a_wrong_variant_fails_its_check_or_passes_all_where_its_speed_can
     assert judge(slow, [check(unrolled, "failed", "performance")])[0]
     assert not judge(slow, [check(unrolled, "passed", "performance")])[0]
     assert not judge(slow, [check(RACECHECK, "failed"), check(unrolled, "not run", "performance")])[0]
+    # Without a GPU there are no thresholds, so no groups: one speed check, 'not run'.
+    assert judge(slow, [check(RACECHECK, "passed"), check("speedup over full tree", "not run", "performance")])[0]

@@ -1,6 +1,6 @@
 // Lab 3 variant, wrong on purpose: the solution's tile with __syncwarp() where __syncthreads() belongs. A warp waits
-// for its own lanes only, but reads slots that other warps (and warp 0, for the halos) write: a race racecheck
-// reports as an error. The CPU emulator, which runs warps one after another, also reads unwritten slots.
+// for its own lanes only, but reads slots that other warps (and warp 0, for the halos) write: a race, which
+// racecheck reports as errors even where the output comes out right (as it does on the CPU emulator).
 #include "smoothing.hpp"
 
 namespace {
