@@ -173,16 +173,20 @@ def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
 # ---- the counters, at the sizes tools/ncu-planted.sh profiles ----
 
 
-def test_lanes_32_apart_read_32_sectors_per_request_against_4_for_the_coalesced_kernel(planted, emulator, config):
+def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted, emulator, config):
     coalescing = config.lab("01_vector_add").mechanisms[1]
-    ratios = {}
+    sectors, requests = coalescing.numerator, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+    ratios, per_request = {}, {}
     for tree, variant in ((planted, "student"), (emulator, "solution")):
         bench = built(tree, config, "01_vector_add", variant).binary("01_vector_add", variant, "bench", True)
-        metrics = [coalescing.numerator, coalescing.denominator]
-        run = profile.read_emulated_counters(bench, metrics, "student", 1 << 20, config.timeouts["profile"])
-        ratios[variant] = run.totals[coalescing.numerator] / run.totals[coalescing.denominator]
-        print(f"{variant}: {ratios[variant]:g} sectors per request; {counter_check(coalescing, run).detail}")
-    assert ratios == {"student": 32.0, "solution": 4.0}  # ncu on the H100: 32 and 4.0
+        runs = {role: profile.read_emulated_counters(bench, [sectors, requests], role, 1 << 20, config.timeouts["profile"])
+                for role in ("student", "baseline")}
+        ratios[variant] = runs["student"].totals[sectors] / runs["baseline"].totals[sectors]
+        per_request[variant] = runs["student"].totals[sectors] / runs["student"].totals[requests]
+        print(f"{variant}: {ratios[variant]:g} of the baseline's sectors; "
+              f"{counter_check(coalescing, runs['student'], runs['baseline']).detail}")
+    assert ratios == {"student": 1.0, "solution": 0.125}
+    assert per_request == {"student": 32.0, "solution": 4.0}  # ncu on the H100: 32 and 4.0
 
 
 def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_none(planted, emulator, config):

@@ -1,12 +1,14 @@
-// Lab 5 variant, correct: 16 x 16 tiles and threads, one element each, the tile padded by one column ([16][17]).
-// A warp covers two rows of 16, so the padding rule of 32-wide tiles does not carry over exactly (see variants.toml).
+// Lab 5 variant, correct: 16 x 16 tiles and threads, one element each, the tile padded by two columns ([16][18]).
+// A warp reads two columns of the tile at once, 16 rows each: with rows 18 floats apart the first column falls
+// in the 16 even banks and the second in the 16 odd ones, no conflict. (Padding by one, as for 32-wide tiles,
+// leaves the two columns sharing one bank: 1 conflict per load, which the padding check fails.)
 // Not measured on a GPU yet: calibrate measures it (grader/variants/variants.toml lists every variant).
 #include "transpose.hpp"
 
 namespace {
 
 constexpr int kTile = 16;
-constexpr int kPadding = 1;
+constexpr int kPadding = 2;
 
 __global__ void transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols)
 {
