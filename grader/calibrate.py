@@ -9,6 +9,7 @@ checks), and the thresholds file says so and why. Every number in it says what i
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import statistics
@@ -130,34 +131,69 @@ def toml_value(value: object) -> str:
     return f"{value:g}" if isinstance(value, float) else '"' + str(value).replace('"', "'") + '"'
 
 
-def calibrate(config: Config, tree: BuildTree, gpu: Gpu, runs: int, output: Path | None, say) -> tuple[Path, dict]:
-    """Measures every lab and writes the thresholds file; returns its path and every kernel's medians."""
-    variants = load_variants()
-    say("Building the solutions and the variants")
-    built = compile_targets(tree, ["variants"] + [f"{lab.name}_solution" for lab in config.labs], config.timeouts["build"])
-    if not built.ok:
-        raise GraderError(f"the solutions or the variants do not build: {built.tail(3)}")
+def kernel_record(kernel: Kernel) -> dict:
+    return {"kind": kernel.kind, "must_fail": kernel.must_fail, "wrong_results": kernel.wrong_results,
+            "values": {f"{group} / {metric}": values for (group, metric), values in kernel.values.items()}}
+
+
+def kernel_from_record(name: str, record: dict) -> Kernel:
+    kernel = Kernel(name, record["kind"], record["must_fail"], wrong_results=record["wrong_results"])
+    for key, values in record["values"].items():
+        group, _, metric = key.rpartition(" / ")
+        kernel.values[(group, metric)] = values
+    return kernel
+
+
+def load_measurements(path: Path, gpu: Gpu) -> dict:
+    """What earlier runs of calibrate measured on this GPU (lab -> kernel -> record); {} for another GPU."""
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return found.get("labs", {}) if found.get("device") == gpu.name else {}
+
+
+def thresholds_file(config: Config, gpu: Gpu, measured: dict, runs: int) -> str:
     lines = [
         f"# Thresholds for {gpu.name}, written by ./cml calibrate (grader/calibrate.py) from {runs} runs of the",
         "# reference solution and of every kernel of grader/variants. Each threshold lies between the slowest correct",
         "# kernel and the fastest wrong one, the baseline included; *_from says which and with what margin.",
-        "",
-        "[device]",
-        f'description = "{gpu.name} (compute capability {gpu.compute_capability}), calibrated"',
-        f'match = ["{gpu.name}"]',
     ]
-    measured: dict[str, dict] = {}
-    for lab in config.labs:
-        mine = [v for v in variants if v.lab == lab.name]
-        kernels = measure(config, tree, lab, mine, runs, say)
-        measured[lab.name] = {k.name: {"kind": k.kind, "must_fail": k.must_fail, "wrong_results": k.wrong_results,
-                                       "values": {f"{g} / {m}": v for (g, m), v in k.values.items()}} for k in kernels}
+    missing = [lab.name for lab in config.labs if lab.name not in measured]
+    if missing:
+        lines.append(f"# Not measured yet, so not graded on this GPU: {', '.join(missing)}.")
+    lines += ["", "[device]", f'description = "{gpu.name} (compute capability {gpu.compute_capability}), calibrated"',
+              f'match = ["{gpu.name}"]']
+    for lab in (lab for lab in config.labs if lab.name in measured):
+        kernels = [kernel_from_record(name, record) for name, record in measured[lab.name].items()]
+        trusted = [kernel for kernel in kernels if not kernel.wrong_results]
         for group in lab.graded_groups or sorted({g for k in kernels for g, _ in k.values}):
             header = f'[lab.{lab.name}.groups."{group}"]' if group else f"[lab.{lab.name}]"
-            entries = group_thresholds(lab, group, [k for k in kernels if not k.wrong_results])
+            entries = group_thresholds(lab, group, trusted)
             lines += ["", header, *(f"{key} = {toml_value(value)}" for key, value in entries.items())]
+    return "\n".join(lines) + "\n"
+
+
+def calibrate(config: Config, tree: BuildTree, gpu: Gpu, runs: int, labs: list[Lab], measurements: Path,
+              output: Path | None, say) -> tuple[Path, dict]:
+    """Measures `labs` (adding to what `measurements` holds for this GPU, which it keeps up to date after each
+    lab, so a run stopped half-way loses nothing) and writes the thresholds file from every lab measured so far.
+    Returns its path and the measurements."""
+    variants = load_variants()
+    measured = load_measurements(measurements, gpu)
+    for lab in labs:
+        mine = [v for v in variants if v.lab == lab.name]
+        say(f"Lab {lab.name}: building the solution and {len(mine)} variants")
+        targets = [f"{lab.name}_solution"] + [f"variant_{lab.name}__{v.name}_bench" for v in mine]
+        built = compile_targets(tree, targets, config.timeouts["build"])
+        if not built.ok:
+            raise GraderError(f"the solution or the variants of {lab.name} do not build: {built.tail(3)}")
+        kernels = measure(config, tree, lab, mine, runs, say)
+        measured[lab.name] = {kernel.name: kernel_record(kernel) for kernel in kernels}
+        measurements.parent.mkdir(parents=True, exist_ok=True)
+        measurements.write_text(json.dumps({"device": gpu.name, "runs": runs, "labs": measured}, indent=1) + "\n")
     path = output or TARGETS_DIR / f"{slug(gpu.name)}.toml"
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(thresholds_file(config, gpu, measured, runs))
     return path, measured
 
 

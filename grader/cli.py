@@ -134,9 +134,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                               "separate here is not graded, and its points go to the lab's mechanism checks.")
     add_build_options(cal, "build-calibrate")  # its own: it also holds the programs of every variant
     cal.add_argument("--runs", type=int, default=3, help="benchmark runs of each kernel (default 3)")
+    cal.add_argument("--lab", action="append", metavar="N", help="measure only this lab (repeatable); the thresholds "
+                     "file is written from every lab measured on this GPU so far (--measurements)")
     cal.add_argument("--output", type=Path, help="file to write (default: grader/targets/<gpu name>.toml)")
     cal.add_argument("--measurements", type=Path, default=REPO_ROOT / ".results" / "calibration.json",
-                     help="where to write every kernel's measured ratios (default: .results/calibration.json)")
+                     help="every kernel's measured ratios, kept across runs of calibrate on this GPU "
+                     "(default: .results/calibration.json)")
     add_class_commands(commands)
     commands.add_parser("list", help="list the labs")
     return parser.parse_args(argv)
@@ -185,10 +188,11 @@ def command_calibrate(args, console: Console) -> int:
                                  calibration_kernels=True))
     if not session.device.present:
         raise UsageError(f"calibrate needs a GPU: {session.device.reason}")
+    labs = select_labs(session.config, args.lab or [])
     with console.status("") as status:
         context = session.build(status.update)
-        path, measured = calibrate(session.config, context.tree, session.device, args.runs, args.output, status.update)
-    report.save_run(args.measurements, {"device": session.device.name, "runs": args.runs, "labs": measured})
+        path, measured = calibrate(session.config, context.tree, session.device, args.runs, labs, args.measurements,
+                                   args.output, status.update)
     for lab, kernels in measured.items():
         for name, kernel in kernels.items():
             if kernel["wrong_results"]:

@@ -9,8 +9,9 @@
 #                                            every verdict and ratio over the runs (REPEAT_SECONDS: stop early;
 #                                            REPEAT_FIRST: number the runs from there)
 #   tools/gpu-check.sh counters              ncu on planted kernels, to set beside the CPU emulator's counters
-#   tools/gpu-check.sh calibrate [RUNS]      ./cml calibrate over the solutions and grader/variants, then the
-#                                            solutions graded with every mechanism against the new thresholds
+#   tools/gpu-check.sh calibrate RUNS [N ..] ./cml calibrate of labs N (default all) over the solutions and
+#                                            grader/variants, adding to .calib/measurements.json (carry .calib
+#                                            from one call to the next); then the solutions graded against it
 #   tools/gpu-check.sh speed [OLD_CHECKOUT]  the seven solutions graded from a clean build, with each step's time;
 #                                            and by an older checkout's grader, for comparison (same machine)
 #   tools/gpu-check.sh attacks [-k EXPR]     the attack submissions' verdicts that need a GPU (test_attacks.py)
@@ -56,8 +57,13 @@ case "$part" in
         tar czf "$out/repeat.tar.gz" -C "$out" repeat && rm -r "$out/repeat" ;;
     counters) tools/ncu-planted.sh "$out" 2>&1 | tee "$out/counters.log" ;;
     calibrate)
-        ./cml calibrate --runs "${1:-3}" --output "$out/target.toml" --measurements "$out/calibration.json" 2>&1 |
-            tee "$out/calibrate.log"
+        runs=${1:?how many runs}; shift
+        labs=(); for lab in "$@"; do labs+=(--lab "$lab"); done
+        mkdir -p .calib
+        ./cml calibrate --runs "$runs" "${labs[@]}" --output "$out/target.toml" --measurements .calib/measurements.json \
+            2>&1 | tee "$out/calibrate.log"
+        cp .calib/measurements.json "$out/measurements.json"
+        [ "${#labs[@]}" -gt 0 ] && [ -z "${CALIBRATE_GRADE:-}" ] && exit 0  # a part: the grade comes with the last
         ./cml grade --solutions --target "$out/target.toml" --json "$out/grade-solutions.json" 2>&1 | tail -40 |
             tee -a "$out/calibrate.log" ;;
     speed)

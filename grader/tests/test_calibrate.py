@@ -73,7 +73,13 @@ def test_calibrate_writes_a_thresholds_file_the_grader_reads_back(tmp_path, monk
     monkeypatch.setattr(module, "compile_targets", lambda *args, **kwargs: ok)
     monkeypatch.setattr(module, "run_bench", fake_bench)
     tree = BuildTree(tmp_path, tmp_path, "sm_90", variants=True)
-    path, measured = module.calibrate(config, tree, Gpu(True, "Test GPU", "9.0"), 2, tmp_path / "t.toml", lambda _: None)
+    gpu = Gpu(True, "Test GPU", "9.0")
+    kept = tmp_path / "measured.json"
+    first, second = config.labs[:3], config.labs[3:]  # in two calls, as a GPU's time limit may ask
+    module.calibrate(config, tree, gpu, 2, first, kept, tmp_path / "t.toml", lambda _: None)
+    assert "Not measured yet" in (tmp_path / "t.toml").read_text()
+    path, measured = module.calibrate(config, tree, gpu, 2, second, kept, tmp_path / "t.toml", lambda _: None)
+    assert "Not measured yet" not in path.read_text()
     target = load_target(path)
     for lab in config.labs:
         for group, limits in target.for_lab(lab.name).items():
