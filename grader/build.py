@@ -1,9 +1,12 @@
-"""Configuring the Meson build and building one lab's targets at a time."""
+"""Configuring the Meson build, building one lab's targets at a time, and what a compile read and saw (its
+dependencies and its preprocessor output, which grader/integrity judges)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +26,15 @@ EMULATOR_MISSING = (
     "the CPU emulator is not built here: it needs clang++ and Boost.Context "
     "(Debian: clang and libboost-context-dev, which ./cml installs on a machine without a GPU)"
 )
+
+
+@dataclass
+class CompileStep:
+    """One compile of the build, as Meson's compile_commands.json records it (run in the build folder)."""
+
+    command: list[str]
+    source: Path
+    output: str  # the object, relative to the build folder
 
 
 @dataclass
@@ -59,6 +71,12 @@ class BuildTree:
                     places.append((folder.parent, folder))
         return [place for place in dict.fromkeys(places) if not str(place[0]).startswith(sandbox.SYSTEM_DIRS)]
 
+    def others_work(self) -> list[Path]:
+        """What the build folder holds of code that is not the student's (the solutions' and calibrate's compiled
+        kernels): hidden from a student's compile, which could otherwise embed it (`.incbin`)."""
+        found = [*self.directory.glob("*_solution_*"), *self.directory.glob("*variant_*")]
+        return [path.resolve() for path in found if "_solution_" in path.name or "variant_" in path.name]
+
     def has_emulator(self) -> bool:
         """Whether Meson configured the CPU emulator's targets (meson.build, option `emulator`)."""
         try:
@@ -78,6 +96,31 @@ class BuildTree:
     def harness_libraries(self, lab: str) -> list[Path]:
         return [self.directory / "libcml_common.a", self.directory / f"lib{lab}_baseline.a"]
 
+    def kernel_compile(self, lab: str, variant: str) -> CompileStep:
+        """The compile of a kernel.cu into its library's object."""
+        return self.compile_step(f"lib{lab}_{variant}_kernel.a.p/", "kernel.cu")
+
+    def interface_compile(self, lab: str) -> CompileStep:
+        """The compile of the checker's stand-ins for a kernel.cu (tests/NN_name/checker_stubs.cpp), which
+        define exactly the lab's interface."""
+        return self.compile_step(f"{lab}_checker.p/", "checker_stubs.cpp")
+
+    def compile_step(self, object_folder: str, source_name: str) -> CompileStep:
+        try:
+            steps = json.loads((self.directory / "compile_commands.json").read_text())
+        except (OSError, ValueError) as error:
+            raise GraderError(f"no compile_commands.json in {self.directory}: {error}") from error
+        for step in steps:
+            if step["output"].startswith(object_folder) and Path(step["file"]).name == source_name:
+                source = (self.directory / step["file"]).resolve()
+                return CompileStep(shlex.split(step["command"]), source, step["output"])
+        raise GraderError(f"the build has no compile of {source_name} into {object_folder}")
+
+    def tool_path(self) -> str:
+        """PATH as a compile sees it: the compilers Meson found first, then the CUDA toolkit's usual place."""
+        folders = [str(folder) for _, folder in self.compilers()] + ["/usr/local/cuda/bin", os.environ.get("PATH", "")]
+        return os.pathsep.join(folders)
+
 
 def configure(tree: BuildTree, timeout_s: float) -> proc.Outcome:
     """meson setup, or reconfigure with the options of this run when the build tree exists already."""
@@ -91,15 +134,64 @@ def compile_targets(tree: BuildTree, targets: list[str], timeout_s: float, sandb
     """meson compile of `targets`; `sandboxed`, in a sandbox that sees only the system, the compilers, what a
     kernel.cu may include and the student's folder, and writes only the build folder (grader/sandbox.py)."""
     command = [shutil.which("meson") or "meson", "compile", "-C", str(tree.directory.resolve()), *targets]
-    if sandboxed:
-        compilers = tree.compilers()
-        reads = [REPO_ROOT / path for path in COMPILE_READS if (REPO_ROOT / path).exists()]
-        reads += [tree.student_dir.resolve(), *(prefix for prefix, _ in compilers)]
-        # Meson and Ninja where ./cml installed them, then the compilers Meson found (nvcc finds its host
-        # compiler on PATH).
-        path = [Path(command[0]).parent, *(folder for _, folder in compilers)]
-        command = sandbox.compile_command(command, reads, [tree.directory.resolve()], path)
-    return proc.run(command, timeout_s)
+    return proc.run(in_compile_sandbox(tree, command) if sandboxed else command, timeout_s)
+
+
+def in_compile_sandbox(tree: BuildTree, command: list[str]) -> list[str]:
+    """`command`, run in the build folder in a sandbox that sees only the system, the compilers, what a
+    kernel.cu may include and the student's folder, and writes only the build folder (grader/sandbox.py)."""
+    compilers = tree.compilers()
+    reads = [REPO_ROOT / path for path in COMPILE_READS if (REPO_ROOT / path).exists()]
+    reads += [tree.student_dir.resolve(), *(prefix for prefix, _ in compilers)]
+    # Meson and Ninja where ./cml installed them, then the compilers Meson found (nvcc finds its host compiler
+    # on PATH).
+    path = [Path(shutil.which("meson") or "meson").parent, *(folder for _, folder in compilers)]
+    return sandbox.compile_command(command, reads, [tree.directory.resolve()], path, tree.others_work())
+
+
+def ninja_program() -> str:
+    """The Ninja that Meson runs: the one beside it (./cml installs both into .venv), else the one on PATH."""
+    beside = Path(shutil.which("meson") or "meson").parent / "ninja"
+    return str(beside) if beside.is_file() else shutil.which("ninja") or "ninja"
+
+
+def dependencies(tree: BuildTree, step: CompileStep) -> list[Path]:
+    """Every file the compile of `step` read, from the depfile nvcc wrote for Ninja (`ninja -t deps`)."""
+    listed = proc.run([ninja_program(), "-C", str(tree.directory), "-t", "deps", step.output], 60)
+    lines = listed.stdout.splitlines()
+    if not listed.ok or not lines or "#deps" not in lines[0]:
+        raise GraderError(f"Ninja has no record of what {step.output} was compiled from: {listed.tail(2)}")
+    return [(tree.directory / line.strip()).resolve() for line in lines[1:] if line.startswith("    ")]
+
+
+def read_depfile(text: str, directory: Path) -> list[Path]:
+    """The prerequisites of a Make-style depfile (`target: a b \\` ...), resolved from `directory`."""
+    body = text.replace("\\\n", " ").split(":", 1)[-1]
+    return [(directory / name.replace("\\ ", " ")).resolve() for name in re.findall(r"(?:\\ |\S)+", body)]
+
+
+# What the preprocessor is asked for: the device pass's view of the source, the host pass's, or only the list
+# of files it reads (which works on a kernel.cu that does not compile, as long as its includes are found).
+PREPROCESSOR_FLAGS = {"device": ["-E"], "host": ["-E", "-Xcompiler=-U__CUDA_ARCH__"], "dependencies": ["-M"]}
+
+
+def preprocess(tree: BuildTree, step: CompileStep, view: str, sandboxed: bool) -> str:
+    """The preprocessor's output for the compile of `step` (a PREPROCESSOR_FLAGS view); '' if it fails.
+    Sandboxed as the compile of a student's kernel.cu is."""
+    arguments, command = iter(step.command), []
+    for arg in arguments:
+        if arg in ("-MT", "-MF", "-o"):
+            next(arguments, None)  # and the path after it: the depfile and the object are the build's
+        elif arg not in ("-MD", "-c"):
+            command.append(arg)
+    output = f"{step.output}.{view}"
+    command += [*PREPROCESSOR_FLAGS[view], "-o", output]
+    command = in_compile_sandbox(tree, command) if sandboxed else command
+    ran = proc.run(command, 300, cwd=tree.directory, env={"PATH": tree.tool_path()})
+    written = tree.directory / output
+    text = written.read_text(errors="replace") if ran.ok and written.is_file() else ""
+    written.unlink(missing_ok=True)
+    return text
 
 
 def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulated: bool = False) -> proc.Outcome:

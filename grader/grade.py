@@ -22,7 +22,8 @@ from grader.sizes import lab_sizes
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 NEAR_MISS_BAND = 0.10  # a ratio this close under its threshold is measured again before it fails
 INTEGRITY = "integrity: the lab's own work (no library doing it, no other file, nothing of the harness)"
-INTEGRITY_HINT = "a kernel.cu includes only its lab's header and system headers, and defines only the lab's functions"
+INTEGRITY_HINT = ("a kernel.cu includes only its lab's header, cml/ and CUDA and system headers, defines only the "
+                  "lab's functions (helpers in an anonymous namespace), and calls only the CUDA runtime it needs")
 EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
 
@@ -104,17 +105,13 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     """Appends the checks of each step to grade.checks; a step that makes the later ones pointless ends it."""
     timeouts = ctx.config.timeouts
 
-    source = ctx.tree.kernel_source(lab.name, variant)
-    problem = integrity.check_source(lab.name, source.read_text(errors="replace")) if ctx.static_checks else ""
-    if problem:
-        grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
-        return
-
     progress("building")
-    ctx.tree.kernel_library(lab.name, variant).unlink(missing_ok=True)  # never check a stale one
+    library = ctx.tree.kernel_library(lab.name, variant)
+    library.unlink(missing_ok=True)  # never check a stale one
     outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"])
-    library, harness = ctx.tree.kernel_library(lab.name, variant), ctx.tree.harness_libraries(lab.name)
-    problem = integrity.check_object(library, harness) if ctx.static_checks else ""
+    # Judged on what the compiler read and wrote, before any compiler error: a definition taken from the harness
+    # can make the link fail, and an error message can quote a file kernel.cu may not include.
+    problem = integrity.check_build(ctx.tree, lab.name, variant, compiled=library.exists()) if ctx.static_checks else ""
     if problem:
         grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
         return

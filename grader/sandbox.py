@@ -161,9 +161,11 @@ class ProgramRun:
         return {**self.env, "CML_RECORD": str(self.record)} if unavailable() else dict(self.env)
 
 
-def compile_command(command: list[str], readable: list[Path], writable: list[Path], path: list[Path]) -> list[str]:
+def compile_command(command: list[str], readable: list[Path], writable: list[Path], path: list[Path],
+                    hidden: list[Path] = ()) -> list[str]:
     """A build command (meson compile) in a sandbox that sees the system, `readable` read-only and `writable`
-    read-write, each at its own path, with `path` first on PATH; the command itself where sandboxes are off."""
+    read-write, each at its own path, with `path` first on PATH, and `hidden` (inside those) emptied; the command
+    itself where sandboxes are off."""
     if unavailable():
         return command
     search = ":".join([*map(str, path), "/usr/local/cuda/bin", "/usr/bin", "/bin"])
@@ -172,4 +174,6 @@ def compile_command(command: list[str], readable: list[Path], writable: list[Pat
         options += ["--ro-bind", str(path), str(path)]
     for path in writable:
         options += ["--bind", str(path), str(path)]
+    for path in hidden:
+        options += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
     return [*options, "--remount-ro", "/", "--chdir", str(writable[0] if writable else "/"), "--", *command]

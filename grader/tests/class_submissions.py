@@ -79,8 +79,10 @@ CLASS = {
         "\n#include \"cml/compare.hpp\"\nnamespace cml {\n"
         "Comparison compare(const std::vector<float>&, const std::vector<double>&, Tolerance) { return {true}; }\n}\n")},
         {"01_vector_add": ("failed", "integrity: *")}),
+    # The include names no file the compile can read (its sandbox has no solutions/), so the build fails; a
+    # file that is found is named by the integrity check (grader/tests/test_integrity.py).
     "nick_includes_the_solution": ("folder", {"01_vector_add/kernel.cu": '#include "../../solutions/01_vector_add/kernel.cu"\n'},
-                                   {"01_vector_add": ("failed", "integrity: *")}),
+                                   {"01_vector_add": ("failed", "build")}),
     "olivia_calls_cublas": ("folder", {"04_tiled_gemm/kernel.cu": '#include <cublas_v2.h>\n' + solution("04_tiled_gemm")},
                             {"04_tiled_gemm": ("failed", "integrity: *")}),
     "pat_uses_thrust": ("folder", {"02_dot_product/kernel.cu": '#include <thrust/inner_product.h>\n' + solution("02_dot_product")},

@@ -47,12 +47,13 @@ def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
     request = GradeRequest(
         labs=[attack.lab], submission=attack.write_submission(folder / "submission"), build_dir=BUILDS / attack.lab,
         seed=SEED, mechanisms=any(p.startswith(MECHANISM_TOOLS) for p in wanted), bench=device.present,
+        variants=("solution", "student") if attack.spec.get("solution_first") else ("student",),
     )
     session = start(request)
     context = session.build()
     context.static_checks = static_checks
-    (lab,) = report.run_dict(session.grade(), session.facts())["labs"]
-    return lab
+    labs = report.run_dict(session.grade(), session.facts())["labs"]
+    return next(lab for lab in labs if lab["variant"] == "student")
 
 
 @pytest.fixture
@@ -140,6 +141,19 @@ def test_with_the_static_checks_off_the_next_defence_holds(attack, device, victi
         assert memory_grown_mb < spec["flood_bytes"] / 10 / 1e6, f"the grader grew by {memory_grown_mb:.0f} MB"
 
 
+def embedded_bytes(attack: Attack, folder) -> int:
+    """The size of what the attack's .incbin took in, compiled with nvcc in the build folder with no sandbox."""
+    source = folder / "attack.cu"
+    source.write_text(attack.kernel())
+    include = ["-I", str(REPO_ROOT / "common"), "-I", str(REPO_ROOT / "tests" / attack.lab)]
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    subprocess.run([nvcc, "-c", *include, str(source), "-o", str(folder / "attack.o")], cwd=BUILDS / attack.lab,
+                   check=True)
+    listed = subprocess.run(["nm", str(folder / "attack.o")], capture_output=True, text=True, check=True).stdout
+    address = {line.split()[-1]: int(line.split()[0], 16) for line in listed.splitlines() if "solution_" in line}
+    return address["solution_end"] - address["solution_start"]
+
+
 CONTROLLED = [a for a in ATTACKS if any(key.startswith(("unguarded_", "control_")) for key in a.spec)
               or "flood_bytes" in a.spec]
 
@@ -150,6 +164,9 @@ def test_without_any_defence_the_attack_works(attack, device, victims, tmp_path)
     written to do happens, so the tests above can fail."""
     spec = attack.spec
     grade(attack, tmp_path, device, static_checks=False)  # builds it; what a grade does is checked above
+    if spec.get("control_embeds"):
+        assert embedded_bytes(attack, tmp_path) > 0, "compiled outside the sandbox, it should embed the library"
+        return
     variant = "student_emu" if not device.present else "student"
     program = BUILDS / attack.lab / f"{attack.lab}_{variant}_test"
     listener = Listener(spec["unguarded_port"]) if "unguarded_port" in spec else None

@@ -1,8 +1,9 @@
-"""Every CUDA target builds with nvcc, one lab and variant at a time, as the grader builds them."""
+"""Every CUDA target builds with nvcc, one lab and variant at a time, as the grader builds them, and every
+solution and skeleton passes the integrity checks on what the compiler read and wrote."""
 
 import pytest
 
-from grader import build
+from grader import build, integrity
 from grader.config import load_config
 
 LABS = [lab.name for lab in load_config().labs]
@@ -15,3 +16,4 @@ def test_lab_builds(built_tree, config, lab, variant):
     assert outcome.ok, build.compiler_errors(outcome)
     for kind in ("test", "bench"):
         assert built_tree.binary(lab, variant, kind).is_file()
+    assert integrity.check_build(built_tree, lab, variant, compiled=True) == ""

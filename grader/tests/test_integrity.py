@@ -1,64 +1,223 @@
-"""What a kernel.cu may not do: include a library doing the work or another file of the repository, or
-define a symbol of the harness. Source checks on text; object checks on objects nvcc builds here."""
+"""What a kernel.cu may not do, judged on what nvcc read and wrote: honest kernels pass, and each way around the
+rules (a library, another file however its #include is spelt, a harness symbol strong or weak, code that runs
+before main, a call no lab needs, a raw system call) fails, saying why. Each kernel.cu is compiled with the
+command Meson writes for Lab 1's student kernel, into a folder of its own, two at a time."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
-from grader import integrity
+from grader import build, integrity, proc
 from grader.config import REPO_ROOT
+from grader.integrity import includes
 
 LAB = "01_vector_add"
+SOLUTION = (REPO_ROOT / "solutions" / LAB / "kernel.cu").read_text()
+# The rest of a kernel.cu around one piece under test: the interface, and one kernel launched by vector_add.
+HEADER = '#include "vector_add.hpp"\n'
+INTERFACE = """
+namespace {
+__global__ void add(const float* a, const float* b, float* c, int n)
+{ const int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + b[i]; }
+}
+void vector_add(const float* a, const float* b, float* c, int n)
+{ if (n > 0) add<<<(n + 255) / 256, 256>>>(a, b, c, n); CML_CHECK_LAUNCH(); %s }
+void vector_add_float4(const float* a, const float* b, float* c, int n) { vector_add(a, b, c, n); }
+const bool vector_add_float4_attempted = false;
+"""
 
 
-@pytest.mark.parametrize("source, complaint", [
-    ('#include "vector_add.hpp"\n#include <cmath>\n#include "cml/lab.hpp"\n', ""),
-    ('#include <cublas_v2.h>\n', "a library that does the lab's work"),
-    ('#include <cub/cub.cuh>  // block reduce\n', "a library that does the lab's work"),
-    ('#  include <thrust/reduce.h>\n', "a library that does the lab's work"),
-    ('#include "../../solutions/01_vector_add/kernel.cu"\n', 'may include "vector_add.hpp"'),
-    ('#include "/work/main/solutions/01_vector_add/kernel.cu"\n', 'may include "vector_add.hpp"'),
-    ('#include </work/main/solutions/01_vector_add/kernel.cu>\n', "only the lab's own headers"),
-    ('#define SOLUTION "x.cu"\n#include SOLUTION\n', "a computed #include"),
-])  # fmt: skip
-def test_source_includes(source, complaint):
-    found = integrity.check_source(LAB, source)
-    assert (complaint in found) if complaint else found == "", found
+def kernel(before: str = "", call: str = "", after: str = "") -> str:
+    """A small honest kernel.cu, with `before` ahead of the interface, `call` in vector_add, `after` at the end."""
+    return HEADER + before + INTERFACE % call + after
+
+
+HONEST = {
+    "the reference solution": SOLUTION,
+    "kernels, __device__ functions and __constant__ data at file scope, a template kernel, a named namespace": kernel(
+        """__constant__ float scale[4];
+__device__ float twice(float x) { return 2.0f * x; }
+template <int kBlock> __global__ void fill(float* c, int n)
+{ const int i = blockIdx.x * kBlock + threadIdx.x; if (i < n) c[i] = twice(scale[0]); }
+__global__ void zero(float* c, int n) { const int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = 0; }
+namespace lab { __global__ void one(float* c) { c[0] = 1.0f; } }
+""", "fill<128><<<1, 128>>>(c, 0); zero<<<1, 32>>>(c, 0); lab::one<<<1, 1>>>(c);"),
+    "cooperative groups, host math, printf, a static local, an exception, scratch memory": kernel(
+        """#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+namespace cg = cooperative_groups;
+namespace {
+__global__ void warp_sums(const float* a, float* out)
+{ auto warp = cg::tiled_partition<32>(cg::this_thread_block()); out[0] = cg::reduce(warp, a[0], cg::plus<float>()); }
+int sms()
+{
+    static const int count = [] {
+        int sms = 0;
+        CML_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        return sms;
+    }();
+    return count;
+}
+}
+""", """if (n < 0) throw std::runtime_error("n < 0");
+if (n > 1 << 30) std::printf("%f\\n", std::sqrt(double(n) / sms()));
+float* scratch = nullptr; CML_CHECK(cudaMalloc(&scratch, 4)); warp_sums<<<1, 32>>>(a, scratch);
+CML_CHECK(cudaMemcpy(c, scratch, 4, cudaMemcpyDeviceToDevice)); CML_CHECK(cudaFree(scratch));"""),
+}
+
+HARNESS_COMPARE = """#include "cml/compare.hpp"
+namespace cml {
+%sComparison compare(const std::vector<float>&, const std::vector<double>&, Tolerance) { return {true}; }
+}
+"""
+REJECTED_OBJECTS = {
+    "redefines cml::compare (class_submissions' mia)": (
+        SOLUTION + HARNESS_COMPARE % "", ["defines cml::compare(", "grader's test harness"]),
+    "redefines cml::compare as a weak symbol": (
+        SOLUTION + HARNESS_COMPARE % "__attribute__((weak)) ", ["cml::Tolerance) (weak): it belongs to the grader's test harness"]),
+    "defines main": (kernel(after="int main() { return 0; }\n"), ["defines main: it belongs to the grader's test harness"]),
+    "defines a helper outside any anonymous namespace": (
+        kernel(after="int blocks(int n) { return n / 256; }\n"), ["defines blocks(int): not part of the lab's interface"]),
+    "defines an extern \"C\" kernel": (
+        kernel(after='extern "C" __global__ void malloc_kernel(float* c) { c[0] = 0; }\n'), ['defines malloc_kernel: a kernel declared extern "C"']),
+    "has a global object with a constructor": (
+        kernel(after="namespace { struct Early { Early() { cudaFree(nullptr); } } early; }\n"),
+        ["has a global object with a constructor"]),
+    "has an __attribute__((constructor)) function": (
+        kernel(after="__attribute__((constructor)) static void early() { cudaFree(nullptr); }\n"),
+        ["early() runs before main"]),
+    "includes <iostream>": (kernel("#include <iostream>\n"), ["includes <iostream>, whose global object"]),
+    "reads an environment variable": (
+        kernel("#include <cstdlib>\n", "if (std::getenv(\"CML_SEED\")) return;"), ["calls getenv: reads or changes environment variables"]),
+    "opens a file": (
+        kernel("#include <cstdio>\n", "std::fclose(std::fopen(\"/tmp/x\", \"w\"));"), ["calls fopen: reads or writes files"]),
+    "starts a thread with pthread_create": (
+        kernel("#include <pthread.h>\nstatic void* work(void*) { return nullptr; }\n",
+               "pthread_t t; pthread_create(&t, nullptr, work, nullptr);"), ["calls pthread_create: starts a thread"]),
+    "starts a std::thread": (
+        kernel("#include <thread>\n", "std::thread([] {}).detach();"), ["std::thread::", "starts a thread"]),
+    "makes a system call in inline assembly": (
+        kernel(call='long r; asm volatile("syscall" : "=a"(r) : "a"(39L) : "rcx", "r11", "memory");'),
+        ["contains a `syscall` instruction"]),
+    "creates a stream": (
+        kernel(call="cudaStream_t s; CML_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));"),
+        ["calls cudaStreamCreateWithFlags: creates a stream of its own"]),
+    "sets a device limit": (
+        kernel(call="CML_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));"),
+        ["calls cudaDeviceSetLimit: changes a device-wide limit"]),
+    "calls cuBLAS": (
+        kernel('extern "C" int cublasSaxpy_v2(void*, int, const float*, const float*, int, float*, int);\n',
+               "cublasSaxpy_v2(nullptr, n, nullptr, a, 1, c, 1);"), ["calls cublasSaxpy_v2: a library that does the lab's work"]),
+    "calls exit": (kernel("#include <cstdlib>\n", "if (n == 7) std::exit(0);"), ["calls exit: it ends the test program"]),
+    "calls atexit": (kernel("#include <cstdlib>\nstatic void last() {}\n", "std::atexit(last);"), ["calls atexit"]),
+}  # fmt: skip
+
+SOLUTION_PATH = "solutions/01_vector_add/kernel.cu"  # found through the build's -I of the checkout's root
+# kernel.cu -> what its include check must say (line numbers are kernel.cu's)
+REJECTED_INCLUDES = {
+    "the solution, through a digraph": (f'%:include "{SOLUTION_PATH}"\n', f"line 1 includes {SOLUTION_PATH}"),
+    "the solution, with a comment in the directive": (f'# /**/ include "{SOLUTION_PATH}"\n',
+                                                      f"line 1 includes {SOLUTION_PATH}"),
+    "the solution, through a line splice": (f'#inc\\\nlude "{SOLUTION_PATH}"\n', f"includes {SOLUTION_PATH}"),
+    "the solution, through a macro": (f'#define SOLUTION "{SOLUTION_PATH}"\n#include SOLUTION\n',
+                                      f"line 2 includes {SOLUTION_PATH}"),
+    "another lab's header": (HEADER + '#include "../02_dot_product/dot_product.hpp"\n',
+                             "line 2 includes tests/02_dot_product/dot_product.hpp"),
+    "the lab's baseline, on the host only": (HEADER + '#ifndef __CUDA_ARCH__\n#include "baseline.hpp"\n#endif\n',
+                                             "line 3 includes tests/01_vector_add/baseline.hpp"),
+    "the lab's CPU reference, on the device only": (HEADER + '#ifdef __CUDA_ARCH__\n#include "reference.hpp"\n#endif\n',
+                                                    "line 3 includes tests/01_vector_add/reference.hpp"),
+    "a file of the system": ('#include "/etc/passwd"\n' + HEADER, "line 1 includes /etc/passwd"),
+    "cuBLAS": ("#include <cublas_v2.h>\n" + HEADER,
+               "line 1 includes <cublas_v2.h>: a header of cuBLAS, a library that does the lab's work"),
+    "Thrust": (HEADER + "#include <thrust/version.h>\n", "line 2 includes <thrust/version.h>: a header of Thrust"),
+    "CUB": (HEADER + "#include <cub/version.cuh>\n", "line 2 includes <cub/version.cuh>: a header of CUB"),
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
-def compile_kernel(tmp_path_factory):
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+def compile_step(built_tree) -> build.CompileStep:
+    return built_tree.kernel_compile(LAB, "student")
+
+
+def redirected(command: list[str], replaced: dict[str, str]) -> list[str]:
+    """`command` with the argument after each flag of `replaced` (-o, -MF, -c) replaced."""
+    return command[:1] + [replaced.get(flag, arg) for flag, arg in zip(command, command[1:])]
+
+
+def case_step(step: build.CompileStep, folder: Path, source: str) -> build.CompileStep:
+    """The grader's compile of a student's kernel.cu, for `source` written into `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernel.cu").write_text(source)
+    paths = {"-c": folder / "kernel.cu", "-o": folder / "kernel.o", "-MF": folder / "kernel.d"}
+    command = redirected(step.command, {flag: str(path) for flag, path in paths.items()})
+    return build.CompileStep(command, paths["-c"].resolve(), str(paths["-o"]))
+
+
+@pytest.fixture(scope="module")
+def interface(built_tree, tmp_path_factory) -> integrity.Interface:
+    """Lab 1's interface, from the checker's stand-ins compiled as the build compiles them."""
+    folder = tmp_path_factory.mktemp("interface")
+    outputs = {"-o": str(folder / "stubs.o"), "-MF": str(folder / "stubs.d")}
+    command = redirected(built_tree.interface_compile(LAB).command, outputs)
+    assert proc.run(command, 120, cwd=built_tree.directory, env={"PATH": built_tree.tool_path()}).ok
+    read = build.read_depfile((folder / "stubs.d").read_text(), built_tree.directory)
+    return integrity.interface_of(folder / "stubs.o", read, REPO_ROOT / "tests" / LAB)
+
+
+@pytest.fixture(scope="module")
+def objects(built_tree, compile_step, tmp_path_factory) -> dict[str, Path | str]:
+    """Every kernel.cu of HONEST and REJECTED_OBJECTS compiled: name -> its object, or the compiler's errors."""
     folder = tmp_path_factory.mktemp("objects")
+    sources = {**HONEST, **{name: source for name, (source, _) in REJECTED_OBJECTS.items()}}
 
-    def compile_(name: str, source: str):
-        (folder / f"{name}.cu").write_text(source)
-        include = ["-I", str(REPO_ROOT / "common"), "-I", str(REPO_ROOT / "tests" / LAB)]
-        subprocess.run([nvcc, "-c", *include, f"{name}.cu", "-o", f"{name}.o"], cwd=folder, check=True)
-        subprocess.run(["ar", "rcs", f"lib{name}.a", f"{name}.o"], cwd=folder, check=True)
-        return folder / f"lib{name}.a"
+    def compile_one(index_and_name):
+        index, name = index_and_name
+        step = case_step(compile_step, folder / str(index), sources[name])
+        ran = proc.run(step.command, 300, cwd=built_tree.directory, env={"PATH": built_tree.tool_path()})
+        return name, Path(step.output) if ran.ok else ran.tail(10)
 
-    return compile_
-
-
-def test_the_solution_object_is_clean(compile_kernel):
-    solution = compile_kernel("solution", (REPO_ROOT / "solutions" / LAB / "kernel.cu").read_text())
-    assert integrity.check_object(solution, []) == ""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(compile_one, enumerate(sources)))
 
 
-def test_an_object_defining_a_harness_function_is_caught(compile_kernel):
-    source = (REPO_ROOT / "solutions" / LAB / "kernel.cu").read_text() + (
-        '\n#include "cml/compare.hpp"\nnamespace cml {\n'
-        "Comparison compare(const std::vector<float>&, const std::vector<double>&, Tolerance) { return {true}; }\n}\n"
-    )
-    found = integrity.check_object(compile_kernel("stolen", source), [])
-    assert "cml::compare" in found and "test harness" in found
+def include_problems(tree: build.BuildTree, step: build.CompileStep, interface: integrity.Interface) -> list[str]:
+    """The grader's include check of `step`, from the files the preprocessor alone reads (nvcc -M)."""
+    read = build.read_depfile(build.preprocess(tree, step, "dependencies", sandboxed=False), tree.directory)
+    rules = includes.Rules(interface.headers, integrity.search_roots(tree.tool_path()))
+    return integrity.check_includes(read, step.source, rules, lambda view: build.preprocess(tree, step, view, False),
+                                    tree.directory)
 
 
-def test_an_object_calling_cublas_is_caught(compile_kernel):
-    source = '#include "vector_add.hpp"\nextern "C" int cublasSaxpy_v2(void*, int, const float*, const float*, int, float*, int);\n' \
-             "void vector_add(const float* a, const float* b, float* c, int n) { cublasSaxpy_v2(nullptr, n, nullptr, a, 1, c, 1); }\n"
-    assert "cublasSaxpy_v2" in integrity.check_object(compile_kernel("blas", source), [])
+@pytest.mark.parametrize("name", HONEST)
+def test_an_honest_kernel_passes(objects, interface, built_tree, compile_step, tmp_path, name):
+    assert isinstance(objects[name], Path), objects[name]
+    assert integrity.check_object(objects[name], interface) == []
+    assert include_problems(built_tree, case_step(compile_step, tmp_path, HONEST[name]), interface) == []
+
+
+@pytest.mark.parametrize("name", REJECTED_OBJECTS)
+def test_a_kernel_that_goes_around_the_rules_is_rejected_saying_why(objects, interface, name):
+    assert isinstance(objects[name], Path), objects[name]
+    problems = "\n".join(integrity.check_object(objects[name], interface))
+    for reason in REJECTED_OBJECTS[name][1]:
+        assert reason in problems, problems
+
+
+@pytest.mark.parametrize("name", REJECTED_INCLUDES)
+def test_an_include_of_a_forbidden_file_is_rejected_with_its_line(built_tree, compile_step, interface, tmp_path, name):
+    source, reason = REJECTED_INCLUDES[name]
+    problems = include_problems(built_tree, case_step(compile_step, tmp_path, source), interface)
+    assert any(reason in problem for problem in problems), problems
+
+
+def test_allowed_headers_are_the_interface_cml_cuda_and_the_system(built_tree, compile_step, interface, tmp_path):
+    source = ('#include "cml/compare.hpp"\n#include <cuda/std/cmath>\n#include <cooperative_groups/memcpy_async.h>\n'
+              "#include <vector>\n#include <cstring>\n" + HEADER)
+    assert include_problems(built_tree, case_step(compile_step, tmp_path, source), interface) == []
