@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -161,6 +162,15 @@ class ProgramRun:
         return {**self.env, "CML_RECORD": str(self.record)} if unavailable() else dict(self.env)
 
 
+@functools.cache
+def empty_file() -> Path:
+    """An empty regular file, to stand where a compile must not read (the assembler refuses a device node)."""
+    handle, name = tempfile.mkstemp(prefix="cml-empty-")
+    os.close(handle)
+    os.chmod(name, 0o444)
+    return Path(name)
+
+
 def compile_command(command: list[str], readable: list[Path], writable: list[Path], path: list[Path],
                     hidden: list[Path] = ()) -> list[str]:
     """A build command (meson compile) in a sandbox that sees the system, `readable` read-only and `writable`
@@ -175,5 +185,5 @@ def compile_command(command: list[str], readable: list[Path], writable: list[Pat
     for path in writable:
         options += ["--bind", str(path), str(path)]
     for path in hidden:
-        options += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
+        options += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", str(empty_file()), str(path)]
     return [*options, "--remount-ro", "/", "--chdir", str(writable[0] if writable else "/"), "--", *command]

@@ -39,7 +39,8 @@ CML_HELPERS = frozenset({
     "_ZN3cml11report_todoEPKciS1_",  # cml::report_todo, what CML_TODO calls
 })
 C_LIBRARY = re.compile(
-    r"^(memcpy|memmove|memset|memcmp|strlen|printf|vprintf|__printf_chk|puts|putchar"
+    r"^(memcpy|memmove|memset|memcmp|strlen|printf|vprintf|__printf_chk|puts|putchar|malloc|calloc|realloc|free"
+    r"|aligned_alloc|posix_memalign"
     r"|(sqrt|cbrt|hypot|exp|exp2|expm1|log|log2|log10|log1p|pow|sin|cos|tan|sincos|asin|acos|atan|atan2|sinh|cosh"
     r"|tanh|erf|erfc|tgamma|lgamma|fabs|fmod|remainder|fma|fmin|fmax|floor|ceil|trunc|round|lround|llround|rint"
     r"|lrint|nearbyint|ldexp|frexp|modf|copysign|nextafter|scalbn|ilogb|logb)[fl]?)$")
