@@ -15,6 +15,7 @@ from grader.session import select_labs
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "classroom.yml"
 WORKFLOW = Path(".github") / "workflows" / "cml-grade.yml"
+LINT_SETTINGS = TEMPLATE.with_name("actionlint.yaml")
 
 
 def add_command(commands) -> None:
@@ -48,6 +49,7 @@ def command(args, console: Console) -> int:
     path = args.out / WORKFLOW
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(workflow_text(args.grader_repo, args.grader_ref, labs))
+    (args.out / ".github" / "actionlint.yaml").write_text(LINT_SETTINGS.read_text())  # the runner's label
     console.print(f"Wrote {path}. The gpu job needs a self-hosted runner labelled 'gpu' with the CUDA toolkit; "
                   "a private grader repository needs a CML_GRADER_TOKEN secret that can read it.")
     return Exit.PASSED

@@ -8,5 +8,4 @@ set -euo pipefail
 cd "$(dirname "$0")"
 bash tools/install-system.sh
 export PATH="$PWD/.deps/python:/usr/local/cuda/bin:$PATH"
-./cml list
-.venv/bin/python -m grader gradescope-prepare @LABS@
+./cml gradescope-prepare @LABS@
