@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 DAY_S = 86400.0
 
@@ -36,7 +36,7 @@ class LatePolicy:
 def parse_time(text: str) -> datetime:
     """An ISO 8601 time ('2026-03-01T23:59:00-05:00', or a date); one without a zone is taken as UTC."""
     moment = datetime.fromisoformat(text.strip())
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def days_late(submitted: datetime, due: datetime) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from grader import late
@@ -65,7 +65,7 @@ def changed_at(entry: Path) -> datetime:
     times = [entry.lstat().st_mtime]
     if entry.is_dir():
         times += [p.lstat().st_mtime for p in entry.rglob("*") if p.is_file() and not p.is_symlink()]
-    return datetime.fromtimestamp(max(times), tz=timezone.utc)
+    return datetime.fromtimestamp(max(times), tz=UTC)
 
 
 def gather(entries: dict[str, Path], roster_path: Path | None, due: str | None,

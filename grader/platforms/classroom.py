@@ -61,7 +61,7 @@ def _escape(text: str, property_value: bool = False) -> str:
     return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
 
 
-def annotations(junit: Path) -> tuple[list[str], list[str]]:
+def workflow_commands(junit: Path) -> tuple[list[str], list[str]]:
     """(workflow commands, Markdown table rows): an error per failed check, a warning per check that did not
     run or was withheld, a notice per passed one."""
     commands, rows = [], []
@@ -83,7 +83,7 @@ def annotations(junit: Path) -> tuple[list[str], list[str]]:
 def command_annotate(args, console: Console) -> int:
     if not args.junit.is_file():
         raise UsageError(f"{args.junit}: no JUnit file (the grade step wrote none: see its output)")
-    commands, rows = annotations(args.junit)
+    commands, rows = workflow_commands(args.junit)
     for line in commands:
         print(line, flush=True)  # not through rich: GitHub reads these lines as they are
     if args.summary:

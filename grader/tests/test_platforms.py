@@ -9,7 +9,7 @@ import json
 import os
 import stat
 import zipfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import jsonschema
@@ -127,7 +127,7 @@ def test_the_classroom_workflow_names_the_graders_repository_and_labs():
 def test_junit_checks_become_annotations(tmp_path):
     junit = tmp_path / "junit.xml"
     write_junit(load("no-gpu-run.json"), junit)
-    commands, rows = classroom.annotations(junit)
+    commands, rows = classroom.workflow_commands(junit)
     assert commands and all(line.startswith(("::error title=", "::warning title=", "::notice title=")) for line in commands)
     assert any(line.startswith("::warning title=01_vector_add%3A speedup over lanes 32 apart::NOT PASSED (not run)")
                for line in commands)
@@ -197,7 +197,7 @@ def test_the_roster_gives_ids_emails_and_times(tmp_path):
     roster.write(tmp_path, info)
     again = roster.read(tmp_path)
     assert again == info
-    assert again.submitted_at["bob"] == datetime.fromtimestamp(1_700_000_000, tz=timezone.utc).isoformat()
+    assert again.submitted_at["bob"] == datetime.fromtimestamp(1_700_000_000, tz=UTC).isoformat()
     alice = again.annotate({"score": 10.0}, "alice")
     assert alice["email"] == "alice@example.edu" and alice["sid"] == "17" and alice["score"] == 5.0
     assert again.annotate({"score": 10.0}, "bob")["score"] == 10.0  # on time
