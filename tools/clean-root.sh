@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by tools/gradescope-check.sh and tools/classroom-check.sh: a fresh Debian root file system, made by
 # debootstrap, standing in for the clean container a platform grades in (Gradescope's and GitHub's hosted
 # runners are Ubuntu; this machine reaches only Debian's archive, so the root is Debian 12, minbase).
