@@ -24,7 +24,7 @@ ROOT="$WORK/root"
 trap 'remove_clean_root "$ROOT" || true' EXIT
 
 main() {
-    echo "# tools/classroom-check.sh, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$CML_ROOT" rev-parse --short HEAD)"
+    echo "# tools/classroom-check.sh, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$CML_ROOT" describe --always --dirty)"
     rm -rf "$WORK" && mkdir -p "$WORK"
     "$CML_ROOT/cml" classroom --out "$WORK/student" --grader-repo course/cuda-memory-labs --grader-ref v1 --lab 1
     git -C "$WORK/student" init -q  # a repository, as the template is: actionlint finds its settings from there

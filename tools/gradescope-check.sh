@@ -72,7 +72,7 @@ EOF
 }
 
 main() {
-    echo "# tools/gradescope-check.sh, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$CML_ROOT" rev-parse --short HEAD)"
+    echo "# tools/gradescope-check.sh, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$CML_ROOT" describe --always --dirty)"
     rm -rf "$WORK" && mkdir -p "$WORK"
     "$CML_ROOT/cml" gradescope --out "$WORK/autograder.zip" --lab 1 --late-penalty 10 --late-limit 3
     make_clean_root "$IMAGE"

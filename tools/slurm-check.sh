@@ -79,7 +79,7 @@ EOF
 }
 
 main() {
-    echo "# tools/slurm-check.sh, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$CML_ROOT" rev-parse --short HEAD)"
+    echo "# tools/slurm-check.sh, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$CML_ROOT" describe --always --dirty)"
     start_cluster
     echo "== what the old default asked for: 8 CPUs per task"
     sbatch --test-only --cpus-per-task=8 --wrap=true 2>&1 | sed 's/^/    /' || true
