@@ -76,6 +76,20 @@ def read_plan(out: Path) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def regrade(out: Path, tasks: list[Task], students: list[str], plan: dict) -> list[Task]:
+    """The tasks of the named students, their earlier results removed so that they are graded again; the
+    others' results stay as they are. Raises KeyError for a name that is not a submission of the batch."""
+    unknown = sorted(set(students) - set(plan.get("students", [])))
+    if unknown:
+        raise KeyError(f"--student {', '.join(unknown)}: no such submission in this batch "
+                       f"(names: {', '.join(plan.get('students', [])[:10])}{', ...' if len(plan.get('students', [])) > 10 else ''})")
+    for student in students:  # every planned lab, so that one no longer submitted loses its old result too
+        for lab in plan.get("labs", []):
+            for suffix in (".json", ".error"):
+                (out / "students" / student / f"{lab}{suffix}").unlink(missing_ok=True)
+    return [task for task in tasks if task.student in students]
+
+
 def worker_gpus(workers: int | None) -> list[str | None]:
     """The GPU of each worker: one worker per GPU by default; more workers than GPUs share them round-robin (their
     timings then disturb each other); without a GPU, `workers` (default 1) workers with none."""

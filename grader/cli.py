@@ -16,12 +16,14 @@ from rich.markup import escape
 from rich.progress import Progress, TextColumn
 from rich.table import Table
 
-from grader import batch, report, sandbox, slurm
+from grader import batch, late, report, roster, sandbox, slurm
 from grader.calibrate import calibrate
 from grader.collect import collect as collect_results
+from grader.collect import unfinished
 from grader.config import REPO_ROOT, load_config
 from grader.exits import CannotGrade, Exit, UsageError
 from grader.export import write_exports
+from grader.platforms import classroom, gradescope
 from grader.score import verdict
 from grader.session import GradeRequest, select_labs, start
 
@@ -93,6 +95,30 @@ def add_class_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--target", type=Path, help="thresholds file (default: the one matching the GPU)")
     sub.add_argument("--arch", default="auto", help="GPU architecture for nvcc (see grade --help)")
     add_sandbox_option(sub)
+    add_roster_options(sub)
+
+
+def add_roster_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--roster", type=Path, metavar="CSV", help="the class list: a 'student' column (the "
+                     "submission's name) and any of sid, email, name, submitted_at; they go into every result")
+    add_late_options(sub)
+
+
+def add_late_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--due", metavar="TIME", help="due date, ISO 8601 (2026-03-01T23:59-05:00): later submissions "
+                     "are marked late (their time: the roster's submitted_at, else the file's time on this disk)")
+    sub.add_argument("--late-penalty", type=float, metavar="PERCENT", help="percent of the score taken off per "
+                     "started day late (default: none, lateness is only reported)")
+    sub.add_argument("--late-limit", type=float, metavar="DAYS", help="more days late than this scores 0")
+
+
+def late_policy(args) -> late.LatePolicy | None:
+    if args.late_penalty is None and args.late_limit is None:
+        return None
+    try:
+        return late.LatePolicy(args.late_penalty or 0.0, args.late_limit)
+    except ValueError as error:
+        raise UsageError(str(error)) from error
 
 
 def add_class_commands(commands) -> None:
@@ -106,6 +132,9 @@ def add_class_commands(commands) -> None:
     batch_command.add_argument("--workers", type=int, help="parallel graders (default: one per GPU; 1 without a GPU)")
     batch_command.add_argument("--stop-after", type=float, metavar="MINUTES",
                                help="start no task after this long; run again to resume")
+    batch_command.add_argument("--student", action="append", metavar="NAME",
+                               help="regrade only this student (repeatable): their earlier results are replaced, "
+                               "everyone else's kept, and the class merged again")
     add_class_options(commands.add_parser("batch-task", help="one Slurm array task's share of a batch (see slurm)"))
     slurm_command = commands.add_parser(
         "slurm", help="write a Slurm job-array script that grades a class",
@@ -114,11 +143,22 @@ def add_class_commands(commands) -> None:
     add_class_options(slurm_command)
     slurm_command.add_argument("--tasks", type=int, default=8, help="array tasks, one GPU each (default 8)")
     slurm_command.add_argument("--time", default="04:00:00", help="time limit per task (default 04:00:00)")
-    slurm_command.add_argument("--cpus", type=int, default=8, help="CPU cores per task, for the builds (default 8)")
+    slurm_command.add_argument("--cpus", type=int, help="CPU cores per task, for the builds (default: 8, or "
+                               "fewer where the partition's smallest node has fewer; sinfo is asked)")
+    slurm_command.add_argument("--gpus", type=int, default=1, help="GPUs per task (default 1; 0 on nodes without "
+                               "one: the checks run on the CPU emulator and speed is not graded)")
+    slurm_command.add_argument("--submit", action="store_true", help="also submit it with sbatch, from this checkout")
     slurm_command.add_argument("--sbatch", action="append", default=[], metavar="LINE",
                                help='extra #SBATCH line, e.g. "--partition=gpu"')
-    collect = commands.add_parser("collect", help="merge a batch's results (after the Slurm tasks have ended)")
+    collect = commands.add_parser(
+        "collect", help="merge a batch's results (after the Slurm tasks have ended)",
+        description="Merge a batch's results: OUT/results.csv and .json, each student's reports, and "
+        "OUT/gradescope-speed.csv (the speed points of every student graded on a GPU, for Gradescope's score "
+        "upload). Exit status 4 when some submitted labs have no result yet: their tasks are still running, or "
+        "were stopped; run collect again once they have ended.")
     collect.add_argument("out", type=Path, help="the batch's results folder")
+    gradescope.add_command(commands)
+    classroom.add_command(commands)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -235,7 +275,23 @@ def plan_batch(args, console: Console):
     tasks, unreadable = batch.write_plan(args.submissions, select_labs(config, args.lab or []), config, args.out)
     for student, why in unreadable.items():
         console.print(f"[red]{escape(student)}: cannot be graded:[/] {escape(why)}")
+    entries = {batch.student_name(entry): entry for entry in batch.submissions_in(args.submissions)}
+    try:
+        info = roster.gather(entries, args.roster, args.due, late_policy(args))
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--roster or --due: {error}") from error
+    for student in sorted(set(info.roster) - set(entries)):
+        console.print(f"[yellow]{escape(student)} is on the roster but has no submission[/]")
+    roster.write(args.out, info)
     return config, tasks
+
+
+def class_options(args) -> list[str]:
+    """What a Slurm array task passes on to its plan: the roster and the late policy."""
+    options = ["--roster", str(args.roster.resolve())] if args.roster else []
+    for flag, value in (("--due", args.due), ("--late-penalty", args.late_penalty), ("--late-limit", args.late_limit)):
+        options += [flag, str(value)] if value is not None else []
+    return options
 
 
 def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_prefix: str = "w") -> int:
@@ -260,8 +316,14 @@ def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_pr
 
 def command_batch(args, console: Console) -> int:
     config, tasks = plan_batch(args, console)
+    if args.student:
+        try:
+            tasks = batch.regrade(args.out, tasks, args.student, batch.read_plan(args.out) or {})
+        except KeyError as error:
+            raise UsageError(error.args[0]) from error
     status = run_batch(args, console, config, tasks, batch.worker_gpus(args.workers))
-    return command_collect(args, console, config) or status
+    collected = command_collect(args, console, config)
+    return status or collected
 
 
 def command_batch_task(args, console: Console) -> int:
@@ -278,10 +340,16 @@ def command_batch_task(args, console: Console) -> int:
 def command_slurm(args, console: Console) -> int:
     plan_batch(args, console)
     labs = [arg for lab in args.lab or [] for arg in ("--lab", lab)]
-    script = slurm.write_script(args.submissions, args.out, args.tasks, grade_options(args) + labs,
-                                args.time, args.cpus, args.sbatch)
-    console.print(f"Wrote {script}\nSubmit it with: sbatch {script}\nThen, when every task has ended: "
-                  f"./cml collect {args.out}")
+    cpus, why = slurm.choose_cpus(args.cpus, args.sbatch)
+    console.print(f"CPU cores per task: {cpus} ({why})")
+    script = slurm.write_script(args.submissions, args.out, args.tasks, grade_options(args) + labs + class_options(args),
+                                args.time, cpus, args.sbatch, args.gpus)
+    console.print(f"Wrote {script}")
+    if args.submit:
+        console.print(f"Submitted: job {slurm.submit(script)}")
+    else:
+        console.print(f"Submit it from this checkout: cd {REPO_ROOT} && sbatch {script}")
+    console.print(f"Then, when every task has ended: ./cml collect {args.out}")
     return Exit.PASSED
 
 
@@ -289,7 +357,8 @@ def command_collect(args, console: Console, config=None) -> int:
     plan = batch.read_plan(args.out)
     if plan is None:
         raise UsageError(f"{args.out} holds no batch (no plan.json): run ./cml batch or ./cml slurm first")
-    rows = collect_results(args.out, config or load_config(), plan)
+    config = config or load_config()
+    rows = collect_results(args.out, config, plan)
     table = Table("student", "score", "labs")
     for row in rows:
         labs = ", ".join(f"{k[:2]}: {v}" for k, v in row.items() if k[:2].isdigit())
@@ -298,11 +367,22 @@ def command_collect(args, console: Console, config=None) -> int:
     console.print(table)
     console.print(f"Written: {args.out / 'results.csv'}, {args.out / 'results.json'}, and per student "
                   f"{args.out / 'students'}/*/")
+    speed, left_out = gradescope.write_speed_csv(args.out, [row["student"] for row in rows])
+    console.print(f"Written: {speed} ({len(rows) - len(left_out)} students"
+                  + (f"; {len(left_out)} without a GPU result left out" if left_out else "") + ")")
+    waiting = unfinished(rows, [config.lab(name) for name in plan["labs"]])
+    if waiting:
+        console.print(f"[bold yellow]Not finished: {len(waiting)} submitted lab(s) have no result yet[/] "
+                      f"({escape(', '.join(waiting[:8]))}{', ...' if len(waiting) > 8 else ''}): their tasks are "
+                      "still running or were stopped. Run ./cml collect again once every task has ended.")
+        return Exit.INCOMPLETE
     return Exit.PASSED
 
 
 COMMANDS = {
     "grade": command_grade,
+    **gradescope.COMMANDS,
+    **classroom.COMMANDS,
     "calibrate": command_calibrate,
     "batch": command_batch,
     "batch-task": command_batch_task,

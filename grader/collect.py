@@ -6,7 +6,7 @@ import csv
 import json
 from pathlib import Path
 
-from grader import report
+from grader import report, roster
 from grader.config import Config
 from grader.export import write_exports
 
@@ -43,12 +43,24 @@ def student_row(run: dict, labs: list, submitted: list[str]) -> dict:
     return row
 
 
+def class_cells(run: dict, info: roster.ClassInfo) -> dict:
+    """The row's cells from the roster and the submission time (the score in the row is after any penalty)."""
+    cells = {"submitted_at": run.get("submitted_at", ""), "days_late": (run.get("late") or {}).get("days", 0)}
+    return {**cells, **{column: run.get(column, "") for column in ("sid", "email", "name") if info.roster}}
+
+
+def unfinished(rows: list[dict], labs: list) -> list[str]:
+    """'student lab' of every submitted lab with no result yet: its task has not run or not ended."""
+    return [f"{row['student']} {lab.name}" for row in rows for lab in labs if row.get(lab.name) == "not graded yet"]
+
+
 def collect(out: Path, config: Config, plan: dict) -> list[dict]:
     """Writes students/<name>/{grade.json, results.json, junit.xml, report.html}, results.csv and results.json.
     Every student of the plan gets a row; a lab with no kernel.cu in the submission scores 0, "not submitted";
     one a time-boxed batch did not reach yet reads "not graded yet"."""
     labs = [config.lab(name) for name in plan["labs"]]
     max_score = sum(lab.max_points for lab in labs)
+    info = roster.read(out)  # ids, emails, submission times and the late policy, where the batch was given them
     rows = []
     for student in plan["students"]:
         folder = out / "students" / student
@@ -60,10 +72,12 @@ def collect(out: Path, config: Config, plan: dict) -> list[dict]:
             run = report.ungraded_run(context, max_score, f"unreadable submission: {unreadable}")
         else:
             run = {**student_run(folder, student), "max_score": max_score}
+        run = info.annotate(run, student)
         report.save_run(folder / "grade.json", run)
         write_exports(run, gradescope=folder / "results.json", junit=folder / "junit.xml", html=folder / "report.html")
-        rows.append(student_row(run, labs, plan.get("submitted", {}).get(student, [])))
-    columns = ["student", "score", "max_score", *[lab.name for lab in labs], "notes"]
+        rows.append({**student_row(run, labs, plan.get("submitted", {}).get(student, [])), **class_cells(run, info)})
+    columns = ["student", "score", "max_score", *[lab.name for lab in labs], "notes", "submitted_at", "days_late"]
+    columns += [column for column in ("sid", "email", "name") if info.roster]
     with (out / "results.csv").open("w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=columns, restval="")
         writer.writeheader()

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 GRADER_DIR = Path(__file__).resolve().parent
-REPO_ROOT = GRADER_DIR.parent
+
+
+def checkout() -> Path:
+    """The checkout graded in: CML_ROOT (./cml sets it), else the one this package lies in, else the current
+    folder (cml-grader installed by pip and run in a checkout)."""
+    for folder in (os.environ.get("CML_ROOT"), GRADER_DIR.parent, Path.cwd()):
+        if folder and (Path(folder) / "meson.build").is_file():
+            return Path(folder).resolve()
+    return GRADER_DIR.parent
+
+
+REPO_ROOT = checkout()
 LABS_TOML = GRADER_DIR / "labs.toml"
 TARGETS_DIR = GRADER_DIR / "targets"
 

@@ -88,7 +88,8 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     assert "#SBATCH --array=0-1" in script and "batch-task" in script and "--lab 1" in script
     outside = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1")
     assert outside.returncode != 0 and "not inside a Slurm array task" in outside.stderr
-    assert cml("collect", str(out)).returncode == 0  # before any task ran: pending, not "not submitted"
+    early = cml("collect", str(out))  # before any task ran: pending, not "not submitted", and said so
+    assert early.returncode == Exit.INCOMPLETE and "Not finished" in early.stdout, early.stdout + early.stderr
     pending = {row["student"]: row for row in json.loads((out / "results.json").read_text())}
     assert pending["alice_correct"]["01_vector_add"] == "not graded yet"
     assert pending["wendy_symlink_to_solution"]["01_vector_add"] == "not submitted"
@@ -102,6 +103,25 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     got = {row["student"]: row for row in json.loads((out / "results.json").read_text())}
     assert got["heidi_does_not_compile"]["01_vector_add"] == "0.0 failed"
     assert got["alice_correct"]["01_vector_add"].endswith("incomplete")
+
+
+def test_one_student_is_regraded_and_the_roster_goes_into_the_results(graded, tmp_path):
+    out, submissions, _ = graded
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,sid,email,submitted_at\nalice_correct,17,alice@example.edu,2026-03-03T12:00:00Z\n")
+    before = json.loads((out / "results" / "students" / "heidi_does_not_compile" / "01_vector_add.json").read_text())
+    again = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1", "--student", "alice_correct",
+                "--roster", str(roster), "--due", "2026-03-01T23:59:00Z", "--late-penalty", "10")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "1 to grade" in again.stdout
+    after = json.loads((out / "results" / "students" / "heidi_does_not_compile" / "01_vector_add.json").read_text())
+    assert after == before  # everyone else's result kept as it was
+    row = rows(out)["alice_correct"]
+    assert row["email"] == "alice@example.edu" and row["sid"] == "17" and row["days_late"] == 2
+    grade = json.loads((out / "results" / "students" / "alice_correct" / "grade.json").read_text())
+    assert grade["late"]["kept"] == pytest.approx(0.8) and grade["score"] == pytest.approx(0.8 * grade["late"]["score_before"])
+    unknown = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1", "--student", "nobody")
+    assert unknown.returncode == Exit.USAGE and "no such submission" in unknown.stderr
 
 
 def test_a_grader_failure_is_a_grader_error_not_the_students_failure(tmp_path):

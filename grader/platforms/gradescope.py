@@ -1,0 +1,186 @@
+"""Gradescope: the autograder zip (./cml gradescope), what its two scripts call (gradescope-prepare in setup.sh,
+gradescope-results in run_autograder), and the speed points of a GPU batch as a CSV for Gradescope's score
+upload (written by ./cml collect).
+
+Gradescope's containers have no GPU: there the tests, sanitizers and counters run on the CPU emulator, and the
+speed checks are "graded later on a GPU" (grader/export/gradescope.py says how they look). The instructor
+grades the class again on a GPU after the due date (./cml batch or ./cml slurm with --roster), and uploads
+OUT/gradescope-speed.csv to the assignment that holds the speed points."""
+
+from __future__ import annotations
+
+import csv
+import json
+import zipfile
+from pathlib import Path
+
+from rich.console import Console
+
+from grader import build, gpu, late
+from grader.config import REPO_ROOT, load_config
+from grader.exits import Exit, GraderError, UsageError
+from grader.export.gradescope import VISIBILITIES, write_gradescope
+from grader.model import Category
+from grader.session import choose_arch, select_labs
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+# What the autograder needs of the checkout: the grader, the harness, the labs' tests and both variants (the
+# build configures the reference solutions too; the zip is the instructor's, never the students').
+SOURCES = ("cml", "meson.build", "meson.options", "pyproject.toml", "tools/bootstrap.sh", "tools/install-system.sh",
+           "grader", "common", "tests", "labs", "solutions")
+LEFT_OUT = ("grader/tests",)
+SETTINGS = "autograder.json"
+SIZES = "instructor-sizes.toml"
+SPEED_CSV = "gradescope-speed.csv"
+SPEED_COLUMNS = ("Name", "SID", "Email", "Score")
+
+
+def add_command(commands) -> None:
+    make = commands.add_parser(
+        "gradescope", help="write a Gradescope autograder zip",
+        description="Write a Gradescope autograder zip (setup.sh, run_autograder and the grader) that grades "
+        "/autograder/submission. Gradescope has no GPU: correctness, sanitizers and counters are graded on the CPU "
+        "emulator, and speed shows as 'graded later on a GPU', worth 0 there. Grade the class on a GPU later "
+        "(./cml batch --roster) and upload OUT/gradescope-speed.csv for the speed points. The due date comes "
+        "from Gradescope; the late policy, if any, from the options here.")
+    make.add_argument("--out", type=Path, default=Path("autograder.zip"), help="zip to write (default autograder.zip)")
+    make.add_argument("--lab", action="append", metavar="N", help="grade only this lab (repeatable; default: all)")
+    make.add_argument("--instructor-sizes", type=Path, metavar="TOML", help="extra sizes per lab (see grade --help)")
+    make.add_argument("--late-penalty", type=float, metavar="PERCENT",
+                      help="percent of the score taken off per started day after Gradescope's due date")
+    make.add_argument("--late-limit", type=float, metavar="DAYS", help="more days late than this scores 0")
+    make.add_argument("--visibility", choices=VISIBILITIES, default="visible",
+                      help="when students see the tests (Gradescope's visibility; default visible)")
+    prepare = commands.add_parser("gradescope-prepare", help="(setup.sh) build the grader's own parts ahead")
+    prepare.add_argument("--lab", action="append", metavar="N")
+    results = commands.add_parser("gradescope-results", help="(run_autograder) results.json from a grade's JSON")
+    results.add_argument("--grade", type=Path, required=True, help="the JSON ./cml grade wrote")
+    results.add_argument("--metadata", type=Path, help="Gradescope's submission_metadata.json")
+    results.add_argument("--settings", type=Path, help=f"the zip's {SETTINGS}")
+    results.add_argument("--out", type=Path, required=True, help="results.json to write")
+
+
+def source_files(root: Path = REPO_ROOT) -> list[Path]:
+    """The checkout's files the autograder needs, relative to root."""
+    files = []
+    for name in SOURCES:
+        path = root / name
+        found = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        for file in found:
+            relative = file.relative_to(root)
+            if "__pycache__" in relative.parts or relative.as_posix().startswith(LEFT_OUT):
+                continue
+            files.append(relative)
+    return files
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool) -> None:
+    info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+    info.external_attr = (0o100755 if executable else 0o100644) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    archive.writestr(info, data)
+
+
+def write_zip(out: Path, labs: list[str], sizes: Path | None, policy: late.LatePolicy | None,
+              visibility: str) -> Path:
+    lab_args = " ".join(f"--lab {lab}" for lab in labs)
+    options = f"--instructor-sizes {SIZES}" if sizes else ""
+    settings = {"labs": labs, "visibility": visibility,
+                "late": {"percent_per_day": policy.percent_per_day, "limit_days": policy.limit_days} if policy else None}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w") as archive:
+        for template in ("setup.sh", "run_autograder"):
+            text = (TEMPLATES / template).read_text().replace("@LABS@", lab_args).replace("@GRADE_OPTIONS@", options)
+            _add(archive, template, text.encode(), executable=True)
+        _add(archive, SETTINGS, (json.dumps(settings, indent=2) + "\n").encode(), executable=False)
+        if sizes:
+            _add(archive, SIZES, sizes.read_bytes(), executable=False)
+        for relative in source_files():
+            path = REPO_ROOT / relative
+            _add(archive, relative.as_posix(), path.read_bytes(), executable=bool(path.stat().st_mode & 0o111))
+    return out
+
+
+def command(args, console: Console) -> int:
+    labs = [lab.name for lab in select_labs(load_config(), args.lab or [])] if args.lab else []
+    if args.instructor_sizes and not args.instructor_sizes.is_file():
+        raise UsageError(f"--instructor-sizes {args.instructor_sizes}: no such file")
+    try:
+        policy = (late.LatePolicy(args.late_penalty or 0.0, args.late_limit)
+                  if args.late_penalty is not None or args.late_limit is not None else None)
+    except ValueError as error:
+        raise UsageError(str(error)) from error
+    path = write_zip(args.out, labs, args.instructor_sizes, policy, args.visibility)
+    console.print(f"Wrote {path} ({path.stat().st_size // 1024} KiB): labs {', '.join(labs) or 'all'}. Upload it on "
+                  "the assignment's Configure Autograder page (base image: Ubuntu 22.04 or 24.04).")
+    return Exit.PASSED
+
+
+def command_prepare(args, console: Console) -> int:
+    """Configures the build as run_autograder will (same folder, same architecture) and builds each lab's
+    programs from the shipped skeleton, so that a submission rebuilds only its kernel.cu and the links."""
+    config = load_config()
+    labs = select_labs(config, args.lab or [])
+    tree = build.BuildTree(REPO_ROOT / "build", REPO_ROOT / "labs", choose_arch("auto", gpu.detect_gpu()))
+    outcome = build.configure(tree, config.timeouts["build"])
+    if not outcome.ok:
+        raise GraderError(f"the build cannot be set up: {outcome.tail(5)}")
+    variants = ("student", "student_emu") if tree.has_emulator() else ("student",)
+    targets = [f"{lab.name}_{variant}" for lab in labs for variant in variants]
+    console.print(f"Building {', '.join(targets)} (nvcc -arch={tree.gpu_arch})")
+    built = build.compile_targets(tree, targets, config.timeouts["build"] * len(labs))
+    if not built.ok:
+        raise GraderError(f"the grader's parts do not build: {built.tail(5)}")
+    return Exit.PASSED
+
+
+def submission_facts(metadata: dict) -> tuple[str | None, str | None, dict]:
+    """(submitted at, due date, the submitter) from Gradescope's submission_metadata.json."""
+    users = metadata.get("users") or [{}]
+    who = {"name": users[0].get("name"), "email": users[0].get("email"), "sid": users[0].get("sid")}
+    return metadata.get("created_at"), (metadata.get("assignment") or {}).get("due_date"), who
+
+
+def command_results(args, console: Console) -> int:
+    run = json.loads(args.grade.read_text())
+    settings = json.loads(args.settings.read_text()) if args.settings and args.settings.is_file() else {}
+    metadata = json.loads(args.metadata.read_text()) if args.metadata and args.metadata.is_file() else {}
+    submitted, due, who = submission_facts(metadata)
+    run.update({k: v for k, v in who.items() if v})
+    policy = late.LatePolicy(**settings["late"]) if settings.get("late") else None
+    run = late.apply(run, late.parse_time(submitted) if submitted else None, late.parse_time(due) if due else None,
+                     policy)
+    write_gradescope(run, args.out, visibility=settings.get("visibility", "visible"), speed_later=True)
+    console.print(f"Written: {args.out} (score {run.get('score', 0):.1f})")
+    return Exit.PASSED
+
+
+def speed_points(run: dict) -> float | None:
+    """The points the run's speed checks earned, after any late penalty; None where it had no GPU."""
+    if not run.get("device"):
+        return None
+    earned = sum(check.get("points", 0.0) for lab in run.get("labs", []) for check in lab.get("checks", [])
+                 if check["category"] == Category.PERFORMANCE.value)
+    return earned * (run.get("late") or {}).get("kept", 1.0)
+
+
+def write_speed_csv(out: Path, students: list[str]) -> tuple[Path, list[str]]:
+    """OUT/gradescope-speed.csv: Name, SID, Email and the speed points of every student whose run had a GPU
+    (the roster's name, sid and email where the batch had --roster). Returns the path and who was left out."""
+    path, left_out = out / SPEED_CSV, []
+    with path.open("w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(SPEED_COLUMNS)
+        for student in students:
+            grade = out / "students" / student / "grade.json"
+            run = json.loads(grade.read_text()) if grade.is_file() else {}
+            points = speed_points(run)
+            if points is None:
+                left_out.append(student)
+                continue
+            writer.writerow([run.get("name") or student, run.get("sid", ""), run.get("email", ""), f"{points:.2f}"])
+    return path, left_out
+
+
+COMMANDS = {"gradescope": command, "gradescope-prepare": command_prepare, "gradescope-results": command_results}
+

@@ -1,0 +1,210 @@
+"""Where courses grade (grader/platforms, grader/late.py, grader/roster.py): Gradescope's autograder zip and
+its results, the speed CSV, the GitHub Classroom workflow and its annotations, Slurm's CPU count and script,
+the roster and the late policy. Quick: no grading here (test_batch.py grades a class; the zip is run in a
+clean root by tools/gradescope-check.sh, the workflow's steps by tools/classroom-check.sh)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import jsonschema
+import pytest
+from rich.console import Console
+
+from grader import late, roster, slurm
+from grader.export.gradescope import SCHEMA, gradescope_results
+from grader.export.junit import write_junit
+from grader.platforms import classroom, gradescope
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def load(name: str) -> dict:
+    return json.loads((DATA / name).read_text())
+
+
+# Gradescope
+
+
+def test_speed_not_measured_is_graded_later_worth_nothing_and_not_red():
+    results = gradescope_results(load("no-gpu-run.json"), speed_later=True)
+    jsonschema.validate(results, json.loads(SCHEMA.read_text()))
+    speed = [t for t in results["tests"] if "performance" in t["tags"]]
+    assert speed and all(t["status"] == "passed" and t["score"] == t["max_score"] == 0 for t in speed)
+    assert all(t["name"].endswith("graded later on a GPU") and "Not measured here" in t["output"] for t in speed)
+    assert "the other 55 points are for speed, graded later on a GPU" in results["output"]
+    others = [t for t in results["tests"] if "performance" not in t["tags"]]
+    assert all(t["status"] == "failed" for t in others)  # not run for another reason: still not passed
+
+
+def test_without_speed_later_a_speed_check_not_run_stays_failed():
+    results = gradescope_results(load("no-gpu-run.json"))
+    assert all(t["status"] == "failed" for t in results["tests"] if "performance" in t["tags"])
+
+
+def test_a_run_on_a_gpu_is_not_touched_by_speed_later():
+    run = load("h100-run.json")
+    assert gradescope_results(run, speed_later=True) == gradescope_results(run)
+
+
+def test_the_zip_has_gradescopes_two_scripts_at_its_root_and_the_grader(tmp_path):
+    path = gradescope.write_zip(tmp_path / "autograder.zip", ["01_vector_add"], None,
+                                late.LatePolicy(10, 3), "after_due_date")
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        mode = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
+        run_autograder = archive.read("run_autograder").decode()
+        settings = json.loads(archive.read(gradescope.SETTINGS))
+    assert {"setup.sh", "run_autograder", "cml", "meson.build", "grader/cli.py", "tools/install-system.sh",
+            "tests/01_vector_add/test.cpp", "solutions/01_vector_add/kernel.cu"} <= names
+    assert not any(name.startswith("grader/tests/") or "__pycache__" in name for name in names)
+    assert all(mode[name] & stat.S_IXUSR for name in ("setup.sh", "run_autograder", "cml"))
+    assert "--submission /autograder/submission --lab 01_vector_add" in run_autograder and "@" not in run_autograder
+    assert settings == {"labs": ["01_vector_add"], "visibility": "after_due_date",
+                        "late": {"percent_per_day": 10, "limit_days": 3}}
+
+
+def test_gradescope_results_takes_the_time_and_due_date_from_gradescopes_metadata(tmp_path):
+    grade = tmp_path / "grade.json"
+    grade.write_text(json.dumps(load("no-gpu-run.json") | {"score": 50.0}))
+    metadata = tmp_path / "submission_metadata.json"
+    metadata.write_text(json.dumps({
+        "created_at": "2026-03-03T09:00:00.000000-05:00",
+        "assignment": {"due_date": "2026-03-01T23:59:00.000000-05:00"},
+        "users": [{"email": "ada@example.edu", "id": 7, "name": "Ada"}]}))
+    settings = tmp_path / "autograder.json"
+    settings.write_text(json.dumps({"late": {"percent_per_day": 10, "limit_days": 3}}))
+    out = tmp_path / "results.json"
+    parser = _parser()
+    args = parser.parse_args(["gradescope-results", "--grade", str(grade), "--metadata", str(metadata),
+                              "--settings", str(settings), "--out", str(out)])
+    assert gradescope.command_results(args, Console(file=open(os.devnull, "w"))) == 0
+    results = json.loads(out.read_text())
+    assert results["score"] == 40.0 and results["extra_data"]["late"]["days"] == 2
+    assert "2 days after the due date" in results["output"]
+
+
+def _parser():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers(dest="command")
+    gradescope.add_command(commands)
+    classroom.add_command(commands)
+    return parser
+
+
+def test_the_speed_csv_lists_only_students_graded_on_a_gpu(tmp_path):
+    for student, name in (("alice", "h100-run.json"), ("bob", "no-gpu-run.json")):
+        folder = tmp_path / "students" / student
+        folder.mkdir(parents=True)
+        run = load(name) | ({"email": "alice@example.edu", "sid": "17"} if student == "alice" else {})
+        (folder / "grade.json").write_text(json.dumps(run))
+    path, left_out = gradescope.write_speed_csv(tmp_path, ["alice", "bob"])
+    lines = path.read_text().splitlines()
+    assert lines[0] == "Name,SID,Email,Score" and left_out == ["bob"]
+    speed = sum(c["points"] for lab in load("h100-run.json")["labs"] for c in lab["checks"]
+                if c["category"] == "performance")
+    assert lines[1] == f"alice,17,alice@example.edu,{speed:.2f}" and len(lines) == 2
+
+
+# GitHub Classroom
+
+
+def test_the_classroom_workflow_names_the_graders_repository_and_labs():
+    text = classroom.workflow_text("course/grader", "v1.2", ["01_vector_add", "06_warp_reduction"])
+    assert 'CML_GRADER_REPO: "course/grader"' in text and 'CML_GRADER_REF: "v1.2"' in text
+    assert 'CML_LABS: "--lab 01_vector_add --lab 06_warp_reduction"' in text
+    assert not any(token in text for token in ("@GRADER_REPO@", "@GRADER_REF@", "@LABS@"))
+    assert "runs-on: [self-hosted, gpu]" in text and "classroom-annotate" in text
+
+
+def test_junit_checks_become_annotations(tmp_path):
+    junit = tmp_path / "junit.xml"
+    write_junit(load("no-gpu-run.json"), junit)
+    commands, rows = classroom.workflow_commands(junit)
+    assert commands and all(line.startswith(("::error title=", "::warning title=", "::notice title=")) for line in commands)
+    assert any(line.startswith("::warning title=01_vector_add%3A speedup over lanes 32 apart::NOT PASSED (not run)")
+               for line in commands)
+    assert all("\n" not in line for line in commands) and len(rows) == len(commands)
+
+
+# Slurm
+
+
+def fake_sinfo(tmp_path, monkeypatch, output: str) -> None:
+    sinfo = tmp_path / "bin" / "sinfo"
+    sinfo.parent.mkdir()
+    sinfo.write_text(f"#!/bin/sh\necho \"$@\" > {tmp_path}/asked\nprintf '{output}'\n")
+    sinfo.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{sinfo.parent}:{os.environ['PATH']}")
+
+
+def test_slurm_asks_the_partition_for_its_smallest_node(tmp_path, monkeypatch):
+    fake_sinfo(tmp_path, monkeypatch, "2\\n16+\\n")
+    assert slurm.choose_cpus(None, ["--partition=small"]) == (2, "partition small's smallest node has 2")
+    assert (tmp_path / "asked").read_text().split() == ["--noheader", "--format=%c", "--partition", "small"]
+    assert slurm.choose_cpus(4, []) == (4, "--cpus")
+
+
+def test_slurm_without_sinfo_takes_what_this_machine_has(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    cpus, why = slurm.choose_cpus(None, [])
+    assert cpus == min(8, os.cpu_count() or 1) and "sinfo did not answer" in why
+
+
+def test_the_slurm_script_names_no_checkout_and_no_gpu_when_asked_for_none(tmp_path):
+    script = slurm.write_script(tmp_path / "subs", tmp_path / "out", 2, ["--lab", "1"], "01:00:00", 2, [], gpus=0)
+    text = script.read_text()
+    assert "--gres" not in text and "#SBATCH --cpus-per-task=2" in text
+    assert 'cd "${SLURM_SUBMIT_DIR:?' in text and str(Path(__file__).resolve().parents[2]) not in text
+
+
+# The roster and the late policy
+
+
+def test_late_days_are_started_days_and_the_policy_scales_the_score():
+    due = late.parse_time("2026-03-01T23:59:00-05:00")
+    assert late.days_late(late.parse_time("2026-03-01T23:58:00-05:00"), due) == 0
+    assert late.days_late(late.parse_time("2026-03-02T00:00:00-05:00"), due) == 1
+    policy = late.LatePolicy(10, 3)
+    assert [policy.kept(days) for days in (0, 1, 3, 4)] == [1.0, 0.9, 0.7, 0.0]
+    run = late.apply({"score": 80.0}, late.parse_time("2026-03-03T12:00:00-05:00"), due, policy)
+    assert run["score"] == pytest.approx(64.0) and run["late"]["days"] == 2 and run["late"]["score_before"] == 80.0
+    on_time = late.apply({"score": 80.0}, due, due, policy)
+    assert on_time["score"] == 80.0 and "late" not in on_time
+
+
+def test_a_bad_late_policy_is_refused():
+    with pytest.raises(ValueError):
+        late.LatePolicy(150)
+
+
+def test_the_roster_gives_ids_emails_and_times(tmp_path):
+    (tmp_path / "subs" / "alice").mkdir(parents=True)
+    (tmp_path / "subs" / "bob.zip").write_bytes(b"")
+    os.utime(tmp_path / "subs" / "bob.zip", (0, 1_700_000_000))
+    path = tmp_path / "roster.csv"
+    path.write_text("Student,SID,Email,Name,submitted_at\nalice,17,alice@example.edu,Alice A,2026-03-02T10:00:00Z\n"
+                    "bob,18,bob@example.edu,,\n")
+    entries = {"alice": tmp_path / "subs" / "alice", "bob": tmp_path / "subs" / "bob.zip"}
+    info = roster.gather(entries, path, "2026-03-01T23:59:00Z", late.LatePolicy(50))
+    roster.write(tmp_path, info)
+    again = roster.read(tmp_path)
+    assert again == info
+    assert again.submitted_at["bob"] == datetime.fromtimestamp(1_700_000_000, tz=UTC).isoformat()
+    alice = again.annotate({"score": 10.0}, "alice")
+    assert alice["email"] == "alice@example.edu" and alice["sid"] == "17" and alice["score"] == 5.0
+    assert again.annotate({"score": 10.0}, "bob")["score"] == 10.0  # on time
+
+
+def test_a_roster_without_a_student_column_is_refused(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text("email\na@example.edu\n")
+    with pytest.raises(ValueError, match="no 'student' column"):
+        roster.read_roster(path)
