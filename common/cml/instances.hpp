@@ -1,0 +1,72 @@
+// The instances of a benchmark's problem: each kernel runs over kInstances of them, each with its own random
+// inputs (drawn from the run's seeded generator), its own outputs and its own expected result, so that
+// pointers repeat only by chance and a cache keyed on the inputs' contents meets data it has not seen.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cml/device_buffer.hpp"
+
+namespace cml {
+
+// Two instances: no pointer or input is the same from one launch to the next more than half the time, and
+// each instance costs its problem's host memory again (the largest benchmark holds ~3.5 GB with two).
+constexpr int kInstances = 2;
+
+// kInstances instances of a lab's problem, each built as Instance(args...).
+template <class Instance, class... Args>
+std::vector<Instance> make_instances(const Args&... args)
+{
+    std::vector<Instance> instances;
+    instances.reserve(kInstances);
+    for (int i = 0; i < kInstances; ++i) instances.emplace_back(args...);
+    return instances;
+}
+
+// An input of one instance: uploaded once, its host copy kept (the CPU reference reads it too), so that after
+// a kernel's launches the frame can tell whether the kernel wrote to it. A kernel that zeroes its inputs can
+// make a wrong result look right (/work/shared/research/grader-attacks.md, #5).
+template <class T>
+class BenchInput {
+public:
+    BenchInput(std::string name, std::vector<T> values) : name_(std::move(name)), host_(std::move(values)), device_(host_) {}
+
+    const T* data() const { return device_.data(); }
+    const std::vector<T>& host() const { return host_; }
+    std::size_t size() const { return host_.size(); }
+
+    // "" when the device copy still holds what was uploaded; otherwise where it first differs, after
+    // uploading it again so that the next kernel gets the input it expects.
+    std::string restore_if_changed()
+    {
+        const std::vector<T> now = device_.download();
+        if (host_.empty() || std::memcmp(now.data(), host_.data(), device_.bytes()) == 0) return "";
+        std::size_t first = 0;
+        while (std::memcmp(&now[first], &host_[first], sizeof(T)) == 0) ++first;
+        device_.upload(host_);
+        return name_ + "[" + std::to_string(first) + "] is " + std::to_string(now[first]) + " where " +
+               std::to_string(host_[first]) + " was uploaded";
+    }
+
+private:
+    std::string name_;
+    std::vector<T> host_;
+    DeviceBuffer<T> device_;
+};
+
+// restore_if_changed() of each input, in one line: "" when none changed.
+template <class... Inputs>
+std::string restore_changed(Inputs&... inputs)
+{
+    std::string changed;
+    for (const std::string& what : {inputs.restore_if_changed()...}) {
+        if (what.empty()) continue;
+        changed += (changed.empty() ? "" : "; ") + what;
+    }
+    return changed;
+}
+
+}  // namespace cml
