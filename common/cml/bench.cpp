@@ -130,13 +130,15 @@ void fail(KernelResult& result, const std::string& why)
     result.correct = false;
 }
 
-void add_timed(KernelResult& result, const TimedLaunches& timed)
+void add_timed(KernelResult& result, const TimedLaunches& timed, bool cache_changed_before)
 {
     result.timing = timed.timing;
     result.host_median_ms = timed.host_median_ms;
     result.timed_verified = timed.verified;
     if (!timed.wrong.empty()) fail(result, timed.wrong);
-    result.problems.insert(result.problems.end(), timed.problems.begin(), timed.problems.end());
+    // A kernel that changes the L2 settings on every call is told once, at the first.
+    if (!timed.cache_changed.empty() && !cache_changed_before) result.problems.push_back(timed.cache_changed);
+    if (!timed.clock_problem.empty()) result.problems.push_back(timed.clock_problem);
 }
 
 // After all of a kernel's launches: every instance's inputs as they were uploaded.
@@ -181,8 +183,9 @@ void BenchReport::run(const KernelUnderTest& kernel, const BenchArgs& args)
         const CheckedLaunch checked = run_checked(kernel);
         result.correct = checked.comparison.ok;
         result.check = checked.comparison.describe();
-        if (!checked.cache_changed.empty()) result.problems.push_back("the checked launch " + checked.cache_changed);
-        if (!args.profile) add_timed(result, run_timed(kernel));
+        const bool cache_changed = !checked.cache_changed.empty();
+        if (cache_changed) result.problems.push_back("the checked launch " + checked.cache_changed);
+        if (!args.profile) add_timed(result, run_timed(kernel), cache_changed);
         check_inputs(result, kernel);
         check_floor(result, copy_gbps_);
     }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,10 @@ public:
         std::size_t first = 0;
         while (std::memcmp(&now[first], &host_[first], sizeof(T)) == 0) ++first;
         device_.upload(host_);
-        return name_ + "[" + std::to_string(first) + "] is " + std::to_string(now[first]) + " where " +
-               std::to_string(host_[first]) + " was uploaded";
+        std::ostringstream out;
+        out.precision(9);
+        out << name_ << "[" << first << "] is " << now[first] << " where " << host_[first] << " was uploaded";
+        return out.str();
     }
 
 private:

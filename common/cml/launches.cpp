@@ -104,7 +104,7 @@ TimedLaunches run_timed(const KernelUnderTest& kernel, TimingOptions options)
     TimedLaunches timed;
     auto note_cache_change = [&](const std::string& launch) {
         const std::string changed = cache_state_changed();
-        if (!changed.empty() && timed.problems.empty()) timed.problems.push_back(launch + " " + changed);
+        if (!changed.empty() && timed.cache_changed.empty()) timed.cache_changed = launch + " " + changed;
     };
     for (int w = 0; w < options.warmup; ++w) {
         const int instance = draw(kernel.instances);
@@ -144,8 +144,7 @@ TimedLaunches run_timed(const KernelUnderTest& kernel, TimingOptions options)
     timed.timing = summarize(event_ms);
     timed.host_median_ms = summarize(host_ms).median_ms;
     timed.span_median_ms = summarize(span_ms).median_ms;
-    const std::string clock = host_clock_problem(timed.host_median_ms, timed.span_median_ms);
-    if (!clock.empty()) timed.problems.push_back(clock);
+    timed.clock_problem = host_clock_problem(timed.host_median_ms, timed.span_median_ms);
     return timed;
 }
 

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "cml/bench.hpp"
 #include "cml/compare.hpp"
@@ -30,7 +29,8 @@ struct TimedLaunches {
     double span_median_ms = 0.0;   // CUDA events over the same span (flush, launch)
     int verified = 0;              // timed launches whose outputs were compared with the expected result
     std::string wrong;             // the first verified launch whose output was wrong: which, and how
-    std::vector<std::string> problems;  // why the time cannot be trusted
+    std::string cache_changed;     // the first launch after which the L2 settings had changed: which, and how
+    std::string clock_problem;     // the host's clock saw work the events did not
 };
 
 TimedLaunches run_timed(const KernelUnderTest& kernel, TimingOptions options = {});
