@@ -1,29 +1,51 @@
 // The instances of a benchmark's problem: each kernel runs over kInstances of them, each with its own random
-// inputs (drawn from the run's seeded generator), its own outputs and its own expected result, so that
-// pointers repeat only by chance and a cache keyed on the inputs' contents meets data it has not seen.
+// inputs (drawn from the run's seed), its own outputs and its own expected result, so that pointers repeat
+// only by chance and a cache keyed on the inputs' contents meets data it has not seen.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <functional>
+#include <future>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "cml/device_buffer.hpp"
+#include "cml/random.hpp"
 
 namespace cml {
 
 // Two instances: no pointer or input is the same from one launch to the next more than half the time, and
-// each instance costs its problem's host memory again (the largest benchmark holds ~3.5 GB with two).
+// each instance costs its problem's host memory again (the largest benchmark, Lab 5's, holds ~3 GB with two).
 constexpr int kInstances = 2;
+
+// Runs work(i) for every instance i at once, one thread each, and waits for all: the instances' random
+// inputs and CPU references, independent of each other, are most of a benchmark's setup. Instance i draws
+// from its own RandomStream, so what it holds depends on the run's seed and i alone.
+inline void for_each_instance(int count, const std::function<void(int)>& work)
+{
+    std::vector<std::future<void>> running;
+    for (int i = 0; i < count; ++i) {
+        running.push_back(std::async(std::launch::async, [&work, i] {
+            const RandomStream stream{std::uint64_t(i)};
+            work(i);
+        }));
+    }
+    for (std::future<void>& done : running) done.get();  // rethrows what a thread threw
+}
 
 // kInstances instances of a lab's problem, each built as Instance(args...).
 template <class Instance, class... Args>
 std::vector<Instance> make_instances(const Args&... args)
 {
+    std::vector<std::optional<Instance>> built(kInstances);
+    for_each_instance(kInstances, [&](int i) { built[std::size_t(i)].emplace(args...); });
     std::vector<Instance> instances;
     instances.reserve(kInstances);
-    for (int i = 0; i < kInstances; ++i) instances.emplace_back(args...);
+    for (std::optional<Instance>& instance : built) instances.push_back(std::move(*instance));
     return instances;
 }
 

@@ -38,7 +38,9 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
 
     const std::vector<int> radii = args.profile ? std::vector<int>{1} : kRadii;
     for (int radius : radii) {
-        for (Instance& instance : instances) instance.want = smooth_reference(instance.in.host(), radius);
+        cml::for_each_instance(int(instances.size()), [&](int i) {
+            instances[i].want = smooth_reference(instances[i].in.host(), radius);
+        });
         using Launcher = void (*)(const float*, float*, int, int);
         auto kernel = [&, radius](std::string name, std::string role, Launcher launcher) {
             cml::KernelUnderTest k;

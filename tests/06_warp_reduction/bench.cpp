@@ -46,7 +46,9 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
     report.problem = "n = " + std::to_string(n) + " floats; per element 1 read of 4 bytes, per block 1 write";
 
     for (int per_thread : kPerThread) {
-        for (Instance& instance : instances) instance.want = block_sums_reference(instance.in.host(), per_thread);
+        cml::for_each_instance(int(instances.size()), [&](int i) {
+            instances[i].want = block_sums_reference(instances[i].in.host(), per_thread);
+        });
         const double tolerance = block_sum_tolerance(per_thread, kMagnitude, true);
         const int blocks = block_count(n, per_thread);
         auto kernel = [&, per_thread, blocks, tolerance](const Version& version, const char* name, const char* role,
