@@ -35,7 +35,7 @@ struct KernelUnderTest {
     std::function<void(int)> launch;     // one call of the launcher on instance i
     std::function<Comparison(int)> verify;  // instance i's outputs against its expected result
     // What a kernel changed in instance i's inputs since they were uploaded ("" if nothing), after putting
-    // them back (BenchInput::restore_if_changed).
+    // them back (BenchInput::restore_if_changed). Asked of the student's kernels only.
     std::function<std::string(int)> restore_inputs;
     double bytes = 0.0;                  // fewest bytes one launch must move (napkin math)
     double flops = 0.0;                  // floating-point operations of one launch (0 if memory-bound)
@@ -53,7 +53,8 @@ struct KernelResult {
     // setting, a time below the physical floor. Empty when none.
     std::vector<std::string> problems;
     Timing timing;
-    int timed_verified = 0;       // timed launches whose outputs were compared with the expected result
+    int timed_verified = 0;       // timed launches whose outputs were compared with the expected result (2 of
+                                  // a student's kernel, none of the grader's own: cml/launches.hpp)
     double host_median_ms = 0.0;  // host clock around each timed launch and a device-wide synchronise
     double floor_ms = 0.0;        // `bytes` at 1.5 x this GPU's copy bandwidth: no time can be lower
     double bytes = 0.0;

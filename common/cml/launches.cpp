@@ -10,6 +10,9 @@
 #include "cml/check.hpp"
 
 namespace cml {
+
+bool suspected(const KernelUnderTest& kernel) { return kernel.role == "student" || kernel.role == "stretch"; }
+
 namespace {
 
 // Which instance a launch takes, and which timed launch is verified, come from the machine's entropy, not
@@ -20,12 +23,13 @@ int draw(int count)
     return std::uniform_int_distribution<int>(0, count - 1)(entropy);
 }
 
-// The timed launches to verify: the last, and one other drawn at random, so that a kernel cannot know
-// which of its launches will be looked at (a verification takes longer than a launch: not every one is).
-std::vector<bool> launches_to_verify(int repeats)
+// Which timed launches of a kernel to verify: the last, and one other drawn at random, so that a kernel
+// cannot know which of its launches will be looked at (a verification takes longer than a launch: not every
+// one is); none of the grader's own kernels'.
+std::vector<bool> launches_to_verify(const KernelUnderTest& kernel, int repeats)
 {
     std::vector<bool> verify(std::size_t(repeats), false);
-    if (repeats == 0) return verify;
+    if (repeats == 0 || !suspected(kernel)) return verify;
     verify.back() = true;
     if (repeats > 1) verify[std::size_t(draw(repeats - 1))] = true;
     return verify;
@@ -114,7 +118,7 @@ TimedLaunches run_timed(const KernelUnderTest& kernel, TimingOptions options)
     CML_CHECK(cudaDeviceSynchronize());
     note_cache_change("a warm-up launch");
 
-    const std::vector<bool> verify = launches_to_verify(options.repeats);
+    const std::vector<bool> verify = launches_to_verify(kernel, options.repeats);
     Event before, start, stop;
     std::vector<double> event_ms, span_ms, host_ms;
     for (int t = 0; t < options.repeats; ++t) {

@@ -3,8 +3,9 @@
 // The checked launch comes first, alone inside NVTX ranges (the group's, if any, then the role's), so that
 // `ncu --nvtx --nvtx-include "R = 1/*/student"` profiles it and nothing else in a run with no arguments.
 // Then warm-ups and timed launches, none in any range. Before every launch the instance is drawn at random
-// and its outputs poisoned; before every timed one the L2 is flushed. Two timed launches, the last and one
-// drawn at random, are verified like the checked one. Each is followed by a device-wide synchronise, timed
+// and its outputs poisoned; before every timed one the L2 is flushed. Two timed launches of the student's
+// kernels, the last and one drawn at random, are verified like the checked one. Each is followed by a
+// device-wide synchronise, timed
 // by the host's clock as well as by CUDA events, and by a look at the L2 settings (cml/cache_state.hpp).
 #pragma once
 
@@ -22,6 +23,12 @@ struct CheckedLaunch {
 };
 
 CheckedLaunch run_checked(const KernelUnderTest& kernel);
+
+// Whether the kernel is the student's (role "student" or "stretch"). The grader's own kernels (the baselines,
+// and the references shown for scale) are not suspected of cheating: the checks that read whole outputs or
+// inputs back (the timed launches' verification, the inputs' comparison), most of the frame's cost, are
+// spared them. Every other check applies to every kernel.
+bool suspected(const KernelUnderTest& kernel);
 
 struct TimedLaunches {
     Timing timing;                 // CUDA events around each launch: the benchmark's time

@@ -60,7 +60,9 @@ def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_ag
         where = f"{kernel.role} {kernel.name} [{kernel.group}]"
         assert kernel.correct, f"{where}: {kernel.check}"
         assert kernel.problems == [], f"{where}: {kernel.problems}"
-        assert kernel.timed_launches_verified == 2 and kernel.host_median_ms > 0 and kernel.floor_ms > 0, where
+        # The student's kernels (the solution's, here) are verified at two timed launches, not the grader's own.
+        verified = 2 if kernel.role in ("student", "stretch") else 0
+        assert kernel.timed_launches_verified == verified and kernel.host_median_ms > 0 and kernel.floor_ms > 0, where
     assert all(check.status is Status.PASSED for check in speed_check(config, lab, outcome, result))
 
 
