@@ -65,7 +65,7 @@ def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
             number = float(value)
         except ValueError:
             continue
-        name = row.get("Kernel Name", "")
+        name = row.get("Kernel Name", "").rsplit("/", 1)[-1]  # the innermost range, were the stack shown whole
         launches.setdefault(name, set()).add(row.get("ID", ""))
         kernel = totals.setdefault(name, {})
         kernel[row["Metric Name"]] = kernel.get(row["Metric Name"], 0.0) + number
