@@ -33,6 +33,10 @@ def parse_bench(data: dict) -> BenchResult:
             gflops=k["gflops"],
             bytes=k.get("bytes", 0.0),
             flops=k.get("flops", 0.0),
+            problems=list(k.get("problems", [])),
+            timed_launches_verified=k.get("timed_launches_verified", 0),
+            host_median_ms=k.get("host_median_ms", 0.0),
+            floor_ms=k.get("floor_ms", 0.0),
         )
         for k in data["kernels"]
     ]
@@ -57,6 +61,9 @@ def median_of(results: list[BenchResult]) -> BenchResult:
             gflops=mid([k.gflops for k in same]),
             spread=max(k.spread for k in same),
             correct=all(k.correct for k in same),
+            problems=list(dict.fromkeys(problem for k in same for problem in k.problems)),
+            timed_launches_verified=sum(k.timed_launches_verified for k in same),
+            host_median_ms=mid([k.host_median_ms for k in same]),
         ))
     return dataclasses.replace(first, copy_gbps=mid([r.copy_gbps for r in results]), kernels=kernels)
 

@@ -131,6 +131,12 @@ def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresho
     if not rates.correct:
         detail = f"the benchmarked result was wrong, so its time earns nothing: {student.check}"
         return [Check(name, Category.PERFORMANCE, Status.FAILED, detail)]
+    if student.problems:
+        detail = f"its time cannot be trusted, so it earns nothing: {'; '.join(student.problems)}"
+        return [Check(name, Category.PERFORMANCE, Status.FAILED, detail)]
+    if baseline.problems:  # the grader's own kernel: not the student's fault, but nothing to compare with
+        detail = f"the baseline's time cannot be trusted, so there is no speedup: {'; '.join(baseline.problems)}"
+        return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, detail)]
     if rates.speedup is None:
         return [Check(name, Category.PERFORMANCE, Status.FAILED, "the benchmark reported no time for it")]
     measured = f"{student.median_ms:.3f} ms against {baseline.median_ms:.3f} ms"
@@ -173,8 +179,9 @@ def performance_checks(lab: Lab, run: BenchRun, thresholds: dict[str, Thresholds
     for group, group_thresholds in thresholds.items():
         checks += _group_checks(lab, result, group, group_thresholds)
     for stretch in (k for k in result.kernels if k.role == "stretch" and k.attempted):
-        status = Status.PASSED if stretch.correct else Status.FAILED
+        status = Status.PASSED if stretch.correct and not stretch.problems else Status.FAILED
         fraction = result.copy_fraction(stretch)
         rate = f"{stretch.gflops:.0f} GFLOP/s" if stretch.gflops else f"{stretch.gbps:.0f} GB/s, {fraction or 0.0:.2f} of copy"
-        checks.append(Check(f"stretch: {stretch.name}", Category.STRETCH, status, f"{rate}; {stretch.check}"))
+        untrusted = f"; its time cannot be trusted: {'; '.join(stretch.problems)}" if stretch.problems else ""
+        checks.append(Check(f"stretch: {stretch.name}", Category.STRETCH, status, f"{rate}; {stretch.check}{untrusted}"))
     return checks

@@ -148,9 +148,10 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         grade.checks += [emulated(c) for c in stopped] if ctx.emulator else stopped
         return
 
+    counters = LabCounters(ctx, lab, variant)
     for mechanism in lab.mechanisms:
         progress(mechanism.name)
-        grade.checks.append(mechanism_check(ctx, lab, variant, mechanism, correctness_passed(grade.checks), env))
+        grade.checks.append(mechanism_check(ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters))
 
     progress("benchmarking")
     grade.checks += performance(ctx, lab, variant, grade)
@@ -176,8 +177,35 @@ def later_checks(lab: Lab, status: Status, reason: str, tests: bool = False) -> 
     return [Check(name, category, status, reason) for name, category in named]
 
 
+class LabCounters:
+    """The counters of a lab's ncu checks: one profiling run of its benchmark per group, made when the first
+    check of that group asks, with every metric and role the lab's checks of that group name."""
+
+    def __init__(self, ctx: Context, lab: Lab, variant: str):
+        self.ctx, self.lab, self.variant = ctx, lab, variant
+        self.runs: dict[str, dict[str, profile.CounterRun]] = {}
+
+    def of(self, mechanism: MechanismCheck) -> dict[str, profile.CounterRun]:
+        """role -> its counters, in the group of `mechanism`."""
+        group = mechanism.group
+        if group not in self.runs:
+            self.runs[group] = self._read(group)
+        return self.runs[group]
+
+    def _read(self, group: str) -> dict[str, profile.CounterRun]:
+        ctx, timeout = self.ctx, self.ctx.config.timeouts["profile"]
+        checks = [m for m in self.lab.mechanisms if m.tool == "ncu" and m.group == group]
+        metrics = list(dict.fromkeys(name for m in checks for name in (m.numerator, m.denominator) if name))
+        roles = list(dict.fromkeys(["student", *(m.relative_to for m in checks if m.relative_to)]))
+        bench = ctx.tree.binary(self.lab.name, self.variant, "bench", ctx.emulator)
+        if ctx.emulator:
+            size = max(m.profile_size for m in checks)
+            return profile.read_emulated_counters(bench, metrics, roles, group, size, timeout)
+        return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout)
+
+
 def mechanism_check(
-    ctx: Context, lab: Lab, variant: str, mechanism: MechanismCheck, correct: bool, env: dict
+    ctx: Context, lab: Lab, variant: str, mechanism: MechanismCheck, correct: bool, env: dict, counters: LabCounters
 ) -> Check:
     def not_run(reason: str) -> Check:
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, reason)
@@ -203,16 +231,8 @@ def mechanism_check(
     elif mechanism.tool == "ncu":
         if ctx.ncu is None and not ctx.emulator:
             return not_run("ncu (Nsight Compute) not found")
-        metrics = [m for m in (mechanism.numerator, mechanism.denominator) if m]
-        bench_binary = ctx.tree.binary(lab.name, variant, "bench", ctx.emulator)
-
-        def counters(role: str) -> profile.CounterRun:
-            if ctx.emulator:
-                return profile.read_emulated_counters(bench_binary, metrics, role, mechanism.profile_size, timeouts["profile"])
-            return profile.read_counters(ctx.ncu, bench_binary, metrics, role, mechanism.profile_size, timeouts["profile"])
-
-        baseline = counters(mechanism.relative_to) if mechanism.relative_to else None
-        check = checks.counter_check(mechanism, counters("student"), baseline)
+        runs = counters.of(mechanism)
+        check = checks.counter_check(mechanism, runs["student"], runs[mechanism.relative_to] if mechanism.relative_to else None)
     else:
         raise ValueError(f"unknown mechanism tool {mechanism.tool!r} in labs.toml")
     # A clean report from a kernel that computes the wrong thing proves nothing: it earns no points.

@@ -49,6 +49,12 @@ class KernelTiming:
     gflops: float
     bytes: float = 0.0  # the fewest bytes one launch must move (the benchmark's napkin math)
     flops: float = 0.0  # floating-point operations of one launch; 0 where the lab is rated in GB/s
+    # Why its time cannot be trusted, whatever its outputs (work outside the timed stream, changed L2
+    # settings, faster than its bytes can move): such a time earns nothing. Empty when none.
+    problems: list[str] = field(default_factory=list)
+    timed_launches_verified: int = 0  # timed launches whose outputs the benchmark compared, besides the checked one
+    host_median_ms: float = 0.0  # the host's clock around each timed launch and a device-wide synchronise
+    floor_ms: float = 0.0  # the napkin-math bytes at 1.5 x this GPU's copy bandwidth: no honest time is lower
 
 
 def ratio(numerator: float, denominator: float) -> float | None:
@@ -64,7 +70,8 @@ class GroupRates:
 
     group: str  # "" for a lab measured at one setting
     baseline: str  # the baseline kernel's name
-    correct: bool  # a wrong result's time means nothing: it has no speedup and no fractions
+    correct: bool  # a wrong result's time means nothing: it has no speedup and no fractions (nor has a time
+    # with problems, the student's or the baseline's: KernelTiming.problems)
     memory_bound: bool  # rated against the copy bandwidth (labs.toml), not in GFLOP/s
     speedup: float | None  # the baseline's time over the student's
     copy_fraction: float | None  # the student's GB/s over the copy's, where the lab is memory-bound
@@ -94,15 +101,16 @@ class BenchResult:
         if student is None or baseline is None:
             return None
         correct = student.correct
+        trusted = correct and not student.problems and not baseline.problems  # a time that means something
         floor_ms = ratio(student.bytes, self.copy_gbps * 1e6) or 0.0  # bytes / (GB/s) in ms
         return GroupRates(
             group=group,
             baseline=baseline.name,
             correct=correct,
             memory_bound=memory_bound,
-            speedup=ratio(baseline.median_ms, student.median_ms) if correct else None,
-            copy_fraction=self.copy_fraction(student) if correct and memory_bound else None,
-            roofline_fraction=ratio(floor_ms, student.median_ms) if correct else None,
+            speedup=ratio(baseline.median_ms, student.median_ms) if trusted else None,
+            copy_fraction=self.copy_fraction(student) if trusted and memory_bound else None,
+            roofline_fraction=ratio(floor_ms, student.median_ms) if trusted else None,
         )
 
     def rates(self, memory_bound: bool) -> list[GroupRates]:

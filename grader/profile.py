@@ -1,8 +1,14 @@
-"""Nsight Compute counters of the student's kernels, read from a short profiling run of the benchmark, or,
-with no GPU, the same counters as the CPU emulator counts them (common/emu/README.md).
+"""Nsight Compute counters of the student's kernels, read from a run of the benchmark, or, with no GPU, the
+same counters as the CPU emulator counts them (common/emu/README.md).
 
-The benchmark wraps each launch in an NVTX range named by its role ("student", "baseline", "stretch"), so
-the counters are those of the student's launches whatever the kernels are called.
+ncu watches the benchmark run exactly as it is timed, with no arguments, so that the kernels under test see
+the same run whether they are profiled or timed (issue 15). It profiles only the checked launches it is asked
+for: the benchmark wraps each checked launch, and nothing else, in NVTX push/pop ranges, its group's range
+(when the lab has groups, e.g. "R = 1") and inside it its role's ("baseline", "student", ...). One ncu run per
+group collects every metric and role the lab's checks of that group need; ncu renames each profiled kernel
+after its innermost range, its role, so the counters are the student's whatever the kernels are called.
+
+The CPU emulator is too slow for the default sizes: its run is `--profile --size N` (checked launches only).
 """
 
 from __future__ import annotations
@@ -15,6 +21,9 @@ from pathlib import Path
 
 from grader import proc, suite
 
+# Characters Nsight Compute's NVTX filter reads as quantifiers: in a range's name they take a backslash.
+NVTX_QUANTIFIERS = "@,[]/*+"
+
 
 @dataclass
 class CounterRun:
@@ -24,46 +33,72 @@ class CounterRun:
     tool: str = "ncu"  # what counted them, for reports
 
 
-def parse_csv(text: str) -> tuple[dict[str, float], int]:
+def nvtx_name(name: str) -> str:
+    """A range's name as an --nvtx-include expression spells it."""
+    if "\\" in name:
+        raise ValueError(f"an NVTX range name with a backslash cannot be selected reliably: {name!r}")
+    return "".join(f"\\{c}" if c in NVTX_QUANTIFIERS else c for c in name)
+
+
+def nvtx_include(role: str, group: str = "") -> str:
+    """ncu's --nvtx-include expression for the checked launch of `role` in `group`. Nsight Compute's syntax for
+    push/pop ranges: "A/" is range A anywhere in the stack; "A/*/B" is range B above range A, with zero or more
+    ranges between them."""
+    return f"{nvtx_name(group)}/*/{nvtx_name(role)}" if group else f"{nvtx_name(role)}/"
+
+
+def nvtx_stack(role: str, group: str = "") -> str:
+    """The same checked launch as the CPU emulator names its ranges: the open ranges, outermost first, joined
+    by '/' (common/emu/src/profile.cpp)."""
+    return f"{group}/{role}" if group else role
+
+
+def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
+    """Per kernel name (with --print-nvtx-rename kernel, the innermost NVTX range of its launch): each metric
+    summed over its launches, and how many launches there were."""
     rows = [line for line in text.splitlines() if line.startswith('"')]
-    totals: dict[str, float] = {}
-    launches: set[str] = set()
+    totals: dict[str, dict[str, float]] = {}
+    launches: dict[str, set[str]] = {}
     for row in csv.DictReader(io.StringIO("\n".join(rows))):
         value = row.get("Metric Value", "").replace(",", "")
         try:
             number = float(value)
         except ValueError:
             continue
-        launches.add(row.get("ID", ""))
-        totals[row["Metric Name"]] = totals.get(row["Metric Name"], 0.0) + number
-    return totals, len(launches)
+        name = row.get("Kernel Name", "").rsplit("/", 1)[-1]  # the innermost range, were the stack shown whole
+        launches.setdefault(name, set()).add(row.get("ID", ""))
+        kernel = totals.setdefault(name, {})
+        kernel[row["Metric Name"]] = kernel.get(row["Metric Name"], 0.0) + number
+    return {name: (totals[name], len(launches[name])) for name in totals}
 
 
 def read_counters(
-    ncu: Path, bench: Path, metrics: list[str], role: str, size: int, timeout_s: float
-) -> CounterRun:
-    """The benchmark's profiling run under ncu, in the sandbox; ncu's CSV is all its stdout has (the benchmark
-    prints to stderr when the grader runs it)."""
+    ncu: Path, bench: Path, metrics: list[str], roles: list[str], group: str, timeout_s: float
+) -> dict[str, CounterRun]:
+    """The benchmark, with no arguments, under ncu in the sandbox: the counters of each role's checked launch
+    in `group`. ncu's CSV is all its stdout has (the benchmark prints to stderr when the grader runs it)."""
+    selected = [option for role in roles for option in ("--nvtx-include", nvtx_include(role, group))]
     tool = (
         str(ncu),
         "--csv",
         "--clock-control", "none",
-        "--nvtx", "--nvtx-include", f"{role}/",
+        "--nvtx", *selected,
+        "--print-nvtx-rename", "kernel",
         "--metrics", ",".join(metrics),
     )  # fmt: skip
     with suite.run_folder() as scratch:
-        outcome = suite.run_program(suite.program_run(bench, scratch), timeout_s, tool, ("--profile", "--size", str(size)))
-    totals, kernels = parse_csv(outcome.stdout)
-    return CounterRun(outcome, totals, kernels)
+        outcome = suite.run_program(suite.program_run(bench, scratch), timeout_s, tool)
+    found = parse_csv(outcome.stdout)
+    return {role: CounterRun(outcome, *found.get(role, ({}, 0))) for role in roles}
 
 
-def parse_emulator_json(data: dict, metrics: list[str], role: str) -> tuple[dict[str, float], int]:
-    """The metrics of the launches in NVTX range `role` (the outermost one, as --nvtx-include role/ picks
-    them) from the emulator's CML_EMU_PROFILE file; a metric the emulator does not count is left out."""
+def parse_emulator_json(data: dict, metrics: list[str], role: str, group: str = "") -> tuple[dict[str, float], int]:
+    """The metrics of the launches in exactly the NVTX ranges of `role`'s checked launch in `group`, from the
+    emulator's CML_EMU_PROFILE file; a metric the emulator does not count is left out."""
     totals: dict[str, float] = {}
     launches = 0
     for kernel in data.get("kernels", []):
-        if kernel.get("nvtx_range", "").split("/")[0] != role:
+        if kernel.get("nvtx_range", "") != nvtx_stack(role, group):
             continue
         launches += kernel.get("launches", 0)
         for name in metrics:
@@ -85,8 +120,12 @@ def run_emulator_profile(bench: Path, args: tuple, timeout_s: float, env: dict |
             return outcome, {}  # a run that died while writing: no counters, which counter_check reports
 
 
-def read_emulated_counters(bench: Path, metrics: list[str], role: str, size: int, timeout_s: float) -> CounterRun:
-    """The same run of the benchmark as read_counters profiles, on the CPU emulator's build of it."""
+def read_emulated_counters(
+    bench: Path, metrics: list[str], roles: list[str], group: str, size: int, timeout_s: float
+) -> dict[str, CounterRun]:
+    """The checked launches read_counters profiles, from the CPU emulator's build of the benchmark, at `size`."""
     outcome, data = run_emulator_profile(bench, ("--profile", "--size", str(size)), timeout_s)
-    totals, kernels = parse_emulator_json(data, metrics, role)
-    return CounterRun(outcome, totals, kernels, tool="the CPU emulator")
+    return {
+        role: CounterRun(outcome, *parse_emulator_json(data, metrics, role, group), tool="the CPU emulator")
+        for role in roles
+    }

@@ -78,7 +78,8 @@ def _bench_cells(grade: LabGrade, target: Target | None) -> list[str]:
         student = grade.bench.kernel("student", rates.group) if grade.bench else None
         label = f"{rates.group}: " if rates.group else ""
         if student is None or rates.speedup is None:
-            cells[0].append(f"{label}{'wrong result' if not rates.correct else 'no time'}")
+            why = "wrong result" if not rates.correct else "time not trusted" if student and student.problems else "no time"
+            cells[0].append(f"{label}{why}")
             cells[1].append("-")
             cells[2].append("-")
             continue

@@ -9,6 +9,7 @@ case it did not compute (grader/SECURITY.md)."""
 from __future__ import annotations
 
 import re
+import secrets
 import tempfile
 import xml.etree.ElementTree as ET
 from contextlib import contextmanager
@@ -144,7 +145,9 @@ def judge(checker: Path, record: Path, timeout_s: float, env: dict | None = None
 
 
 def run_suite(binary: Path, checker: Path, timeout_s: float, env: dict | None = None, tool: tuple = ()) -> SuiteRun:
-    """The test program's run (under `tool` where given) and the checker's verdict on its record."""
+    """The test program's run (under `tool` where given) and the checker's verdict on its record. Both draw their
+    inputs from the same seed: the run's, or one drawn here."""
+    env = {"CML_SEED": str(secrets.randbits(48)), **(env or {})}
     with run_folder() as scratch:
         program = program_run(binary, scratch, env)
         outcome = run_program(program, timeout_s, tool)

@@ -1,5 +1,10 @@
 // The frame of every lab's benchmark: argument parsing, device facts and copy bandwidth, a checked and
 // timed run of each kernel, a table for people and JSON for the grader.
+//
+// Each kernel runs over the instances of its problem (cml/instances.hpp), and each launch takes one drawn at
+// random: a kernel that skips the work when it sees pointers or data again, or does it only while it is
+// being checked, leaves a wrong output behind (issue 15). What the frame checks on each launch is in
+// cml/launches.hpp.
 #pragma once
 
 #include <functional>
@@ -8,6 +13,7 @@
 
 #include "cml/compare.hpp"
 #include "cml/device_facts.hpp"
+#include "cml/instances.hpp"
 #include "cml/timing.hpp"
 
 namespace cml {
@@ -15,17 +21,22 @@ namespace cml {
 struct BenchArgs {
     std::string json_path;   // --json PATH: where to write the results for the grader
     long long size = 0;      // --size N: problem size; 0 means the lab's default
-    bool profile = false;    // --profile: one checked launch per kernel, no timing (for ncu)
+    bool profile = false;    // --profile: one checked launch per kernel, no timing (the CPU emulator's counters)
 };
 
-// One kernel as the benchmark runs it.
+// One kernel as the benchmark runs it. Every callback takes the instance, 0 <= i < instances.
 struct KernelUnderTest {
     std::string name;                    // as the handout names it, e.g. "lanes 32 apart"
     std::string role;                    // "baseline", "student", "stretch" or "reference" (a library, shown only)
     std::string group;                   // a lab measured at several settings names each, e.g. "R = 32"
-    std::function<void()> reset;         // poison the outputs before the checked launch
-    std::function<void()> launch;        // one call of the launcher
-    std::function<Comparison()> verify;  // compare the outputs with the CPU reference
+    int instances = kInstances;
+    std::function<void(int)> prepare;    // poison instance i's outputs, and load what it keeps outside its
+                                         // arguments (Lab 7's constants): before every launch
+    std::function<void(int)> launch;     // one call of the launcher on instance i
+    std::function<Comparison(int)> verify;  // instance i's outputs against its expected result
+    // What a kernel changed in instance i's inputs since they were uploaded ("" if nothing), after putting
+    // them back (BenchInput::restore_if_changed). Asked of the student's kernels only.
+    std::function<std::string(int)> restore_inputs;
     double bytes = 0.0;                  // fewest bytes one launch must move (napkin math)
     double flops = 0.0;                  // floating-point operations of one launch (0 if memory-bound)
     bool attempted = true;               // false: an optional stretch the student has not switched on
@@ -36,9 +47,16 @@ struct KernelResult {
     std::string role;
     std::string group;
     bool attempted = true;
-    bool correct = false;
-    std::string check;  // Comparison::describe() of the checked launch
+    bool correct = false;  // every output checked was right and the inputs were left alone
+    std::string check;     // why not, or Comparison::describe() of the checked launch
+    // Why its time cannot be trusted, whatever its outputs: work outside the timed stream, a changed cache
+    // setting, a time below the physical floor. Empty when none.
+    std::vector<std::string> problems;
     Timing timing;
+    int timed_verified = 0;       // timed launches whose outputs were compared with the expected result (2 of
+                                  // a student's kernel, none of the grader's own: cml/launches.hpp)
+    double host_median_ms = 0.0;  // host clock around each timed launch and a device-wide synchronise
+    double floor_ms = 0.0;        // `bytes` at 1.5 x this GPU's copy bandwidth: no time can be lower
     double bytes = 0.0;
     double flops = 0.0;
     double gbps() const { return timing.median_ms > 0 ? bytes / (timing.median_ms * 1e6) : 0.0; }
@@ -47,12 +65,14 @@ struct KernelResult {
 
 class BenchReport {
 public:
+    explicit BenchReport(double copy_gbps) : copy_gbps_(copy_gbps) {}
     std::string problem;  // e.g. "n = 67108864 floats; per element 2 reads and 1 write of 4 bytes"
-    // Poisons, launches once, verifies, then (unless profiling) times the kernel.
+    // The checked launch, then (unless profiling) the timed launches, each with the checks of cml/launches.hpp.
     void run(const KernelUnderTest& kernel, const BenchArgs& args);
     const std::vector<KernelResult>& results() const { return results_; }
 
 private:
+    double copy_gbps_;  // this GPU's device-to-device copy, measured in this run (0 when profiling)
     std::vector<KernelResult> results_;
 };
 

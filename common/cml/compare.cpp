@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <future>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "cml/device_buffer.hpp"
 
@@ -18,12 +21,15 @@ bool is_poison(float value)
     return std::all_of(std::begin(bytes), std::end(bytes), [](unsigned char b) { return b == kPoisonByte; });
 }
 
-Comparison compare(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance)
+namespace {
+
+// Elements [begin, end) of the comparison; first_bad is an index into the whole vectors.
+Comparison compare_range(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance,
+                         std::size_t begin, std::size_t end)
 {
-    if (got.size() != want.size()) throw std::invalid_argument("compare: got and want differ in length");
     Comparison result;
-    result.count = got.size();
-    for (std::size_t i = 0; i < got.size(); ++i) {
+    result.count = end - begin;
+    for (std::size_t i = begin; i < end; ++i) {
         const double error = std::fabs(double(got[i]) - want[i]);
         const double scale = std::max(std::fabs(want[i]), std::numeric_limits<double>::min());
         // NaN compares false everywhere, so a NaN output is always counted as bad.
@@ -39,6 +45,45 @@ Comparison compare(const std::vector<float>& got, const std::vector<double>& wan
         }
         ++result.bad_count;
     }
+    return result;
+}
+
+// `later`, the comparison of the elements after those of `whole`, added to it.
+void append(Comparison& whole, const Comparison& later)
+{
+    if (whole.ok && !later.ok) {
+        whole.first_bad = later.first_bad;
+        whole.first_bad_got = later.first_bad_got;
+        whole.first_bad_want = later.first_bad_want;
+        whole.first_bad_unwritten = later.first_bad_unwritten;
+    }
+    whole.ok = whole.ok && later.ok;
+    whole.count += later.count;
+    whole.bad_count += later.bad_count;
+    const bool nan = std::isnan(whole.max_rel_error) || std::isnan(later.max_rel_error);
+    whole.max_rel_error = nan ? std::numeric_limits<double>::quiet_NaN() : std::max(whole.max_rel_error, later.max_rel_error);
+}
+
+// Below this many elements a comparison runs on the calling thread; a benchmark's 64M-float outputs are
+// compared on every core, a few times per kernel.
+constexpr std::size_t kParallelFrom = std::size_t(1) << 22;
+
+}  // namespace
+
+Comparison compare(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance)
+{
+    if (got.size() != want.size()) throw std::invalid_argument("compare: got and want differ in length");
+    const std::size_t n = got.size();
+    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t parts = std::min(threads, n / kParallelFrom + 1);
+    if (parts == 1) return compare_range(got, want, tolerance, 0, n);
+    std::vector<std::future<Comparison>> running;
+    for (std::size_t p = 0; p < parts; ++p) {
+        running.push_back(std::async(std::launch::async, compare_range, std::cref(got), std::cref(want), tolerance,
+                                     n * p / parts, n * (p + 1) / parts));
+    }
+    Comparison result = running.front().get();
+    for (std::size_t p = 1; p < parts; ++p) append(result, running[p].get());
     return result;
 }
 

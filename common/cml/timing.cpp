@@ -21,19 +21,36 @@ DeviceBuffer<unsigned char>& l2_flush_buffer()
     return buffer;
 }
 
-class Event {
-public:
-    Event() { CML_CHECK(cudaEventCreate(&event_)); }
-    ~Event() { cudaEventDestroy(event_); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    cudaEvent_t get() const { return event_; }
-
-private:
-    cudaEvent_t event_ = nullptr;
-};
-
 }  // namespace
+
+Event::Event() { CML_CHECK(cudaEventCreate(&event_)); }
+Event::~Event() { cudaEventDestroy(event_); }
+
+double Event::ms_since(const Event& earlier) const
+{
+    float ms = 0.0f;
+    CML_CHECK(cudaEventElapsedTime(&ms, earlier.event_, event_));
+    return ms;
+}
+
+Timing summarize(std::vector<double> samples_ms)
+{
+    std::sort(samples_ms.begin(), samples_ms.end());
+    Timing timing;
+    timing.samples = int(samples_ms.size());
+    if (samples_ms.empty()) return timing;
+    const std::size_t mid = samples_ms.size() / 2;
+    timing.median_ms = samples_ms.size() % 2 ? samples_ms[mid] : (samples_ms[mid - 1] + samples_ms[mid]) / 2.0;
+    timing.min_ms = samples_ms.front();
+    timing.max_ms = samples_ms.back();
+    return timing;
+}
+
+void flush_l2(int round)
+{
+    auto& flush = l2_flush_buffer();
+    CML_CHECK(cudaMemsetAsync(flush.data(), round & 0xFF, flush.bytes()));
+}
 
 Timing time_launches(const std::function<void()>& launch, TimingOptions options)
 {
@@ -43,29 +60,15 @@ Timing time_launches(const std::function<void()>& launch, TimingOptions options)
     Event start, stop;
     std::vector<double> samples;
     for (int i = 0; i < options.repeats; ++i) {
-        if (options.flush_l2) {
-            auto& flush = l2_flush_buffer();
-            CML_CHECK(cudaMemsetAsync(flush.data(), i & 0xFF, flush.bytes()));
-        }
+        if (options.flush_l2) flush_l2(i);
         CML_CHECK(cudaEventRecord(start.get()));
         launch();
         CML_CHECK(cudaEventRecord(stop.get()));
         CML_CHECK(cudaEventSynchronize(stop.get()));
-        float ms = 0.0f;
-        CML_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-        samples.push_back(ms);
+        samples.push_back(stop.ms_since(start));
     }
     CML_CHECK(cudaGetLastError());
-
-    std::sort(samples.begin(), samples.end());
-    Timing timing;
-    timing.samples = int(samples.size());
-    if (samples.empty()) return timing;
-    const std::size_t mid = samples.size() / 2;
-    timing.median_ms = samples.size() % 2 ? samples[mid] : (samples[mid - 1] + samples[mid]) / 2.0;
-    timing.min_ms = samples.front();
-    timing.max_ms = samples.back();
-    return timing;
+    return summarize(samples);
 }
 
 }  // namespace cml

@@ -1,6 +1,11 @@
-"""Shared fixtures: one build of every lab for the whole session, and whether a GPU is here."""
+"""Shared fixtures: one build of every lab for the whole session, whether a GPU is here, and whether that
+build has the CPU emulator's targets."""
 
 from __future__ import annotations
+
+import glob
+import os
+import shutil
 
 import pytest
 
@@ -46,3 +51,15 @@ def built_tree(config, device) -> build.BuildTree:
     outcome = build.configure(tree, config.timeouts["build"])
     assert outcome.ok, outcome.tail(30)
     return tree
+
+
+@pytest.fixture(scope="session")
+def emulator(built_tree) -> build.BuildTree:
+    """The test build, with the emulator's targets; skipped, with the reason, where they cannot be built."""
+    if built_tree.has_emulator():
+        return built_tree
+    if os.environ.get("CML_EMU_UNAVAILABLE"):
+        pytest.skip(f"the CPU emulator cannot be built here: {os.environ['CML_EMU_UNAVAILABLE']}")
+    if not shutil.which("clang++") or not glob.glob("/usr/lib/*/libboost_context.so"):
+        pytest.skip(f"{build.EMULATOR_MISSING}; ./cml test installs them")
+    pytest.fail("clang++ and Boost.Context are installed, yet Meson configured no emulator targets: see meson-log.txt")

@@ -43,13 +43,13 @@ def write_submission(folder: Path, destination: Path) -> Path:
     return destination
 
 
-def write_measured_labs(destination: Path) -> Path:
-    """A student folder of the skeletons, with the MEASURED planted kernels in place of theirs. A file whose
-    text is already there is left alone, so that a build of the folder stays up to date."""
+def write_measured_labs(destination: Path, fixtures: tuple[str, ...] = MEASURED) -> Path:
+    """A student folder of the skeletons, with the planted kernels of `fixtures` (one per lab) in place of
+    theirs. A file whose text is already there is left alone, so that a build of the folder stays up to date."""
     scratch = destination.with_name(destination.name + ".new")
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(REPO_ROOT / "labs", scratch)
-    for name in MEASURED:
+    for name in fixtures:
         write_submission(FIXTURES_DIR / name, scratch)
     for source in sorted(scratch.rglob("*")):
         target = destination / source.relative_to(scratch)

@@ -4,12 +4,11 @@ by side: results/emulator.md), and the time the correctness suites take."""
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import secrets
-import shutil
 import time
+from pathlib import Path
 
 import pytest
 
@@ -27,18 +26,6 @@ PLANTED_DIR = REPO_ROOT / ".results" / "planted"  # the folder tools/ncu-planted
 PLANTED_BUILD_DIR = REPO_ROOT / "build-emu-planted"
 SUITES_SECONDS = 60  # all seven solutions' correctness suites, on a 2-core machine (issue 7)
 RACECHECK = MechanismCheck("racecheck", "racecheck")
-
-
-@pytest.fixture(scope="session")
-def emulator(built_tree) -> build.BuildTree:
-    """The test build, with the emulator's targets; skipped, with the reason, where they cannot be built."""
-    if built_tree.has_emulator():
-        return built_tree
-    if os.environ.get("CML_EMU_UNAVAILABLE"):
-        pytest.skip(f"the CPU emulator cannot be built here: {os.environ['CML_EMU_UNAVAILABLE']}")
-    if not shutil.which("clang++") or not glob.glob("/usr/lib/*/libboost_context.so"):
-        pytest.skip(f"{build.EMULATOR_MISSING}; ./cml test installs them")
-    pytest.fail("clang++ and Boost.Context are installed, yet Meson configured no emulator targets: see meson-log.txt")
 
 
 @pytest.fixture(scope="session")
@@ -66,7 +53,8 @@ def graded_without_a_gpu(tree: build.BuildTree, config, lab: str, variant: str):
 
 def emulator_counters(command: list, config, env: dict | None = None) -> dict:
     """The counters file of one run of an emulator build, which must succeed."""
-    outcome, counters = profile.run_emulator_profile([str(part) for part in command], config.timeouts["profile"], env)
+    bench, *args = (str(part) for part in command)
+    outcome, counters = profile.run_emulator_profile(Path(bench), tuple(args), config.timeouts["profile"], env)
     assert outcome.ok and counters, outcome.tail(20)
     return counters
 
@@ -89,9 +77,10 @@ def selftest(emulator, config) -> str:
 def test_the_emulator_passes_its_own_tests_and_its_checks_find_nothing_there(selftest, config):
     run = proc.run([selftest], config.timeouts["tests"])
     assert run.ok, run.tail()
-    checked = sanitize.run_emulated("memcheck,racecheck,initcheck", selftest, config.timeouts["sanitizer"])
-    assert checked.clean, checked.outcome.tail()
-    assert "RACECHECK SUMMARY: 0 hazards" in checked.outcome.stderr and "ERROR SUMMARY: 0 errors" in checked.outcome.stderr
+    checks = {"CML_EMU_CHECK": "memcheck,racecheck,initcheck", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)}
+    checked = proc.run([selftest], config.timeouts["sanitizer"], env=checks)
+    assert checked.ok, checked.tail()
+    assert "RACECHECK SUMMARY: 0 hazards" in checked.stderr and "ERROR SUMMARY: 0 errors" in checked.stderr
 
 
 def test_a_block_whose_threads_wait_for_each_other_is_reported_not_hung(selftest):
@@ -146,7 +135,7 @@ def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
 
 def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(planted, config):
     binary = built(planted, config, "03_smoothing_halo", "student").binary("03_smoothing_halo", "student", "test", True)
-    run = sanitize.run_emulated("racecheck", binary, config.timeouts["sanitizer"])
+    run = sanitize.run_emulated("racecheck", binary, planted.checker("03_smoothing_halo"), config.timeouts["sanitizer"])
     errors = re.search(r"RACECHECK SUMMARY: \d+ hazards displayed \((\d+) errors", run.summary)
     assert errors and int(errors.group(1)) > 0, run.outcome.tail()
     assert re.search(r"Error: Race reported between \w+ access at smooth_kernel.*kernel\.cu", run.outcome.stderr)
@@ -155,7 +144,7 @@ def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(plant
 
 def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(planted, config):
     binary = built(planted, config, "06_warp_reduction", "student").binary("06_warp_reduction", "student", "test", True)
-    run = sanitize.run_emulated("racecheck", binary, config.timeouts["sanitizer"])
+    run = sanitize.run_emulated("racecheck", binary, planted.checker("06_warp_reduction"), config.timeouts["sanitizer"])
     # compute-sanitizer on the H100: "5 hazards displayed (0 errors, 5 warnings)" (labs.toml)
     assert re.fullmatch(r"RACECHECK SUMMARY: ([1-9]\d*) hazards displayed \(0 errors, \1 warnings\)", run.summary), (
         run.outcome.tail())
@@ -166,7 +155,7 @@ def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(plante
 @pytest.mark.parametrize("lab", ["03_smoothing_halo", "06_warp_reduction"])
 def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
     binary = built(emulator, config, lab, "solution").binary(lab, "solution", "test", True)
-    run = sanitize.run_emulated("racecheck", binary, config.timeouts["sanitizer"])
+    run = sanitize.run_emulated("racecheck", binary, emulator.checker(lab), config.timeouts["sanitizer"])
     assert run.clean and run.summary == "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)", run.outcome.tail()
 
 
@@ -179,8 +168,8 @@ def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted
     ratios, per_request = {}, {}
     for tree, variant in ((planted, "student"), (emulator, "solution")):
         bench = built(tree, config, "01_vector_add", variant).binary("01_vector_add", variant, "bench", True)
-        runs = {role: profile.read_emulated_counters(bench, [sectors, requests], role, 1 << 20, config.timeouts["profile"])
-                for role in ("student", "baseline")}
+        runs = profile.read_emulated_counters(bench, [sectors, requests], ["student", "baseline"], "", 1 << 20,
+                                              config.timeouts["profile"])
         ratios[variant] = runs["student"].totals[sectors] / runs["baseline"].totals[sectors]
         per_request[variant] = runs["student"].totals[sectors] / runs["student"].totals[requests]
         print(f"{variant}: {ratios[variant]:g} of the baseline's sectors; "

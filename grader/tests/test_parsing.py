@@ -1,6 +1,6 @@
 """Reading what the tools print: doctest XML (whole and cut short), sanitizer and ncu output."""
 
-from grader.profile import parse_csv
+from grader.profile import nvtx_include, parse_csv, parse_emulator_json
 from grader.sanitize import first_report
 from grader.suite import parse_report
 
@@ -71,16 +71,43 @@ def test_first_sanitizer_report_names_the_source_line():
 
 NCU = """==PROF== Connected to process 1
 "ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"
-"0","1","bench","h","k","1","7","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","65,536"
-"0","1","bench","h","k","1","7","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","262,144"
-"1","1","bench","h","k","1","7","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","65,536"
-"1","1","bench","h","k","1","7","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","262,144"
+"0","1","bench","h","baseline","1","7","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","65,536"
+"0","1","bench","h","baseline","1","7","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","458,750"
+"1","1","bench","h","student","1","7","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","65,536"
+"1","1","bench","h","student","1","7","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","139,264"
+"2","1","bench","h","student","1","7","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","1"
+"2","1","bench","h","student","1","7","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","2"
 ==PROF== Disconnected from process 1
 """
 
 
-def test_ncu_counters_are_summed_over_launches():
-    totals, launches = parse_csv(NCU)
+def test_ncu_counters_are_summed_over_the_launches_of_each_role_ncu_named_them_after():
+    found = parse_csv(NCU)
+    assert set(found) == {"baseline", "student"}
+    totals, launches = found["student"]
     assert launches == 2
-    assert totals["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 524288
-    assert totals["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 131072
+    assert totals["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 139266
+    assert totals["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 65537
+    assert found["baseline"] == ({"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 65536,
+                                  "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 458750}, 1)
+
+
+def test_the_checked_launch_is_selected_by_its_group_range_and_its_role_range_inside_it():
+    assert nvtx_include("student") == "student/"
+    assert nvtx_include("baseline", "R = 1") == "R = 1/*/baseline"
+    assert nvtx_include("student", "A: polynomial") == "A: polynomial/*/student"
+    # Nsight Compute's quantifiers in a name are escaped.
+    assert nvtx_include("student", "unrolled, 1/thread") == "unrolled\\, 1\\/thread/*/student"
+
+
+def test_the_emulator_counters_are_those_of_exactly_the_checked_launchs_ranges():
+    metric = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+    data = {"kernels": [
+        {"nvtx_range": "R = 1/student", "launches": 1, "metrics": {metric: 34}},
+        {"nvtx_range": "R = 16/student", "launches": 1, "metrics": {metric: 99}},
+        {"nvtx_range": "R = 1/baseline", "launches": 1, "metrics": {metric: 112}},
+        {"nvtx_range": "", "launches": 27, "metrics": {metric: 918}},  # timed launches: in no range
+    ]}
+    assert parse_emulator_json(data, [metric], "student", "R = 1") == ({metric: 34}, 1)
+    assert parse_emulator_json(data, [metric], "baseline", "R = 1") == ({metric: 112}, 1)
+    assert parse_emulator_json(data, [metric], "student") == ({}, 0)

@@ -1,6 +1,8 @@
 """From what the steps saw to checks, points and verdicts."""
 
-from grader.bench import BenchRun
+import dataclasses
+
+from grader.bench import BenchRun, median_of, parse_bench
 from grader.checks import correctness_checks, counter_check, performance_checks
 from grader.config import Lab, MechanismCheck, Thresholds
 from grader.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
@@ -68,6 +70,70 @@ def test_speedup_and_copy_fraction_against_thresholds():
 def test_a_wrong_result_earns_no_speed_points_however_fast():
     (check,) = performance_checks(LAB, bench(student_ms=0.1, correct=False), {"": Thresholds(2.0)}, "H100")
     assert check.status is Status.FAILED and "wrong" in check.detail
+
+
+CLOCK = ("did work outside the timed stream: the host's clock saw 5.2 ms per launch and device-wide synchronise, "
+         "the CUDA events on the default stream 0.01 ms (allowed: 0.0625 ms)")
+
+
+def with_problems(run: BenchRun, role: str, *problems: str) -> BenchRun:
+    kernels = [dataclasses.replace(k, problems=list(problems)) if k.role == role else k for k in run.result.kernels]
+    return BenchRun(run.outcome, dataclasses.replace(run.result, kernels=kernels))
+
+
+def test_a_time_the_benchmark_cannot_trust_earns_nothing_and_the_check_says_why():
+    run = with_problems(bench(student_ms=0.001), "student", CLOCK)
+    checks = performance_checks(LAB, run, {"": Thresholds(10.7, 0.55)}, "H100")
+    assert [c.status for c in checks] == [Status.FAILED]
+    assert "cannot be trusted" in checks[0].detail and "outside the timed stream" in checks[0].detail
+    (rates,) = run.result.rates(memory_bound=True)
+    assert rates.correct and rates.speedup is None and rates.copy_fraction is None
+
+
+def test_a_baseline_time_that_cannot_be_trusted_leaves_the_speedup_not_run_rather_than_failed():
+    run = with_problems(bench(student_ms=0.5), "baseline", "faster than its 12 bytes can move at this GPU's copy "
+                        "bandwidth: 0.0001 ms < 0.0004 ms")
+    (check,) = performance_checks(LAB, run, {"": Thresholds(10.7)}, "H100")
+    assert check.status is Status.NOT_RUN and "baseline's time cannot be trusted" in check.detail
+
+
+def test_a_wrong_timed_launch_fails_the_speed_check_with_which_launch_and_what_was_wrong():
+    wrong = "timed launch 17 of 25 left its output unwritten (poison): 1 of 1 elements wrong"
+    run = bench(student_ms=0.01, correct=False)
+    run.result.kernels[1].check = wrong
+    (check,) = performance_checks(LAB, run, {"": Thresholds(10.7)}, "H100")
+    assert check.status is Status.FAILED and wrong in check.detail
+
+
+def test_a_stretch_with_a_time_not_trusted_fails_though_its_result_is_right():
+    stretch = dataclasses.replace(timing("stretch", 0.1), name="float4", problems=["the checked launch set aside "
+                                  "1048576 bytes of L2 for persisting accesses (the benchmark holds it at 0)"])
+    run = bench(student_ms=0.5)
+    run.result.kernels.append(stretch)
+    found = [c for c in performance_checks(LAB, run, {"": Thresholds(10.7)}, "H100") if c.category is Category.STRETCH]
+    assert [c.status for c in found] == [Status.FAILED] and "persisting accesses" in found[0].detail
+
+
+BENCH_JSON = {
+    "device": {"name": "H100", "copy_gbps": 2956.0},
+    "problem": "n",
+    "kernels": [{"name": "k", "role": "student", "group": "", "attempted": True, "correct": True, "check": "ok",
+                 "median_ms": 1.0, "min_ms": 1.0, "max_ms": 1.0, "gbps": 1.0, "gflops": 0.0}],
+}
+
+
+def test_the_benchmarks_checks_of_its_timed_launches_are_read_and_older_json_gets_their_defaults():
+    (old,) = parse_bench(BENCH_JSON).kernels
+    assert (old.problems, old.timed_launches_verified, old.host_median_ms, old.floor_ms) == ([], 0, 0.0, 0.0)
+    fields = {"problems": [CLOCK], "timed_launches_verified": 2, "host_median_ms": 5.2, "floor_ms": 0.27}
+    (new,) = parse_bench({**BENCH_JSON, "kernels": [{**BENCH_JSON["kernels"][0], **fields}]}).kernels
+    assert (new.problems, new.timed_launches_verified, new.host_median_ms, new.floor_ms) == ([CLOCK], 2, 5.2, 0.27)
+
+
+def test_a_problem_in_any_of_the_runs_measured_again_stays_in_their_median():
+    runs = [bench(student_ms=1.0).result, with_problems(bench(student_ms=1.0), "student", CLOCK).result]
+    merged = median_of(runs)
+    assert merged.kernel("student").problems == [CLOCK] and merged.kernel("baseline").problems == []
 
 
 def test_no_thresholds_for_this_gpu_means_not_run():

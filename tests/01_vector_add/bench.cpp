@@ -14,12 +14,23 @@ namespace {
 
 constexpr long long kDefaultSize = 1LL << 26;
 
+// One instance of the problem: its inputs, its output and the sums the output must hold.
+struct Instance {
+    cml::BenchInput<float> a, b;
+    cml::DeviceBuffer<float> c;
+    std::vector<double> want;
+
+    explicit Instance(int n)
+        : a("a", cml::random_floats(n)), b("b", cml::random_floats(n)), c(n),
+          want(vector_add_reference(a.host(), b.host()))
+    {
+    }
+};
+
 void bench(const cml::BenchArgs& args, cml::BenchReport& report)
 {
     const int n = int(args.size ? args.size : kDefaultSize);
-    const std::vector<float> a = cml::random_floats(n), b = cml::random_floats(n);
-    const std::vector<double> want = vector_add_reference(a, b);
-    cml::DeviceBuffer<float> a_dev(a), b_dev(b), c_dev(n);
+    std::vector<Instance> instances = cml::make_instances<Instance>(n);
     report.problem = "n = " + std::to_string(n) + " floats; per element 2 reads and 1 write of 4 bytes";
 
     auto kernel = [&](std::string name, std::string role, void (*launcher)(const float*, const float*, float*, int),
@@ -28,9 +39,10 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
         k.name = std::move(name);
         k.role = std::move(role);
         k.attempted = attempted;
-        k.reset = [&] { c_dev.poison(); };
-        k.launch = [&, launcher] { launcher(a_dev.data(), b_dev.data(), c_dev.data(), n); };
-        k.verify = [&] { return cml::compare(c_dev.download(), want, {kSumRelTol, 0.0}); };
+        k.prepare = [&](int i) { instances[i].c.poison(); };
+        k.launch = [&, launcher](int i) { launcher(instances[i].a.data(), instances[i].b.data(), instances[i].c.data(), n); };
+        k.verify = [&](int i) { return cml::compare(instances[i].c.download(), instances[i].want, {kSumRelTol, 0.0}); };
+        k.restore_inputs = [&](int i) { return cml::restore_changed(instances[i].a, instances[i].b); };
         k.bytes = 12.0 * n;
         return k;
     };

@@ -16,15 +16,25 @@ namespace {
 
 constexpr long long kDefaultSize = 1LL << 24;
 
+// One instance of the problem. Whole numbers in {-1, 0, 1}: sum |a_i b_i| <= n, so up to 2^24 elements every
+// order of the additions gives the exact sum and the check is exact (reference.hpp). Values do not change
+// the timing.
+struct Instance {
+    cml::BenchInput<float> a, b;
+    cml::DeviceBuffer<float> result;
+    DotReference want;
+
+    explicit Instance(int n)
+        : a("a", random_whole_floats(n, 1)), b("b", random_whole_floats(n, 1)), result(1),
+          want(dot_reference(a.host(), b.host()))
+    {
+    }
+};
+
 void bench(const cml::BenchArgs& args, cml::BenchReport& report)
 {
     const int n = int(args.size ? args.size : kDefaultSize);
-    // Whole numbers in {-1, 0, 1}: sum |a_i b_i| <= n, so up to 2^24 elements every order of the additions
-    // gives the exact sum and the check below is exact (reference.hpp). Values do not change the timing.
-    const std::vector<float> a = random_whole_floats(n, 1), b = random_whole_floats(n, 1);
-    const DotReference want = dot_reference(a, b);
-    const double tolerance = dot_tolerance(want);
-    cml::DeviceBuffer<float> a_dev(a), b_dev(b), result(1);
+    std::vector<Instance> instances = cml::make_instances<Instance>(n);
     report.problem = "n = " + std::to_string(n) + " floats; per element 2 reads of 4 bytes, one float result";
 
     auto kernel = [&](std::string name, std::string role, void (*launcher)(const float*, const float*, float*, int),
@@ -33,9 +43,15 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
         k.name = std::move(name);
         k.role = std::move(role);
         k.attempted = attempted;
-        k.reset = [&] { result.poison(); };
-        k.launch = [&, launcher] { launcher(a_dev.data(), b_dev.data(), result.data(), n); };
-        k.verify = [&] { return cml::compare(result.download(), {want.value}, {0.0, tolerance}); };
+        k.prepare = [&](int i) { instances[i].result.poison(); };
+        k.launch = [&, launcher](int i) {
+            launcher(instances[i].a.data(), instances[i].b.data(), instances[i].result.data(), n);
+        };
+        k.verify = [&](int i) {
+            const DotReference& want = instances[i].want;
+            return cml::compare(instances[i].result.download(), {want.value}, {0.0, dot_tolerance(want)});
+        };
+        k.restore_inputs = [&](int i) { return cml::restore_changed(instances[i].a, instances[i].b); };
         k.bytes = 8.0 * n;
         return k;
     };

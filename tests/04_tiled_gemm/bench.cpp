@@ -53,20 +53,30 @@ private:
     cublasHandle_t handle_ = nullptr;
 };
 
+// One instance of the problem: A, B, C and the elements of C that are checked, with their expected values.
+struct Instance {
+    cml::BenchInput<float> a, b;
+    cml::DeviceBuffer<float> c;
+    GemmSample sample;
+
+    explicit Instance(int size)
+        : a("A", cml::random_floats(std::size_t(size) * size)), b("B", cml::random_floats(std::size_t(size) * size)),
+          c(std::size_t(size) * size), sample(a.host(), b.host(), size, size, size, cml::rng())
+    {
+    }
+};
+
 void bench(const cml::BenchArgs& args, cml::BenchReport& report)
 {
     const int size = int(args.size ? args.size : kDefaultSize);
     const int m = size, n = size, k = size;
-    const std::vector<float> a = cml::random_floats(std::size_t(m) * k);
-    const std::vector<float> b = cml::random_floats(std::size_t(k) * n);
-    const GemmSample sample(a, b, m, n, k, cml::rng());
-    cml::DeviceBuffer<float> a_dev(a), b_dev(b), c_dev(std::size_t(m) * n);
+    std::vector<Instance> instances = cml::make_instances<Instance>(size);
     Cublas cublas;
     char problem[200];
     std::snprintf(problem, sizeof problem,
                   "M = N = K = %d: %.1f GFLOP, A + B + C = %.0f MB; checked at %zu elements of C (whole rows and "
                   "columns at tile edges, and random ones)",
-                  size, 2.0 * m * n * double(k) / 1e9, 4.0 * 3.0 * m * n / 1e6, sample.index.size());
+                  size, 2.0 * m * n * double(k) / 1e9, 4.0 * 3.0 * m * n / 1e6, instances[0].sample.index.size());
     report.problem = problem;
 
     using Launcher = std::function<void(const float*, const float*, float*, int, int, int)>;
@@ -75,9 +85,12 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
         kut.name = std::move(name);
         kut.role = std::move(role);
         kut.attempted = attempted;
-        kut.reset = [&] { c_dev.poison(); };
-        kut.launch = [&, launcher] { launcher(a_dev.data(), b_dev.data(), c_dev.data(), m, n, k); };
-        kut.verify = [&] { return sample.compare(c_dev.download()); };
+        kut.prepare = [&](int i) { instances[i].c.poison(); };
+        kut.launch = [&, launcher](int i) {
+            launcher(instances[i].a.data(), instances[i].b.data(), instances[i].c.data(), m, n, k);
+        };
+        kut.verify = [&](int i) { return instances[i].sample.compare(instances[i].c.download()); };
+        kut.restore_inputs = [&](int i) { return cml::restore_changed(instances[i].a, instances[i].b); };
         kut.bytes = 4.0 * (double(m) * k + double(k) * n + double(m) * n);
         kut.flops = 2.0 * m * n * double(k);
         return kut;

@@ -29,16 +29,26 @@ struct Version {
 const Version kVersions[] = {{"unrolled", "unrolled last warp", block_sums_unrolled},
                              {"shuffle", "warp shuffles", block_sums_shuffle}};
 
+// One instance of the problem. Whole numbers in [-8, 8]: each block's sum is exact in any order
+// (reference.hpp), so the check is exact. Its expected sums are those of the elements per thread measured.
+struct Instance {
+    cml::BenchInput<float> in;
+    cml::DeviceBuffer<float> partial;  // sized for 1 per thread, the most blocks
+    std::vector<double> want;
+
+    explicit Instance(int n) : in("in", random_whole_floats(n, kMagnitude)), partial(block_count(n, 1)) {}
+};
+
 void bench(const cml::BenchArgs& args, cml::BenchReport& report)
 {
     const int n = int(args.size ? args.size : kDefaultSize);
-    // Whole numbers in [-8, 8]: each block's sum is exact in any order (reference.hpp), so the check is exact.
-    const std::vector<float> in = random_whole_floats(n, kMagnitude);
-    cml::DeviceBuffer<float> in_dev(in), partial(block_count(n, 1));
+    std::vector<Instance> instances = cml::make_instances<Instance>(n);
     report.problem = "n = " + std::to_string(n) + " floats; per element 1 read of 4 bytes, per block 1 write";
 
     for (int per_thread : kPerThread) {
-        const std::vector<double> want = block_sums_reference(in, per_thread);
+        cml::for_each_instance(int(instances.size()), [&](int i) {
+            instances[i].want = block_sums_reference(instances[i].in.host(), per_thread);
+        });
         const double tolerance = block_sum_tolerance(per_thread, kMagnitude, true);
         const int blocks = block_count(n, per_thread);
         auto kernel = [&, per_thread, blocks, tolerance](const Version& version, const char* name, const char* role,
@@ -47,13 +57,16 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
             k.name = name;
             k.role = role;
             k.group = std::string(version.group) + ", " + std::to_string(per_thread) + "/thread";
-            k.reset = [&] { partial.poison(); };
-            k.launch = [&, launcher, per_thread] { launcher(in_dev.data(), partial.data(), n, per_thread); };
-            k.verify = [&, blocks, tolerance] {
-                std::vector<float> got = partial.download();
-                got.resize(blocks);  // the buffer is sized for 1 per thread, the most blocks
-                return cml::compare(got, want, {0.0, tolerance});
+            k.prepare = [&](int i) { instances[i].partial.poison(); };
+            k.launch = [&, launcher, per_thread](int i) {
+                launcher(instances[i].in.data(), instances[i].partial.data(), n, per_thread);
             };
+            k.verify = [&, blocks, tolerance](int i) {
+                std::vector<float> got = instances[i].partial.download();
+                got.resize(blocks);
+                return cml::compare(got, instances[i].want, {0.0, tolerance});
+            };
+            k.restore_inputs = [&](int i) { return cml::restore_changed(instances[i].in); };
             k.bytes = 4.0 * n + 4.0 * blocks;
             return k;
         };

@@ -24,19 +24,18 @@ inline std::vector<double> polynomial_reference(const std::vector<float>& c, con
 // Horner's rule in fp32 with d = count - 1 steps, each a multiply and an add rounded separately (or one fma,
 // rounded once), errs by at most gamma(2d) * sum_k |c[k]| |x|^k, where gamma(m) = m u / (1 - m u) and
 // u = 2^-24 (Higham, Accuracy and Stability of Numerical Algorithms, eq. 5.3). This returns that bound for
-// the x where it is largest: one absolute tolerance for every element.
+// the x where it is largest: one absolute tolerance for every element. The sum grows with |x| (every term
+// is >= 0), and so does its value computed below (rounding is monotonic), so that x is the largest |x|.
 inline double polynomial_error_bound(const std::vector<float>& c, const std::vector<float>& x)
 {
     constexpr double kUnitRoundoff = 1.0 / (1 << 24);
     const double steps = 2.0 * (double(c.size()) - 1.0);
     const double gamma = steps * kUnitRoundoff / (1.0 - steps * kUnitRoundoff);
-    double most = 0.0;
-    for (float xi : x) {
-        double terms = std::fabs(c.back());  // sum_k |c[k]| |x|^k, by Horner on the absolute values
-        for (int k = int(c.size()) - 2; k >= 0; --k) terms = terms * std::fabs(xi) + std::fabs(c[k]);
-        most = std::fmax(most, terms);
-    }
-    return gamma * most;
+    double largest = 0.0;
+    for (float xi : x) largest = std::fmax(largest, std::fabs(xi));
+    double terms = std::fabs(c.back());  // sum_k |c[k]| largest^k, by Horner on the absolute values
+    for (int k = int(c.size()) - 2; k >= 0; --k) terms = terms * largest + std::fabs(c[k]);
+    return gamma * terms;
 }
 
 // With every c[k] >= 0 and x >= 0 all terms are positive: sum_k |c[k]| |x|^k is p(x) itself, so the same

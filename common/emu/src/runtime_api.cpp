@@ -31,6 +31,11 @@ struct Event {
     bool recorded = false;
 };
 
+// The L2 settings the benchmark pins and reads back (common/cml/cache_state.hpp): kept, though no cache is
+// emulated, so that a kernel.cu that changes them is seen changing them.
+std::size_t g_persisting_l2_bytes = 0;
+cudaAccessPolicyWindow g_default_stream_window{};
+
 bool device_side(cudaMemcpyKind kind, bool destination)
 {
     switch (kind) {
@@ -158,6 +163,8 @@ const char* cudaGetErrorName(cudaError_t error)
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorUnsupportedLimit: return "cudaErrorUnsupportedLimit";
+    case cudaErrorNotSupported: return "cudaErrorNotSupported";
     default: return "cudaErrorUnknown";
     }
 }
@@ -175,6 +182,8 @@ const char* cudaGetErrorString(cudaError_t error)
     case cudaErrorLaunchFailure: return "unspecified launch failure (cml_emu: a block could not finish, see above)";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorUnsupportedLimit: return "limit is not supported on this architecture";
+    case cudaErrorNotSupported: return "operation not supported (cml_emu)";
     default: return "unknown error";
     }
 }
@@ -234,6 +243,35 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attribute, int dev
 }
 
 cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int) { return record(cudaSuccess); }
+
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value)
+{
+    if (limit != cudaLimitPersistingL2CacheSize) return record(cudaErrorUnsupportedLimit);
+    cml_emu::g_persisting_l2_bytes = value;
+    return record(cudaSuccess);
+}
+
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit)
+{
+    if (limit != cudaLimitPersistingL2CacheSize) return record(cudaErrorUnsupportedLimit);
+    *value = cml_emu::g_persisting_l2_bytes;
+    return record(cudaSuccess);
+}
+
+// Only the default stream exists here, and of its attributes only the access-policy window.
+cudaError_t cudaStreamSetAttribute(cudaStream_t stream, cudaStreamAttrID attribute, const cudaStreamAttrValue* value)
+{
+    if (stream != nullptr || attribute != cudaStreamAttributeAccessPolicyWindow) return record(cudaErrorNotSupported);
+    cml_emu::g_default_stream_window = value->accessPolicyWindow;
+    return record(cudaSuccess);
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attribute, cudaStreamAttrValue* value)
+{
+    if (stream != nullptr || attribute != cudaStreamAttributeAccessPolicyWindow) return record(cudaErrorNotSupported);
+    value->accessPolicyWindow = cml_emu::g_default_stream_window;
+    return record(cudaSuccess);
+}
 
 cudaError_t cudaEventCreate(cudaEvent_t* event)
 {

@@ -1,0 +1,110 @@
+"""The benchmark's timed region (issue 15), on the CPU emulator: every solution's benchmark still reports
+right results with nothing against its time, and kernels that cheat the timed launches are caught with the
+reason. Timings mean nothing on the emulator, but every check on the launches runs as it does on a GPU."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from grader import build, proc
+from grader.bench import BenchRun, parse_bench
+from grader.checks import performance_checks
+from grader.config import REPO_ROOT, Thresholds, load_config
+from grader.model import BenchResult, Category, Status
+from grader.tests.fixture_kernels import write_measured_labs
+
+LABS = [lab.name for lab in load_config().labs]
+# Sizes at which the emulator runs each benchmark in seconds; the checks do not depend on the size.
+SIZES = {"01": 65536, "02": 65536, "03": 16384, "04": 64, "05": 128, "06": 65536, "07": 16384}
+# Planted kernels (grader/tests/fixtures), one per lab, built together in place of the skeletons.
+CHEATS = ("01_first_call_only", "02_sets_persisting_l2", "04_skips_repeated_pointers", "05_overwrites_its_input")
+CHEATS_DIR = REPO_ROOT / ".results" / "cheats"
+CHEATS_BUILD_DIR = REPO_ROOT / "build-emu-cheats"
+TIMED_LAUNCHES = 25
+
+
+@pytest.fixture(scope="module")
+def cheats(emulator, config) -> build.BuildTree:
+    tree = build.BuildTree(CHEATS_BUILD_DIR, write_measured_labs(CHEATS_DIR, CHEATS), emulator.gpu_arch)
+    outcome = build.configure(tree, config.timeouts["build"])
+    assert outcome.ok, outcome.tail(30)
+    return tree
+
+
+def benchmarked(tree: build.BuildTree, config, lab: str, variant: str, tmp_path) -> tuple[proc.Outcome, BenchResult]:
+    """The lab's benchmark, built for the emulator and run at a small size; its JSON as the grader reads it."""
+    built = build.build_lab(tree, lab, variant, config.timeouts["build"], emulated=True)
+    assert built.ok, build.compiler_errors(built)
+    results = tmp_path / f"{lab}.json"
+    command = [str(tree.binary(lab, variant, "bench", emulated=True)), "--size", str(SIZES[lab[:2]]), "--json", str(results)]
+    outcome = proc.run(command, config.timeouts["bench"])
+    assert outcome.ok, outcome.tail(20)
+    return outcome, parse_bench(json.loads(results.read_text()))
+
+
+def speed_check(config, lab: str, outcome: proc.Outcome, result: BenchResult):
+    """The lab's speed check as the grader makes it, against a threshold any honest kernel passes here."""
+    lab_config = config.lab(lab)
+    thresholds = {group: Thresholds(min_speedup=1e-9) for group in result.groups()}
+    checks = performance_checks(lab_config, BenchRun(outcome, result), thresholds, "the CPU emulator")
+    return [check for check in checks if check.category is Category.PERFORMANCE]
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_against_its_time(emulator, config, lab, tmp_path):
+    outcome, result = benchmarked(emulator, config, lab, "solution", tmp_path)
+    for kernel in (k for k in result.kernels if k.attempted):
+        where = f"{kernel.role} {kernel.name} [{kernel.group}]"
+        assert kernel.correct, f"{where}: {kernel.check}"
+        assert kernel.problems == [], f"{where}: {kernel.problems}"
+        # The student's kernels (the solution's, here) are verified at two timed launches, not the grader's own.
+        verified = 2 if kernel.role in ("student", "stretch") else 0
+        assert kernel.timed_launches_verified == verified and kernel.host_median_ms > 0 and kernel.floor_ms > 0, where
+    assert all(check.status is Status.PASSED for check in speed_check(config, lab, outcome, result))
+
+
+def test_a_launcher_that_skips_pointers_it_has_seen_is_wrong_at_a_verified_timed_launch(cheats, config, tmp_path):
+    outcome, result = benchmarked(cheats, config, "04_tiled_gemm", "student", tmp_path)
+    student = result.kernel("student")
+    print(student.check)
+    assert not student.correct
+    assert re.match(rf"timed launch \d+ of {TIMED_LAUNCHES} left its output unwritten \(poison\): ", student.check)
+    assert result.kernel("baseline").correct
+    (check, *_) = speed_check(config, "04_tiled_gemm", outcome, result)
+    assert check.status is Status.FAILED and "left its output unwritten (poison)" in check.detail
+
+
+def test_a_launcher_that_works_on_its_first_call_only_is_wrong_at_a_verified_timed_launch(cheats, config, tmp_path):
+    outcome, result = benchmarked(cheats, config, "01_vector_add", "student", tmp_path)
+    student = result.kernel("student")
+    print(student.check)
+    # Its first call is the checked launch, which it gets right; every timed launch leaves the poison.
+    assert not student.correct
+    assert re.match(rf"timed launch \d+ of {TIMED_LAUNCHES} left its output unwritten \(poison\): ", student.check)
+    (check, *_) = speed_check(config, "01_vector_add", outcome, result)
+    assert check.status is Status.FAILED and "left its output unwritten (poison)" in check.detail
+
+
+def test_a_launcher_that_writes_to_its_input_is_wrong_with_the_input_named(cheats, config, tmp_path):
+    outcome, result = benchmarked(cheats, config, "05_padded_transpose", "student", tmp_path)
+    student = result.kernel("student")
+    print(student.check)
+    assert not student.correct and re.search(r"changed its inputs \(instance \d: in\[0\] is 0 where ", student.check)
+    assert result.kernel("baseline").correct and result.kernel("reference").correct  # the inputs were put back
+    (check, *_) = speed_check(config, "05_padded_transpose", outcome, result)
+    assert check.status is Status.FAILED and "changed its inputs" in check.detail
+
+
+def test_a_launcher_that_sets_aside_persisting_l2_has_its_time_failed_though_its_result_is_right(cheats, config, tmp_path):
+    outcome, result = benchmarked(cheats, config, "02_dot_product", "student", tmp_path)
+    student = result.kernel("student")
+    print(student.problems)
+    assert student.correct
+    assert student.problems == ["the checked launch set aside 1048576 bytes of L2 for persisting accesses (the "
+                                "benchmark holds it at 0)"]
+    assert result.kernel("baseline").problems == []
+    (check, *_) = speed_check(config, "02_dot_product", outcome, result)
+    assert check.status is Status.FAILED and "set aside 1048576 bytes of L2" in check.detail
