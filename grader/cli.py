@@ -17,7 +17,7 @@ from rich.progress import Progress, TextColumn
 from rich.table import Table
 
 from grader import batch, late, report, roster, sandbox, slurm
-from grader.calibrate import calibrate
+from grader.calibrate import calibrate, load_measurements
 from grader.collect import collect as collect_results
 from grader.collect import unfinished
 from grader.config import REPO_ROOT, load_config
@@ -176,6 +176,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     cal.add_argument("--runs", type=int, default=3, help="benchmark runs of each kernel (default 3)")
     cal.add_argument("--lab", action="append", metavar="N", help="measure only this lab (repeatable); the thresholds "
                      "file is written from every lab measured on this GPU so far (--measurements)")
+    cal.add_argument("--missing-only", action="store_true",
+                     help="measure only the labs --measurements does not hold yet for this GPU (go on where a run stopped)")
     cal.add_argument("--output", type=Path, help="file to write (default: grader/targets/<gpu name>.toml)")
     cal.add_argument("--measurements", type=Path, default=REPO_ROOT / ".results" / "calibration.json",
                      help="every kernel's measured ratios, kept across runs of calibrate on this GPU "
@@ -229,6 +231,9 @@ def command_calibrate(args, console: Console) -> int:
     if not session.device.present:
         raise UsageError(f"calibrate needs a GPU: {session.device.reason}")
     labs = select_labs(session.config, args.lab or [])
+    if args.missing_only:
+        done = load_measurements(args.measurements, session.device)
+        labs = [lab for lab in labs if lab.name not in done]
     with console.status("") as status:
         context = session.build(status.update)
         path, measured = calibrate(session.config, context.tree, session.device, args.runs, labs, args.measurements,

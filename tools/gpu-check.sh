@@ -9,9 +9,10 @@
 #                                            every verdict and ratio over the runs (REPEAT_SECONDS: stop early;
 #                                            REPEAT_FIRST: number the runs from there)
 #   tools/gpu-check.sh counters              ncu on planted kernels, to set beside the CPU emulator's counters
-#   tools/gpu-check.sh calibrate RUNS [N ..] ./cml calibrate of labs N (default all) over the solutions and
-#                                            grader/variants, adding to .calib/measurements.json (carry .calib
-#                                            from one call to the next); then the solutions graded against it
+#   tools/gpu-check.sh calibrate RUNS        ./cml calibrate of the labs not measured yet on this GPU, over the
+#                                            solutions and grader/variants, time-boxed (CALIBRATE_SECONDS), adding
+#                                            to .calib/measurements.json: carry .calib from one call to the next
+#   tools/gpu-check.sh solutions             the solutions graded, every mechanism on, against .calib/target.toml
 #   tools/gpu-check.sh speed [OLD_CHECKOUT]  the seven solutions graded from a clean build, with each step's time;
 #                                            and by an older checkout's grader, for comparison (same machine)
 #   tools/gpu-check.sh attacks [-k EXPR]     the attack submissions' verdicts that need a GPU (test_attacks.py)
@@ -57,15 +58,14 @@ case "$part" in
         tar czf "$out/repeat.tar.gz" -C "$out" repeat && rm -r "$out/repeat" ;;
     counters) tools/ncu-planted.sh "$out" 2>&1 | tee "$out/counters.log" ;;
     calibrate)
-        runs=${1:?how many runs}; shift
-        labs=(); for lab in "$@"; do labs+=(--lab "$lab"); done
         mkdir -p .calib
-        ./cml calibrate --runs "$runs" "${labs[@]}" --output "$out/target.toml" --measurements .calib/measurements.json \
-            2>&1 | tee "$out/calibrate.log"
-        cp .calib/measurements.json "$out/measurements.json"
-        [ "${#labs[@]}" -gt 0 ] && [ -z "${CALIBRATE_GRADE:-}" ] && exit 0  # a part: the grade comes with the last
-        ./cml grade --solutions --target "$out/target.toml" --json "$out/grade-solutions.json" 2>&1 | tail -40 |
-            tee -a "$out/calibrate.log" ;;
+        # Time-boxed: the measurements are saved after each lab, so the next call goes on from there.
+        timeout "${CALIBRATE_SECONDS:-520}" ./cml calibrate --runs "${1:?how many runs}" --missing-only \
+            --output .calib/target.toml --measurements .calib/measurements.json 2>&1 | tee "$out/calibrate.log"
+        cp .calib/measurements.json .calib/target.toml "$out/" ;;
+    solutions)
+        ./cml grade --solutions --target .calib/target.toml --json "$out/grade-solutions.json" 2>&1 |
+            tee "$out/solutions.log" | tail -30 ;;
     speed)
         rm -rf build-speed
         start=$SECONDS
