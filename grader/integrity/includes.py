@@ -20,6 +20,7 @@ LIBRARY_FILES = {"cublas": "cuBLAS", "cudnn": "cuDNN", "cufft": "cuFFT", "cusolv
                  "cutensor": "cuTENSOR", "nccl": "NCCL", "npp": "NPP", "nvblas": "NVBLAS", "cudss": "cuDSS"}
 LIBRARY_FILE = re.compile(rf"^(?P<name>{'|'.join(LIBRARY_FILES)})\w*\.(h|hpp|cuh)$")
 CML_HEADERS = REPO_ROOT / "common" / "cml"
+SYSTEM_HEADERS = ("/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib64/gcc", "/usr/local/cuda/include")
 MARKER = re.compile(r'^# (?P<line>\d+) "(?P<file>(?:[^"\\]|\\.)*)"(?P<flags>( \d)*)\s*$')
 
 
@@ -41,7 +42,10 @@ def search_roots(nvcc: str, env_path: str | None = None) -> tuple[Path, ...]:
     roots = [Path(line.strip()).resolve() for line in listing.splitlines() if line.strip().startswith("/")]
     if done.returncode != 0 or not roots:
         raise RuntimeError(f"could not read nvcc's include search list: {done.stderr.strip()[-300:]}")
-    return tuple(dict.fromkeys(roots))
+    # And the system's own folders of headers: a host compiler installed elsewhere (the H100 image's /opt/gcc)
+    # lists its own, yet its headers go on to the system's (#include_next).
+    system = [Path(folder).resolve() for folder in SYSTEM_HEADERS if Path(folder).is_dir()]
+    return tuple(dict.fromkeys(roots + system))
 
 
 def library(path: Path, roots: tuple[Path, ...]) -> str:

@@ -114,7 +114,6 @@ REJECTED_OBJECTS = {
     "calls cuBLAS": (
         kernel('extern "C" int cublasSaxpy_v2(void*, int, const float*, const float*, int, float*, int);\n',
                "cublasSaxpy_v2(nullptr, n, nullptr, a, 1, c, 1);"), ["calls cublasSaxpy_v2: a library that does the lab's work"]),
-    "calls exit": (kernel("#include <cstdlib>\n", "if (n == 7) std::exit(0);"), ["calls exit: it ends the test program"]),
     "calls atexit": (kernel("#include <cstdlib>\nstatic void last() {}\n", "std::atexit(last);"), ["calls atexit"]),
 }  # fmt: skip
 
