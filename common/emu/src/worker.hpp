@@ -6,23 +6,13 @@
 #include <vector>
 
 #include "block.hpp"
+#include "fiber_stacks.hpp"
 #include "findings.hpp"
 #include "profile.hpp"
 #include "racecheck.hpp"
+#include "shared_memory.hpp"
 
 namespace cml_emu {
-
-class StackPool {
-public:
-    explicit StackPool(std::size_t bytes) : bytes_(bytes) {}
-    ~StackPool();
-    char* stack(std::size_t index);  // the top of stack `index`, with a guard page below its bottom
-    std::size_t bytes() const { return bytes_; }
-
-private:
-    std::size_t bytes_;
-    std::vector<char*> stacks_;
-};
 
 struct Worker {
     explicit Worker(std::size_t stack_bytes) : stacks(stack_bytes) {}
@@ -37,5 +27,9 @@ struct Worker {
 
 extern __thread Worker* t_worker;        // the worker of this OS thread, while it runs a block
 extern __thread ThreadState* t_thread;   // the GPU thread running on it, null between threads
+
+// Runs block `linear` (x fastest) of `launch` on `worker`; false when the block could not finish (its
+// threads wait for each other).
+bool run_block(Worker& worker, const Launch& launch, unsigned long long linear);
 
 }  // namespace cml_emu

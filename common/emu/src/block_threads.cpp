@@ -1,0 +1,228 @@
+// The threads of one block, as Boost.Context fibers on the worker that runs the block. A thread runs until it
+// waits (a barrier, a warp-level call) or returns, then the next ready thread runs, lowest rank first: lane 0
+// of a warp may run far ahead of lane 1, as independent thread scheduling allows, so code that assumes
+// lock-step warps without __syncwarp() reads stale values and racecheck sees it.
+#include <algorithm>
+#include <string>
+
+#include "options.hpp"
+#include "runtime_state.hpp"
+#include "worker.hpp"
+
+__thread uint3 threadIdx;
+__thread uint3 blockIdx;
+__thread dim3 blockDim;
+__thread dim3 gridDim;
+
+namespace cml_emu {
+
+__thread ThreadState* t_thread = nullptr;
+
+namespace {
+
+using boost::context::fiber;
+
+void suspend(ThreadState& thread) { thread.scheduler = std::move(thread.scheduler).resume(); }
+
+void release_barrier(Block& block)
+{
+    int count = 0, all = 1, any = 0;
+    for (const ThreadState& t : block.threads) {
+        if (t.status != Status::at_barrier) continue;
+        count += t.predicate != 0;
+        all &= t.predicate != 0;
+        any |= t.predicate != 0;
+    }
+    block.barrier_result = count;
+    block.barrier_all = all;
+    block.barrier_any = any;
+    ++block.epoch;
+    block.at_barrier = 0;
+    for (ThreadState& t : block.threads) {
+        if (t.status != Status::at_barrier) continue;
+        t.status = Status::ready;
+        block.push(t.rank);
+    }
+}
+
+int source_lane(const ThreadState& t)
+{
+    const int width = t.width > 0 && t.width <= kWarpSize ? t.width : kWarpSize;
+    const int segment = t.lane & ~(width - 1);
+    int source = t.lane;
+    switch (t.op) {
+    case WarpOp::shfl: source = segment + (t.argument & (width - 1)); break;
+    case WarpOp::shfl_up: source = t.lane - t.argument >= segment ? t.lane - t.argument : t.lane; break;
+    case WarpOp::shfl_down: source = t.lane + t.argument < segment + width ? t.lane + t.argument : t.lane; break;
+    case WarpOp::shfl_xor: {
+        const int x = t.lane ^ t.argument;
+        source = (x & ~(width - 1)) == segment ? x : t.lane;
+        break;
+    }
+    default: break;
+    }
+    return source;
+}
+
+// Completes the warp's pending call once every lane it names has arrived (or returned).
+void try_complete_warp(Block& block, int warp)
+{
+    WarpState& w = block.warps[std::size_t(warp)];
+    if (!w.arrived) return;
+    const unsigned needed = w.wanted & w.exists & ~w.done;
+    if ((w.arrived & needed) != needed) return;
+    ThreadState* lanes = &block.threads[std::size_t(warp * kWarpSize)];
+    const unsigned arrived = w.arrived;
+    bool sync = false;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+        if (!(arrived >> lane & 1u)) continue;
+        ThreadState& t = lanes[lane];
+        switch (t.op) {
+        case WarpOp::sync: sync = true; t.result = 0; break;
+        case WarpOp::ballot:
+        case WarpOp::any:
+        case WarpOp::all: {
+            unsigned votes = 0;
+            for (int other = 0; other < kWarpSize; ++other)
+                if ((arrived & t.mask) >> other & 1u && lanes[other].value) votes |= 1u << other;
+            const unsigned voters = arrived & t.mask;
+            t.result = t.op == WarpOp::ballot ? votes : t.op == WarpOp::any ? votes != 0 : votes == voters;
+            break;
+        }
+        default: {
+            const int source = source_lane(t);
+            t.result = arrived >> source & 1u ? lanes[source].value : t.value;
+        }
+        }
+    }
+    if (sync && options().racecheck) join_clocks(block, warp, arrived);
+    w.arrived = w.wanted = 0;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+        if (!(arrived >> lane & 1u)) continue;
+        lanes[lane].status = Status::ready;
+        block.push(lanes[lane].rank);
+    }
+}
+
+void thread_returned(Block& block, ThreadState& thread)
+{
+    thread.status = Status::done;
+    ++block.done;
+    block.warps[std::size_t(thread.warp)].done |= 1u << thread.lane;
+    try_complete_warp(block, thread.warp);
+    if (block.at_barrier > 0 && block.at_barrier + block.done == int(block.threads.size())) release_barrier(block);
+}
+
+std::string describe_stuck(const Block& block)
+{
+    int at_barrier = 0, at_warp = 0;
+    for (const ThreadState& t : block.threads) {
+        at_barrier += t.status == Status::at_barrier;
+        at_warp += t.status == Status::at_warp;
+    }
+    return std::to_string(at_barrier) + " threads wait at __syncthreads() and " + std::to_string(at_warp) +
+           " in a warp-level call (__syncwarp, shuffle, vote) for lanes that never arrive; " +
+           std::to_string(block.done) + " of " + std::to_string(block.threads.size()) + " returned";
+}
+
+}  // namespace
+
+bool run_block(Worker& worker, const Launch& launch, unsigned long long linear)
+{
+    const Options& o = options();
+    const dim3 grid = launch.config.grid, shape = launch.config.block;
+    Block& block = worker.block;
+    block.launch = &launch;
+    block.index = uint3{unsigned(linear % grid.x), unsigned(linear / grid.x % grid.y),
+                        unsigned(linear / (std::uint64_t(grid.x) * grid.y))};
+    blockIdx = block.index;
+    blockDim = shape;
+    gridDim = grid;
+    worker.shared.begin_block(launch.config.shared_bytes);
+    if (worker.shadow) worker.shadow->begin_block();
+    const int n = int(launch.threads_per_block);
+    const int warps = (n + kWarpSize - 1) / kWarpSize;
+    if (!o.profile.empty()) worker.profile.begin_block(warps);
+
+    block.threads.resize(std::size_t(n));
+    block.warps.assign(std::size_t(warps), WarpState{});
+    block.done = block.at_barrier = 0;
+    block.epoch = 0;
+    block.reset_queue(std::size_t(n));
+    for (int rank = 0; rank < n; ++rank) {
+        ThreadState& t = block.threads[std::size_t(rank)];
+        t.index = uint3{unsigned(rank % int(shape.x)), unsigned(rank / int(shape.x) % int(shape.y)),
+                        unsigned(rank / int(shape.x * shape.y))};
+        t.rank = rank;
+        t.warp = rank / kWarpSize;
+        t.lane = rank % kWarpSize;
+        t.status = Status::ready;
+        std::fill(std::begin(t.clock), std::end(t.clock), 0u);
+        block.warps[std::size_t(t.warp)].exists |= 1u << t.lane;
+        t.fiber = fiber(std::allocator_arg, PooledStack{worker.stacks.stack(std::size_t(rank)), worker.stacks.bytes()},
+                        [&block, &t](fiber&& scheduler) {
+                            t.scheduler = std::move(scheduler);
+                            block.launch->body(block.launch->closure);
+                            thread_returned(block, t);
+                            return std::move(t.scheduler);
+                        });
+        block.push(rank);
+    }
+
+    bool finished = true;
+    for (int rank; block.done < n;) {
+        if (!block.pop(rank)) {
+            report_barrier_error(launch.kernel, block.index, describe_stuck(block));
+            finished = false;
+            break;
+        }
+        ThreadState& t = block.threads[std::size_t(rank)];
+        t_thread = &t;
+        threadIdx = t.index;
+        t.fiber = std::move(t.fiber).resume();
+    }
+    // Threads that can never go on are unwound (their fibers destroyed), as a GPU would abort the kernel.
+    for (ThreadState& t : block.threads) {
+        t_thread = &t;
+        t.fiber = fiber();
+    }
+    t_thread = nullptr;
+    if (!o.profile.empty()) worker.profile.end_block(launch.profile_group, worker.counters);
+    return finished;
+}
+
+// ---- what kernels call ----
+
+int block_barrier(int predicate, int reduction)
+{
+    ThreadState* thread = t_thread;
+    if (!thread) fatal("__syncthreads() called outside a kernel");
+    Block& block = t_worker->block;
+    thread->status = Status::at_barrier;
+    thread->predicate = predicate;
+    ++block.at_barrier;
+    if (block.at_barrier + block.done == int(block.threads.size())) release_barrier(block);
+    suspend(*thread);
+    return reduction == 1 ? block.barrier_result : reduction == 2 ? block.barrier_all : reduction == 3 ? block.barrier_any : 0;
+}
+
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int argument, int width)
+{
+    ThreadState* thread = t_thread;
+    if (!thread) fatal("a warp-level function called outside a kernel");
+    Block& block = t_worker->block;
+    thread->op = op;
+    thread->mask = mask;
+    thread->value = value;
+    thread->argument = argument;
+    thread->width = width;
+    thread->status = Status::at_warp;
+    WarpState& w = block.warps[std::size_t(thread->warp)];
+    w.arrived |= 1u << thread->lane;
+    w.wanted |= mask | 1u << thread->lane;
+    try_complete_warp(block, thread->warp);
+    suspend(*thread);
+    return thread->result;
+}
+
+}  // namespace cml_emu
