@@ -51,7 +51,6 @@ struct WarpState {
     unsigned exists = 0;   // lanes the block has
     unsigned done = 0;     // lanes that returned
     unsigned arrived = 0;  // lanes waiting in a warp-level call
-    unsigned wanted = 0;   // lanes those calls name
 };
 
 struct Block {

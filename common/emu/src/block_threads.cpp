@@ -64,18 +64,16 @@ int source_lane(const ThreadState& t)
     return source;
 }
 
-// Completes the warp's pending call once every lane it names has arrived (or returned).
-void try_complete_warp(Block& block, int warp)
+// Completes the calls of `group`, lanes of one warp that called with one mask: each gets its result, a
+// __syncwarp() among them joins what they know (racecheck), and they are ready to run again.
+void complete_warp_call(Block& block, int warp, unsigned group)
 {
     WarpState& w = block.warps[std::size_t(warp)];
-    if (!w.arrived) return;
-    const unsigned needed = w.wanted & w.exists & ~w.done;
-    if ((w.arrived & needed) != needed) return;
     ThreadState* lanes = &block.threads[std::size_t(warp * kWarpSize)];
     const unsigned arrived = w.arrived;
     bool sync = false;
     for (int lane = 0; lane < kWarpSize; ++lane) {
-        if (!(arrived >> lane & 1u)) continue;
+        if (!(group >> lane & 1u)) continue;
         ThreadState& t = lanes[lane];
         switch (t.op) {
         case WarpOp::sync: sync = true; t.result = 0; break;
@@ -95,12 +93,33 @@ void try_complete_warp(Block& block, int warp)
         }
         }
     }
-    if (sync && options().racecheck) join_clocks(block, warp, arrived);
-    w.arrived = w.wanted = 0;
+    if (sync && options().racecheck) join_clocks(block, warp, group);
+    w.arrived &= ~group;
     for (int lane = 0; lane < kWarpSize; ++lane) {
-        if (!(arrived >> lane & 1u)) continue;
+        if (!(group >> lane & 1u)) continue;
         lanes[lane].status = Status::ready;
         block.push(lanes[lane].rank);
+    }
+}
+
+// Completes each warp-level call, among those of the lanes in `candidates`, that every lane it names has
+// reached (or returned from the kernel). The lanes that called with one mask complete together, apart from
+// those of another mask: two tiles of 16 of one warp sync each on its own, as on a GPU.
+void try_complete_warp(Block& block, int warp, unsigned candidates)
+{
+    WarpState& w = block.warps[std::size_t(warp)];
+    const ThreadState* lanes = &block.threads[std::size_t(warp * kWarpSize)];
+    const unsigned live = w.exists & ~w.done;
+    for (unsigned pending = candidates & w.arrived; pending;) {
+        const unsigned mask = lanes[__builtin_ctz(pending)].mask;
+        unsigned group = 0;
+        for (unsigned rest = w.arrived; rest; rest &= rest - 1) {
+            const int lane = __builtin_ctz(rest);
+            if (lanes[lane].mask == mask) group |= 1u << lane;
+        }
+        pending &= ~group;
+        const unsigned needed = (mask | group) & live;
+        if ((w.arrived & needed) == needed) complete_warp_call(block, warp, group);
     }
 }
 
@@ -108,8 +127,9 @@ void thread_returned(Block& block, ThreadState& thread)
 {
     thread.status = Status::done;
     ++block.done;
-    block.warps[std::size_t(thread.warp)].done |= 1u << thread.lane;
-    try_complete_warp(block, thread.warp);
+    WarpState& w = block.warps[std::size_t(thread.warp)];
+    w.done |= 1u << thread.lane;
+    try_complete_warp(block, thread.warp, w.arrived);  // any call may have waited for this lane
     if (block.at_barrier > 0 && block.at_barrier + block.done == int(block.threads.size())) release_barrier(block);
 }
 
@@ -219,10 +239,15 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
     thread->status = Status::at_warp;
     WarpState& w = block.warps[std::size_t(thread->warp)];
     w.arrived |= 1u << thread->lane;
-    w.wanted |= mask | 1u << thread->lane;
-    try_complete_warp(block, thread->warp);
+    const unsigned needed = (mask | 1u << thread->lane) & w.exists & ~w.done;
+    if ((w.arrived & needed) == needed) try_complete_warp(block, thread->warp, 1u << thread->lane);
     suspend(*thread);
     return thread->result;
+}
+
+void unsupported(const char* what)
+{
+    fatal((std::string("not emulated: ") + what).c_str());
 }
 
 }  // namespace cml_emu

@@ -1,7 +1,7 @@
 // The emulator's own tests: what CUDA promises for warp-level functions, votes, barrier reductions, shared
-// memory and atomics. The cases skipped by default are planted bugs, each run alone by
+// memory, atomics and cooperative groups. The cases skipped by default are planted bugs, each run alone by
 // grader/tests/test_emulator.py: a deadlock reported rather than hung (it leaves the runtime failed), and
-// accesses that memcheck and initcheck must report (CML_EMU_CHECK).
+// accesses and races that memcheck, initcheck and racecheck must report (CML_EMU_CHECK).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -84,6 +84,46 @@ TEST_CASE("atomics on shared memory from every thread of a block")
     for (int count : out.download()) CHECK(count == kThreads);
 }
 
+TEST_CASE("cooperative groups: tiles of 32, 16, 8 and 4 rank, shuffle, vote, reduce and sync as CUDA says")
+{
+    cml::DeviceBuffer<int> out(4 * kCooperativeThreads * kTileFacts), block_facts(kCooperativeThreads * 4);
+    out.poison();
+    block_facts.poison();
+    cooperative_group_facts(out.data(), block_facts.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    const std::vector<int> got = out.download(), block = block_facts.download();
+    int k = 0;
+    for (int size : {32, 16, 8, 4}) {
+        for (int r = 0; r < kCooperativeThreads; ++r) {
+            CAPTURE(size);
+            CAPTURE(r);
+            const int* f = &got[std::size_t((k * kCooperativeThreads + r) * kTileFacts)];
+            const int rank = r % size, first = r - rank;
+            unsigned even = 0;
+            for (int lane = 0; lane < size; lane += 2) even |= 1u << lane;
+            CHECK(f[0] == rank);
+            CHECK(f[1] == size);
+            CHECK(f[2] == r / size);
+            CHECK(f[3] == kCooperativeThreads / size);
+            CHECK(f[4] == first);
+            CHECK(f[5] == (rank < size - 1 ? r + 1 : r));
+            CHECK(f[6] == (r ^ size / 2));
+            CHECK(f[7] == size * first + size * (size - 1) / 2);
+            CHECK(unsigned(f[8]) == even);
+            CHECK(f[9] == 1);  // any: yes; all: no
+            CHECK(f[10] == 2 * (first + (rank + 1) % size));
+        }
+        ++k;
+    }
+    for (int r = 0; r < kCooperativeThreads; ++r) {
+        CAPTURE(r);
+        CHECK(block[std::size_t(r * 4 + 0)] == kCooperativeThreads);
+        CHECK(block[std::size_t(r * 4 + 1)] == r % 16);
+        CHECK(block[std::size_t(r * 4 + 2)] == 16);
+        CHECK(block[std::size_t(r * 4 + 3)] == 3 * (kCooperativeThreads - 1 - r));
+    }
+}
+
 TEST_CASE("a block whose threads wait for each other fails its launch instead of hanging" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
@@ -102,6 +142,13 @@ TEST_CASE("planted: reads past the end of a __shared__ array" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
     shared_past_the_end(out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+}
+
+TEST_CASE("planted: two tiles of one warp read each other's slots after each synced alone" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(32);
+    tiles_of_one_warp_race(out.data());
     CML_CHECK(cudaDeviceSynchronize());
 }
 
