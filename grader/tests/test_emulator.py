@@ -1,6 +1,7 @@
 """The CPU emulator (common/emu), as CI runs it on a machine with no GPU: its own tests, every lab graded on
-it, the races and counters of the planted kernels that tools/ncu-planted.sh measures on a GPU (the two side
-by side: results/emulator.md), and the time the correctness suites take."""
+it, kernels written with cooperative groups, the races and counters of the planted kernels that
+tools/ncu-planted.sh measures on a GPU (the two side by side: results/emulator.md), and the time the
+correctness suites take."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 import secrets
 import shutil
 import time
+from pathlib import Path
 
 import pytest
 
@@ -20,11 +22,14 @@ from grader.gpu import Gpu
 from grader.grade import EMULATED, NO_TIMING, Context, grade_lab
 from grader.model import Category, Status
 from grader.score import verdict
-from grader.tests.fixture_kernels import write_measured_labs
+from grader.tests.fixture_kernels import write_labs, write_measured_labs
 
 LABS = [lab.name for lab in load_config().labs]
 PLANTED_DIR = REPO_ROOT / ".results" / "planted"  # the folder tools/ncu-planted.sh builds for the GPU
 PLANTED_BUILD_DIR = REPO_ROOT / "build-emu-planted"
+OWN_KERNELS = Path(__file__).parent / "kernels"  # kernels of this file's own, each a whole kernel.cu
+OWN_DIR = REPO_ROOT / ".results" / "emulator-kernels"
+OWN_BUILD_DIR = REPO_ROOT / "build-emu-kernels"
 SUITES_SECONDS = 60  # all seven solutions' correctness suites, on a 2-core machine (issue 7)
 RACECHECK = MechanismCheck("racecheck", "racecheck")
 
@@ -45,6 +50,16 @@ def emulator(built_tree) -> build.BuildTree:
 def planted(emulator, config) -> build.BuildTree:
     """A build of the planted kernels tools/ncu-planted.sh profiles on a GPU, in place of the skeletons."""
     tree = build.BuildTree(PLANTED_BUILD_DIR, write_measured_labs(PLANTED_DIR), emulator.gpu_arch)
+    outcome = build.configure(tree, config.timeouts["build"])
+    assert outcome.ok, outcome.tail(30)
+    return tree
+
+
+@pytest.fixture(scope="session")
+def own_kernels(emulator, config) -> build.BuildTree:
+    """A build of the skeletons with this file's own kernels in place of theirs: Lab 2 with cooperative groups."""
+    kernels = {"02_dot_product": (OWN_KERNELS / "02_dot_product_cooperative_groups.cu").read_text()}
+    tree = build.BuildTree(OWN_BUILD_DIR, write_labs(OWN_DIR, kernels), emulator.gpu_arch)
     outcome = build.configure(tree, config.timeouts["build"])
     assert outcome.ok, outcome.tail(30)
     return tree
@@ -105,12 +120,15 @@ def test_a_block_whose_threads_wait_for_each_other_is_reported_not_hung(selftest
     ("memcheck", "a read one element past the end of an allocation", "Invalid __global__ read of size 4 bytes"),
     ("memcheck", "reads past the end of a __shared__ array", "Invalid __shared__ read of size 4 bytes"),
     ("initcheck", "reads of __shared__ memory no thread wrote", "Uninitialized __shared__ memory read of size 4 bytes"),
+    ("racecheck", "two tiles of one warp read each other's slots after each synced alone",
+     "Warning: Race reported between Write access at tiles_of_one_warp_race_kernel"),
 ])
 def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, tool, case, report):
     run = proc.run([selftest, "--no-skip", f"--test-case=planted: {case}"], config.timeouts["sanitizer"],
                    env={"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)})
     assert run.returncode == sanitize.SANITIZER_FOUND, run.tail()
-    assert report in run.stderr and "kernels.cu" in run.stderr and "ERROR SUMMARY: 0 errors" not in run.stderr
+    nothing = "RACECHECK SUMMARY: 0 hazards" if tool == "racecheck" else "ERROR SUMMARY: 0 errors"
+    assert report in run.stderr and "kernels.cu" in run.stderr and nothing not in run.stderr
     clean = proc.run([selftest, "--no-skip", f"--test-case=planted: {case}"], config.timeouts["tests"])
     assert clean.ok and "=========" not in clean.stderr, "no check asked for, none reported"
 
@@ -118,9 +136,7 @@ def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, t
 # ---- every lab, graded on the emulator ----
 
 
-@pytest.mark.parametrize("lab", LABS)
-def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_speed_is_graded(emulator, config, lab):
-    grade = graded_without_a_gpu(emulator, config, lab, "solution")
+def assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab: str):
     by_category = {category: [c for c in grade.checks if c.category is category] for category in Category}
     for check in by_category[Category.CORRECTNESS] + by_category[Category.MECHANISM]:
         assert check.status is Status.PASSED, f"{check.name}: {check.status.value}: {check.detail}"
@@ -128,6 +144,21 @@ def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_s
     assert by_category[Category.CORRECTNESS] and len(by_category[Category.MECHANISM]) == len(config.lab(lab).mechanisms)
     assert [(c.status, c.detail) for c in by_category[Category.PERFORMANCE]] == [(Status.NOT_RUN, NO_TIMING)]
     assert verdict(grade) == "incomplete"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_speed_is_graded(emulator, config, lab):
+    grade = graded_without_a_gpu(emulator, config, lab, "solution")
+    assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab)
+
+
+def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mechanism(own_kernels, config):
+    # block.sync() and cg::sync(block) between the steps of the tree, cg::reduce over tiles of 32 and
+    # shuffles over a tile of 8, one atomicAdd per block: racecheck must see the syncs as the barriers they are.
+    grade = graded_without_a_gpu(own_kernels, config, "02_dot_product", "student")
+    assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, "02_dot_product")
+    stretch = [c for c in grade.checks if c.category is Category.STRETCH]  # tiles of 32 and 8, cg::reduce
+    assert stretch and all(c.status is Status.PASSED for c in stretch), [(c.name, c.status.value) for c in stretch]
 
 
 @pytest.mark.parametrize("lab", LABS)
