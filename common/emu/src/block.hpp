@@ -21,7 +21,8 @@ struct Launch {
     const void* closure = nullptr;
     unsigned threads_per_block = 0;
     unsigned long long blocks = 0;
-    std::vector<Allocation> allocations;  // for memcheck and the counters; empty when neither is on
+    std::size_t closure_bytes = 0;
+    GlobalMemory global;                  // what global memory the kernel may touch
     int profile_group = 0;                // profile.hpp
 };
 
@@ -35,6 +36,7 @@ struct ThreadState {
     Status status = Status::ready;
     boost::context::fiber fiber;      // the thread, while it is suspended
     boost::context::fiber scheduler;  // the block's scheduler, while the thread runs
+    Region stack;                     // its local memory
     // The warp-level call or barrier the thread waits in.
     WarpOp op = WarpOp::sync;
     unsigned mask = 0;
@@ -64,6 +66,7 @@ struct Block {
     int barrier_result = 0;   // of __syncthreads_count, _and, _or
     int barrier_all = 0;
     int barrier_any = 0;
+    bool faulted = false;     // a thread made an access outside every allocation, and no memcheck runs
 
     // Threads ready to run, in the order they run: each runs until it waits or returns.
     void push(int rank)

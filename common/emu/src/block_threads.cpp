@@ -3,6 +3,7 @@
 // of a warp may run far ahead of lane 1, as independent thread scheduling allows, so code that assumes
 // lock-step warps without __syncwarp() reads stale values and racecheck sees it.
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "options.hpp"
@@ -17,6 +18,7 @@ __thread dim3 gridDim;
 namespace cml_emu {
 
 __thread ThreadState* t_thread = nullptr;
+__thread FastRegions t_fast;
 
 namespace {
 
@@ -147,7 +149,7 @@ std::string describe_stuck(const Block& block)
 
 }  // namespace
 
-bool run_block(Worker& worker, const Launch& launch, unsigned long long linear)
+cudaError_t run_block(Worker& worker, const Launch& launch, unsigned long long linear)
 {
     const Options& o = options();
     const dim3 grid = launch.config.grid, shape = launch.config.block;
@@ -168,6 +170,7 @@ bool run_block(Worker& worker, const Launch& launch, unsigned long long linear)
     block.warps.assign(std::size_t(warps), WarpState{});
     block.done = block.at_barrier = 0;
     block.epoch = 0;
+    block.faulted = false;
     block.reset_queue(std::size_t(n));
     for (int rank = 0; rank < n; ++rank) {
         ThreadState& t = block.threads[std::size_t(rank)];
@@ -179,7 +182,9 @@ bool run_block(Worker& worker, const Launch& launch, unsigned long long linear)
         t.status = Status::ready;
         std::fill(std::begin(t.clock), std::end(t.clock), 0u);
         block.warps[std::size_t(t.warp)].exists |= 1u << t.lane;
-        t.fiber = fiber(std::allocator_arg, PooledStack{worker.stacks.stack(std::size_t(rank)), worker.stacks.bytes()},
+        char* const stack = worker.stacks.stack(std::size_t(rank));
+        t.stack = Region{std::uintptr_t(stack) - worker.stacks.bytes(), std::uintptr_t(stack), Space::other};
+        t.fiber = fiber(std::allocator_arg, PooledStack{stack, worker.stacks.bytes()},
                         [&block, &t](fiber&& scheduler) {
                             t.scheduler = std::move(scheduler);
                             block.launch->body(block.launch->closure);
@@ -189,26 +194,57 @@ bool run_block(Worker& worker, const Launch& launch, unsigned long long linear)
         block.push(rank);
     }
 
-    bool finished = true;
+    t_fast = FastRegions{};  // what the last block touched may be gone
+    cudaError_t result = cudaSuccess;
     for (int rank; block.done < n;) {
         if (!block.pop(rank)) {
             report_barrier_error(launch.kernel, block.index, describe_stuck(block));
-            finished = false;
+            result = cudaErrorLaunchFailure;
             break;
         }
         ThreadState& t = block.threads[std::size_t(rank)];
         t_thread = &t;
         threadIdx = t.index;
+        if (!o.watching()) t_fast.stack = t.stack;
         t.fiber = std::move(t.fiber).resume();
+        if (block.faulted) {
+            result = cudaErrorIllegalAddress;
+            break;
+        }
     }
-    // Threads that can never go on are unwound (their fibers destroyed), as a GPU would abort the kernel.
+    // Threads that can never go on (or that faulted) are unwound, their fibers destroyed, as a GPU would abort
+    // the kernel.
     for (ThreadState& t : block.threads) {
         t_thread = &t;
         t.fiber = fiber();
     }
     t_thread = nullptr;
+    t_fast = FastRegions{};
     if (!o.profile.empty()) worker.profile.end_block(launch.profile_group, worker.counters);
-    return finished;
+    return result;
+}
+
+void stop_at_fault(bool launch_fails)
+{
+    ThreadState& thread = *t_thread;
+    Block& block = t_worker->block;
+    if (launch_fails) {
+        block.faulted = true;
+    } else {
+        thread_returned(block, thread);  // a barrier or warp-level call no longer waits for it
+    }
+    suspend(thread);  // for good: the fiber is unwound when the block ends
+    fatal("a thread went on after its fault");
+}
+
+Region builtin_variables()
+{
+    const std::uintptr_t starts[] = {std::uintptr_t(&threadIdx), std::uintptr_t(&blockIdx), std::uintptr_t(&blockDim),
+                                     std::uintptr_t(&gridDim)};
+    const std::uintptr_t ends[] = {starts[0] + sizeof threadIdx, starts[1] + sizeof blockIdx, starts[2] + sizeof blockDim,
+                                   starts[3] + sizeof gridDim};
+    return Region{*std::min_element(std::begin(starts), std::end(starts)),
+                  *std::max_element(std::begin(ends), std::end(ends)), Space::other};
 }
 
 // ---- what kernels call ----

@@ -32,15 +32,15 @@ public:
         for (unsigned i = 1; i < count; ++i) std::thread([this, i] { serve(*workers_[i]); }).detach();
     }
 
-    // Every block of the launch; false when one could not finish.
-    bool run(const Launch& launch)
+    // Every block of the launch; what a GPU would say of the launch (run_block).
+    cudaError_t run(const Launch& launch)
     {
         const unsigned long long helpers = std::min<unsigned long long>(workers_.size() - 1, launch.blocks - 1);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             launch_ = &launch;
             next_block_ = 0;
-            failed_ = false;
+            failure_ = cudaSuccess;
             busy_ = int(helpers);
             wanted_ = int(helpers);
             ++generation_;
@@ -50,7 +50,7 @@ public:
         std::unique_lock<std::mutex> lock(mutex_);
         done_.wait(lock, [this] { return busy_ == 0; });
         launch_ = nullptr;
-        return !failed_;
+        return failure_;
     }
 
     std::vector<std::unique_ptr<Worker>>& workers() { return workers_; }
@@ -60,8 +60,10 @@ private:
     {
         t_worker = &worker;
         for (unsigned long long b; (b = next_block_.fetch_add(1)) < launch.blocks;) {
-            if (!run_block(worker, launch, b)) {
-                failed_ = true;
+            const cudaError_t error = run_block(worker, launch, b);
+            if (error != cudaSuccess) {
+                cudaError_t none = cudaSuccess;
+                failure_.compare_exchange_strong(none, error);
                 next_block_ = launch.blocks;  // like a GPU, stop the kernel at its first fault
             }
         }
@@ -93,7 +95,7 @@ private:
     std::uint64_t generation_ = 0;
     int busy_ = 0, wanted_ = 0;
     std::atomic<unsigned long long> next_block_{0};
-    std::atomic<bool> failed_{false};
+    std::atomic<cudaError_t> failure_{cudaSuccess};
 };
 
 Pool& pool()
@@ -113,7 +115,8 @@ void at_exit()
 
 }  // namespace
 
-void run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody thread_body, const void* closure)
+void run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody thread_body, const void* closure,
+                std::size_t closure_bytes)
 {
     const Options& o = options();
     static std::once_flag once;
@@ -135,15 +138,16 @@ void run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody threa
     launch.config = config;
     launch.body = thread_body;
     launch.closure = closure;
+    launch.closure_bytes = closure_bytes;
+    launch.global = GlobalMemory::now();
     launch.threads_per_block = unsigned(threads);
     launch.blocks = blocks;
-    if (o.watching()) launch.allocations = allocations_snapshot();
     if (!o.profile.empty()) launch.profile_group = note_launch(kernel);
     Pool& p = pool();
     if (o.shared_tracking())
         for (auto& w : p.workers())
             if (!w->shadow) w->shadow = std::make_unique<SharedShadow>();
-    const bool finished = p.run(launch);
+    const cudaError_t failure = p.run(launch);
     if (o.watching()) {
         Findings all;
         for (auto& w : p.workers()) {
@@ -152,7 +156,7 @@ void run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody threa
         }
         publish_findings(all);
     }
-    if (!finished) set_sticky_error(cudaErrorLaunchFailure);
+    if (failure != cudaSuccess) set_sticky_error(failure);
 }
 
 }  // namespace cml_emu

@@ -38,14 +38,6 @@ void* SharedMemory::variable(SharedSlot& slot, std::size_t bytes, std::size_t al
     return base_ + offset;
 }
 
-bool SharedMemory::valid(std::uintptr_t address, std::size_t size) const
-{
-    const std::uintptr_t lo = base();
-    if (address + size <= lo + static_used_) return true;
-    const auto dyn = std::uintptr_t(dynamic_);
-    return address >= dyn && address + size <= dyn + dynamic_bytes_;
-}
-
 void* shared_memory(SharedSlot& slot, std::size_t bytes, std::size_t alignment)
 {
     if (!t_worker) fatal("a __shared__ variable used outside a kernel");

@@ -21,7 +21,13 @@ public:
     void* variable(SharedSlot& slot, std::size_t bytes, std::size_t alignment);
     void* dynamic() const { return dynamic_; }
     bool contains(std::uintptr_t address) const { return address - base() < kCapacity + kRedZone; }
-    bool valid(std::uintptr_t address, std::size_t size) const;
+    // True when [address, address + size) lies in the block's shared variables, static or dynamic.
+    bool holds(std::uintptr_t address, std::size_t size) const
+    {
+        const auto dynamic = std::uintptr_t(dynamic_);
+        return (address >= base() && address + size <= base() + static_used_) ||
+               (address >= dynamic && address + size <= dynamic + dynamic_bytes_);
+    }
     std::uintptr_t base() const { return std::uintptr_t(base_); }
     std::size_t dynamic_bytes() const { return dynamic_bytes_; }
     std::size_t static_bytes() const { return static_used_; }

@@ -137,6 +137,21 @@ __global__ void read_past_the_end_kernel(const int* in, int n, int* out)
     out[0] = in[n];
 }
 
+__global__ void write_far_past_the_end_kernel(int* out, int n)
+{
+    out[n + kIntsIn64Kb + int(threadIdx.x)] = int(threadIdx.x);
+}
+
+__global__ void wild_read_kernel(const int* in, int* out)
+{
+    out[threadIdx.x] = in[kIntsIn4Gb + threadIdx.x];
+}
+
+__global__ void write_to_host_memory_kernel(int* host)
+{
+    host[threadIdx.x] = -1;
+}
+
 constexpr int kSharedInts = 32;
 
 __global__ void shared_past_the_end_kernel(int* out)
@@ -204,6 +219,21 @@ void tiles_of_one_warp_race(int* out)
 void read_past_the_end(const int* in, int n, int* out)
 {
     read_past_the_end_kernel<<<1, 1>>>(in, n, out);
+}
+
+void write_far_past_the_end(int* out, int n)
+{
+    write_far_past_the_end_kernel<<<1, 32>>>(out, n);
+}
+
+void wild_read(const int* in, int* out)
+{
+    wild_read_kernel<<<1, 32>>>(in, out);
+}
+
+void write_to_host_memory(int* host)
+{
+    write_to_host_memory_kernel<<<1, 32>>>(host);
 }
 
 void shared_past_the_end(int* out)

@@ -43,6 +43,14 @@ void tiles_of_one_warp_race(int* out);
 // (memcheck); 32 threads read the 32 ints after a __shared__ array of 32 (memcheck); 32 threads read the
 // upper half of a __shared__ array of 64 whose lower half alone was written (initcheck).
 void read_past_the_end(const int* in, int n, int* out);
+// Accesses outside every allocation, which the emulator must not make (memcheck reports each; without it
+// the launch fails, cudaErrorIllegalAddress): 32 threads write out[n + kIntsIn64Kb + t], 64 KB past the end
+// of `out`; read in[kIntsIn4Gb + t], 4 GB past `in`, where nothing is; write -1 to host[t], the host's memory.
+constexpr int kIntsIn64Kb = 64 * 1024 / 4;
+constexpr unsigned kIntsIn4Gb = 1u << 30;
+void write_far_past_the_end(int* out, int n);
+void wild_read(const int* in, int* out);
+void write_to_host_memory(int* host);
 void shared_past_the_end(int* out);
 void unwritten_shared(int* out);
 

@@ -5,10 +5,25 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "cml/device_buffer.hpp"
 #include "kernels.hpp"
+
+namespace {
+
+// What the launch of a planted access outside every allocation returns: with memcheck, success (memcheck
+// reported the access, which was not made, and the thread stopped there); without, what a GPU returns.
+cudaError_t after_a_bad_access()
+{
+    const char* checks = std::getenv("CML_EMU_CHECK");
+    const bool memcheck = checks && (std::strstr(checks, "memcheck") || std::strstr(checks, "all"));
+    return memcheck ? cudaSuccess : cudaErrorIllegalAddress;
+}
+
+}  // namespace
 
 TEST_CASE("shuffles read the lane they name, and their own value where none is in range")
 {
@@ -135,14 +150,37 @@ TEST_CASE("planted: a read one element past the end of an allocation" * doctest:
 {
     cml::DeviceBuffer<int> in(100), out(1);
     read_past_the_end(in.data(), 100, out.data());
-    CML_CHECK(cudaDeviceSynchronize());
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+}
+
+TEST_CASE("planted: writes 64 KB past the end of an allocation" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(100);
+    write_far_past_the_end(out.data(), 100);
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+}
+
+TEST_CASE("planted: reads 4 GB past the end of an allocation where nothing is" * doctest::skip())
+{
+    cml::DeviceBuffer<int> in(100), out(32);
+    out.poison();
+    wild_read(in.data(), out.data());
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+}
+
+TEST_CASE("planted: writes to the host's memory are not made" * doctest::skip())
+{
+    std::vector<int> host(32, 7);
+    write_to_host_memory(host.data());
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+    CHECK(host == std::vector<int>(32, 7));
 }
 
 TEST_CASE("planted: reads past the end of a __shared__ array" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
     shared_past_the_end(out.data());
-    CML_CHECK(cudaDeviceSynchronize());
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
 }
 
 TEST_CASE("planted: two tiles of one warp read each other's slots after each synced alone" * doctest::skip())
