@@ -127,21 +127,24 @@ std::string table_line(const LineRow& row)
 std::string json_report(const std::vector<KernelReport>& kernels)
 {
     std::string json = "{\n  \"tool\": \"cml-emu\",\n  \"version\": 1,\n  \"kernels\": [";
-    for (std::size_t k = 0; k < kernels.size(); ++k) json += (k ? "," : "") + json_kernel(kernels[k]);
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+        if (k) json += ",";
+        json += json_kernel(kernels[k]);
+    }
     return json + "\n  ]\n}\n";
 }
 
 std::string table_report(const std::vector<KernelReport>& kernels)
 {
-    std::string table =
-        "========= CML-EMU counters per source line (requests are warp-wide executions of a memory instruction)\n";
+    std::ostringstream table;
+    table << "========= CML-EMU counters per source line (requests are warp-wide executions of a memory instruction)\n";
     for (const KernelReport& kernel : kernels) {
-        table += "=========\n========= " + kernel.name + ", " + std::to_string(kernel.launches) + " launch" +
-                 (kernel.launches == 1 ? "" : "es") + (kernel.range.empty() ? "" : " in NVTX range " + kernel.range) +
-                 "\n";
-        for (const LineRow& row : kernel.rows) table += table_line(row);
+        table << "=========\n========= " << kernel.name << ", " << kernel.launches << " launch"
+              << (kernel.launches == 1 ? "" : "es") << (kernel.range.empty() ? "" : " in NVTX range " + kernel.range)
+              << "\n";
+        for (const LineRow& row : kernel.rows) table << table_line(row);
     }
-    return table;
+    return table.str();
 }
 
 }  // namespace cml_emu
