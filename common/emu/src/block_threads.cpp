@@ -135,6 +135,17 @@ void thread_returned(Block& block, ThreadState& thread)
     if (block.at_barrier > 0 && block.at_barrier + block.done == int(block.threads.size())) release_barrier(block);
 }
 
+// Where the built-in variables (threadIdx...) of the calling OS thread are: kernels read them there.
+Region builtin_variables()
+{
+    const std::uintptr_t starts[] = {std::uintptr_t(&threadIdx), std::uintptr_t(&blockIdx), std::uintptr_t(&blockDim),
+                                     std::uintptr_t(&gridDim)};
+    const std::uintptr_t ends[] = {starts[0] + sizeof threadIdx, starts[1] + sizeof blockIdx, starts[2] + sizeof blockDim,
+                                   starts[3] + sizeof gridDim};
+    return Region{*std::min_element(std::begin(starts), std::end(starts)),
+                  *std::max_element(std::begin(ends), std::end(ends)), Space::other};
+}
+
 std::string describe_stuck(const Block& block)
 {
     int at_barrier = 0, at_warp = 0;
@@ -195,6 +206,10 @@ cudaError_t run_block(Worker& worker, const Launch& launch, unsigned long long l
     }
 
     t_fast = FastRegions{};  // what the last block touched may be gone
+    worker.builtins = builtin_variables();
+    const auto arguments = std::uintptr_t(launch.closure);
+    worker.arguments = Region{arguments, arguments + launch.closure_bytes, Space::other};
+    worker.found[0] = worker.found[1] = Region{};
     cudaError_t result = cudaSuccess;
     for (int rank; block.done < n;) {
         if (!block.pop(rank)) {
@@ -235,16 +250,6 @@ void stop_at_fault(bool launch_fails)
     }
     suspend(thread);  // for good: the fiber is unwound when the block ends
     fatal("a thread went on after its fault");
-}
-
-Region builtin_variables()
-{
-    const std::uintptr_t starts[] = {std::uintptr_t(&threadIdx), std::uintptr_t(&blockIdx), std::uintptr_t(&blockDim),
-                                     std::uintptr_t(&gridDim)};
-    const std::uintptr_t ends[] = {starts[0] + sizeof threadIdx, starts[1] + sizeof blockIdx, starts[2] + sizeof blockDim,
-                                   starts[3] + sizeof gridDim};
-    return Region{*std::min_element(std::begin(starts), std::end(starts)),
-                  *std::max_element(std::begin(ends), std::end(ends)), Space::other};
 }
 
 // ---- what kernels call ----

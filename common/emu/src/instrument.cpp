@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "options.hpp"
 #include "worker.hpp"
@@ -86,21 +87,18 @@ void memory_error(Worker& worker, const ThreadState& thread, FindingKind kind, S
     stop_at_fault(!memcheck);
 }
 
-// Memory the compiled kernel uses that is no memory space of CUDA's, and holds the access: the built-in
-// variables or the launch's arguments (their region, to remember), the thread's stack (local memory), or to
-// read, the program's image (where the __constant__ and __device__ variables are too: asked after them).
-bool is_local(const Launch& launch, const ThreadState& thread, std::uintptr_t address, unsigned size, Op op,
-              Region& region)
+// The global region (an allocation, the __device__ or the __constant__ variables) that holds the access, or
+// null: the last two found first, then a look-up.
+const Region* global_region(Worker& worker, std::uintptr_t address, unsigned size)
 {
-    const auto arguments = std::uintptr_t(launch.closure);
-    for (const Region& r : {builtin_variables(), Region{arguments, arguments + launch.closure_bytes, Space::other}}) {
-        if (r.holds(address, size)) {
-            region = r;
-            return true;
-        }
+    if (worker.found[0].holds(address, size)) return &worker.found[0];
+    if (!worker.found[1].holds(address, size)) {
+        const Region* region = worker.block.launch->global.find(address, size);
+        if (!region) return nullptr;
+        worker.found[1] = *region;
     }
-    region = Region{};
-    return thread.stack.holds(address, size) || (op == Op::load && g_image.holds(address, size));
+    std::swap(worker.found[0], worker.found[1]);
+    return &worker.found[0];
 }
 
 // The part of the block's shared memory (its static variables, or the dynamic part) that holds the access.
@@ -127,12 +125,16 @@ __attribute__((noinline)) void check_access(std::uintptr_t address, unsigned siz
         if (worker.shadow && op != Op::atomic)
             worker.shadow->access(worker.block, *thread, worker.shared.base(), address - worker.shared.base(), size,
                                   store, pc, worker.findings);
-    } else if (const Region* region = worker.block.launch->global.find(address, size)) {
+    } else if (thread->stack.holds(address, size)) {
+        return;  // local memory: no memory space that a check or counter looks at
+    } else if (worker.builtins.holds(address, size) || worker.arguments.holds(address, size)) {
+        if (!g_watching) t_fast.add(worker.builtins.holds(address, size) ? worker.builtins : worker.arguments, address);
+        return;  // what the compiled kernel uses besides CUDA's memory spaces
+    } else if (const Region* region = global_region(worker, address, size)) {
         if (!g_watching) t_fast.add(*region, address);
         space = region->space;
-    } else if (Region local; is_local(*worker.block.launch, *thread, address, size, op, local)) {
-        if (!g_watching && local.end) t_fast.add(local, address);
-        return;  // no memory space of CUDA's: nothing to check or count
+    } else if (op == Op::load && g_image.holds(address, size)) {
+        return;  // the program's constants (a switch's table, say); asked after its __constant__ variables
     } else {
         refuse(worker, *thread, FindingKind::invalid_global, Space::global, address, size, store, pc);
     }
@@ -144,13 +146,13 @@ __attribute__((noinline)) void check_access(std::uintptr_t address, unsigned siz
         worker.profile.record(pc, thread->warp, thread->lane, space, store, address, size);
 }
 
-// An access to what the block touched last needs nothing more: this part is inlined into each callback, and
-// the call of check_access is made only past it (the return address is read there, so that the common path
-// needs no stack frame). The regions stay empty while a check or the counters are on (they see every
-// access), and for host code of the kernel's file (check_access sees it is the host's).
+// With no check nor counter asked for, an access to what the block touched last needs nothing more: this
+// part is inlined into each callback, and the call of check_access is made only past it (the return address
+// is read there, so that the common path needs no stack frame). The regions are empty for host code of the
+// kernel's file (check_access sees it is the host's), and stay empty while a check or the counters are on.
 inline bool settled(const void* pointer, unsigned size)
 {
-    return t_fast.settle(std::uintptr_t(pointer), size);
+    return !__builtin_expect(g_watching, false) && t_fast.settle(std::uintptr_t(pointer), size);
 }
 
 }  // namespace

@@ -25,6 +25,9 @@ struct Worker {
     LineTotals counters;
     Findings findings;
     Block block;
+    // For the access check (instrument.cpp): where this OS thread's built-in variables and the running
+    // launch's arguments are, and the last two global regions that a look-up found.
+    Region builtins, arguments, found[2];
 };
 
 // What the access check (instrument.cpp) settles with no look-up, per OS thread. For the pages the running
@@ -62,9 +65,6 @@ struct FastRegions {
 extern __thread Worker* t_worker;        // the worker of this OS thread, while it runs a block
 extern __thread ThreadState* t_thread;   // the GPU thread running on it, null between threads
 extern __thread FastRegions t_fast;
-
-// Where the built-in variables (threadIdx...) of the calling OS thread are: kernels read them there.
-Region builtin_variables();
 
 // Runs block `linear` (x fastest) of `launch` on `worker`. What a GPU would then say of the launch:
 // cudaSuccess, cudaErrorLaunchFailure (its threads wait for each other) or cudaErrorIllegalAddress (a thread
