@@ -43,14 +43,14 @@ def write_submission(folder: Path, destination: Path) -> Path:
     return destination
 
 
-def write_measured_labs(destination: Path, fixtures: tuple[str, ...] = MEASURED) -> Path:
-    """A student folder of the skeletons, with the planted kernels of `fixtures` (one per lab) in place of
-    theirs. A file whose text is already there is left alone, so that a build of the folder stays up to date."""
+def write_labs(destination: Path, kernels: dict[str, str]) -> Path:
+    """A student folder of the skeletons, with `kernels` (lab: the text of its kernel.cu) in place of theirs.
+    A file whose text is already there is left alone, so that a build of the folder stays up to date."""
     scratch = destination.with_name(destination.name + ".new")
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(REPO_ROOT / "labs", scratch)
-    for name in fixtures:
-        write_submission(FIXTURES_DIR / name, scratch)
+    for lab, text in kernels.items():
+        (scratch / lab / "kernel.cu").write_text(text)
     for source in sorted(scratch.rglob("*")):
         target = destination / source.relative_to(scratch)
         if source.is_dir():
@@ -59,3 +59,9 @@ def write_measured_labs(destination: Path, fixtures: tuple[str, ...] = MEASURED)
             shutil.copyfile(source, target)
     shutil.rmtree(scratch)
     return destination
+
+
+def write_measured_labs(destination: Path, fixtures: tuple[str, ...] = MEASURED) -> Path:
+    """A student folder of the skeletons, with the planted kernels of `fixtures` (one per lab) in place of theirs."""
+    planted = [load_expect(FIXTURES_DIR / name) for name in fixtures]
+    return write_labs(destination, {expect["lab"]: planted_kernel(expect) for expect in planted})

@@ -1,6 +1,7 @@
 """The CPU emulator (common/emu), as CI runs it on a machine with no GPU: its own tests, every lab graded on
-it, the races and counters of the planted kernels that tools/ncu-planted.sh measures on a GPU (the two side
-by side: results/emulator.md), and the time the correctness suites take."""
+it, kernels written with cooperative groups, the races and counters of the planted kernels that
+tools/ncu-planted.sh measures on a GPU (the two side by side: results/emulator.md), and the time the
+correctness suites take."""
 
 from __future__ import annotations
 
@@ -19,11 +20,14 @@ from grader.gpu import Gpu
 from grader.grade import EMULATED, NO_TIMING, Context, grade_lab
 from grader.model import Category, Status
 from grader.score import verdict
-from grader.tests.fixture_kernels import write_measured_labs
+from grader.tests.fixture_kernels import write_labs, write_measured_labs
 
 LABS = [lab.name for lab in load_config().labs]
 PLANTED_DIR = REPO_ROOT / ".results" / "planted"  # the folder tools/ncu-planted.sh builds for the GPU
 PLANTED_BUILD_DIR = REPO_ROOT / "build-emu-planted"
+OWN_KERNELS = Path(__file__).parent / "kernels"  # kernels of this file's own, each a whole kernel.cu
+OWN_DIR = REPO_ROOT / ".results" / "emulator-kernels"
+OWN_BUILD_DIR = REPO_ROOT / "build-emu-kernels"
 SUITES_SECONDS = 60  # all seven solutions' correctness suites, on a 2-core machine (issue 7)
 RACECHECK = MechanismCheck("racecheck", "racecheck")
 
@@ -32,6 +36,28 @@ RACECHECK = MechanismCheck("racecheck", "racecheck")
 def planted(emulator, config) -> build.BuildTree:
     """A build of the planted kernels tools/ncu-planted.sh profiles on a GPU, in place of the skeletons."""
     tree = build.BuildTree(PLANTED_BUILD_DIR, write_measured_labs(PLANTED_DIR), emulator.gpu_arch)
+    outcome = build.configure(tree, config.timeouts["build"])
+    assert outcome.ok, outcome.tail(30)
+    return tree
+
+
+def write_64_kb_past_the_output() -> tuple[str, int]:
+    """Lab 1's solution with one more write, 64 KB past the end of c, by the last thread; and its line."""
+    solution = (REPO_ROOT / "solutions" / "01_vector_add" / "kernel.cu").read_text()
+    old = "    c[i] = a[i] + b[i];\n"
+    assert solution.count(old) == 1
+    planted = "    if (i == n - 1) c[n + 64 * 1024 / sizeof(float)] = 0.0f;  // planted: 64 KB past the end of c\n"
+    text = solution.replace(old, old + planted)
+    return text, text[: text.index(planted)].count("\n") + 1
+
+
+@pytest.fixture(scope="session")
+def own_kernels(emulator, config) -> build.BuildTree:
+    """A build of the skeletons with this file's own kernels in place of theirs: Lab 1 writing 64 KB past its
+    output, Lab 2 with cooperative groups."""
+    kernels = {"01_vector_add": write_64_kb_past_the_output()[0],
+               "02_dot_product": (OWN_KERNELS / "02_dot_product_cooperative_groups.cu").read_text()}
+    tree = build.BuildTree(OWN_BUILD_DIR, write_labs(OWN_DIR, kernels), emulator.gpu_arch)
     outcome = build.configure(tree, config.timeouts["build"])
     assert outcome.ok, outcome.tail(30)
     return tree
@@ -92,14 +118,23 @@ def test_a_block_whose_threads_wait_for_each_other_is_reported_not_hung(selftest
 
 @pytest.mark.parametrize("tool, case, report", [
     ("memcheck", "a read one element past the end of an allocation", "Invalid __global__ read of size 4 bytes"),
+    ("memcheck", "writes 64 KB past the end of an allocation", "Invalid __global__ write of size 4 bytes"),
+    ("memcheck", "reads 4 GB past the end of an allocation where nothing is", "Invalid __global__ read of size 4 bytes"),
+    ("memcheck", "writes to the host's memory are not made", "Invalid __global__ write of size 4 bytes"),
     ("memcheck", "reads past the end of a __shared__ array", "Invalid __shared__ read of size 4 bytes"),
     ("initcheck", "reads of __shared__ memory no thread wrote", "Uninitialized __shared__ memory read of size 4 bytes"),
+    ("racecheck", "two tiles of one warp read each other's slots after each synced alone",
+     "Warning: Race reported between Write access at tiles_of_one_warp_race_kernel"),
 ])
 def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, tool, case, report):
+    # Each case checks what the program sees: an access outside every allocation is not made (a host buffer
+    # written to keeps its values), and its launch succeeds under memcheck, which reports it, or fails with
+    # cudaErrorIllegalAddress without, as on a GPU. Either way the program goes on to its end.
     run = proc.run([selftest, "--no-skip", f"--test-case=planted: {case}"], config.timeouts["sanitizer"],
                    env={"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)})
-    assert run.returncode == sanitize.SANITIZER_FOUND, run.tail()
-    assert report in run.stderr and "kernels.cu" in run.stderr and "ERROR SUMMARY: 0 errors" not in run.stderr
+    assert run.returncode == sanitize.SANITIZER_FOUND and "Status: SUCCESS" in run.stdout, run.tail()
+    nothing = "RACECHECK SUMMARY: 0 hazards" if tool == "racecheck" else "ERROR SUMMARY: 0 errors"
+    assert report in run.stderr and "kernels.cu" in run.stderr and nothing not in run.stderr
     clean = proc.run([selftest, "--no-skip", f"--test-case=planted: {case}"], config.timeouts["tests"])
     assert clean.ok and "=========" not in clean.stderr, "no check asked for, none reported"
 
@@ -107,9 +142,7 @@ def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, t
 # ---- every lab, graded on the emulator ----
 
 
-@pytest.mark.parametrize("lab", LABS)
-def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_speed_is_graded(emulator, config, lab):
-    grade = graded_without_a_gpu(emulator, config, lab, "solution")
+def assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab: str):
     by_category = {category: [c for c in grade.checks if c.category is category] for category in Category}
     for check in by_category[Category.CORRECTNESS] + by_category[Category.MECHANISM]:
         assert check.status is Status.PASSED, f"{check.name}: {check.status.value}: {check.detail}"
@@ -120,6 +153,21 @@ def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_s
 
 
 @pytest.mark.parametrize("lab", LABS)
+def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_speed_is_graded(emulator, config, lab):
+    grade = graded_without_a_gpu(emulator, config, lab, "solution")
+    assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab)
+
+
+def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mechanism(own_kernels, config):
+    # block.sync() and cg::sync(block) between the steps of the tree, cg::reduce over tiles of 32 and
+    # shuffles over a tile of 8, one atomicAdd per block: racecheck must see the syncs as the barriers they are.
+    grade = graded_without_a_gpu(own_kernels, config, "02_dot_product", "student")
+    assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, "02_dot_product")
+    stretch = [c for c in grade.checks if c.category is Category.STRETCH]  # tiles of 32 and 8, cg::reduce
+    assert stretch and all(c.status is Status.PASSED for c in stretch), [(c.name, c.status.value) for c in stretch]
+
+
+@pytest.mark.parametrize("lab", LABS)
 def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
     if "CML_TODO(" not in (REPO_ROOT / "labs" / lab / "kernel.cu").read_text():
         pytest.skip(f"labs/{lab}/kernel.cu is no longer the skeleton")
@@ -127,6 +175,21 @@ def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
     failed = [c for c in grade.checks if c.category is Category.CORRECTNESS and c.status is Status.FAILED]
     assert failed, [(c.name, c.status.value) for c in grade.checks]
     assert all(EMULATED in c.detail for c in failed)
+    assert verdict(grade) == "failed"
+
+
+def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail_as_on_a_gpu(own_kernels, config):
+    # It used to land in the test program's own memory, past the 4 KB red zone: the suite hung ("timed out")
+    # and memcheck never reported. Now memcheck names the line, and without it the launch fails.
+    _, line = write_64_kb_past_the_output()
+    grade = graded_without_a_gpu(own_kernels, config, "01_vector_add", "student")
+    (memcheck,) = [c for c in grade.checks if c.name.startswith("memcheck")]
+    assert memcheck.status is Status.FAILED, memcheck.detail
+    assert "Invalid __global__ write of size 4 bytes" in memcheck.detail and f"kernel.cu:{line}" in memcheck.detail
+    correctness = [c for c in grade.checks if c.category is Category.CORRECTNESS]
+    assert correctness and all(c.status is not Status.NOT_RUN and "timed out" not in c.detail for c in correctness)
+    failed = [c for c in correctness if c.status is Status.FAILED]
+    assert failed and all("cudaErrorIllegalAddress" in c.detail for c in failed), [c.detail for c in correctness]
     assert verdict(grade) == "failed"
 
 

@@ -4,7 +4,6 @@
 #include <boost/context/fiber.hpp>
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "cml_emu/device.hpp"
@@ -22,7 +21,8 @@ struct Launch {
     const void* closure = nullptr;
     unsigned threads_per_block = 0;
     unsigned long long blocks = 0;
-    std::vector<Allocation> allocations;  // for memcheck and the counters; empty when neither is on
+    std::size_t closure_bytes = 0;
+    GlobalMemory global;                  // what global memory the kernel may touch
     int profile_group = 0;                // profile.hpp
 };
 
@@ -36,6 +36,7 @@ struct ThreadState {
     Status status = Status::ready;
     boost::context::fiber fiber;      // the thread, while it is suspended
     boost::context::fiber scheduler;  // the block's scheduler, while the thread runs
+    Region stack;                     // its local memory
     // The warp-level call or barrier the thread waits in.
     WarpOp op = WarpOp::sync;
     unsigned mask = 0;
@@ -52,30 +53,6 @@ struct WarpState {
     unsigned exists = 0;   // lanes the block has
     unsigned done = 0;     // lanes that returned
     unsigned arrived = 0;  // lanes waiting in a warp-level call
-    unsigned wanted = 0;   // lanes those calls name
-};
-
-// A block's shared memory: static __shared__ variables from the start, the dynamic part at the end, so an
-// access past either falls in a gap or the red zone after the arena, which memcheck reports.
-class SharedMemory {
-public:
-    static constexpr std::size_t kCapacity = 256 * 1024;  // above the 227 KB an H100 block may have
-    SharedMemory();
-    void begin_block(std::size_t dynamic_bytes);
-    void* variable(SharedSlot& slot, std::size_t bytes, std::size_t alignment);
-    void* dynamic() const { return dynamic_; }
-    bool contains(std::uintptr_t address) const { return address - base() < kCapacity + kRedZone; }
-    bool valid(std::uintptr_t address, std::size_t size) const;
-    std::uintptr_t base() const { return std::uintptr_t(base_); }
-    std::size_t dynamic_bytes() const { return dynamic_bytes_; }
-    std::size_t static_bytes() const { return static_used_; }
-
-private:
-    char* base_ = nullptr;
-    std::size_t static_used_ = 0;
-    char* dynamic_ = nullptr;
-    std::size_t dynamic_bytes_ = 0;
-    std::vector<std::pair<SharedSlot*, std::size_t>> slots_;  // offset of each variable in this block
 };
 
 struct Block {
@@ -89,6 +66,7 @@ struct Block {
     int barrier_result = 0;   // of __syncthreads_count, _and, _or
     int barrier_all = 0;
     int barrier_any = 0;
+    bool faulted = false;     // a thread made an access outside every allocation, and no memcheck runs
 
     // Threads ready to run, in the order they run: each runs until it waits or returns.
     void push(int rank)

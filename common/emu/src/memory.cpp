@@ -71,29 +71,50 @@ bool is_device_range(const void* pointer, std::size_t bytes)
     return address + bytes <= it->second.start + it->second.size;
 }
 
-std::vector<Allocation> allocations_snapshot()
+GlobalMemory GlobalMemory::now()
 {
-    std::lock_guard<std::mutex> lock(registry().mutex);
-    std::vector<Allocation> out;
-    out.reserve(registry().allocations.size());
-    for (const auto& [start, allocation] : registry().allocations) out.push_back(allocation);
-    return out;
+    GlobalMemory memory;
+    {
+        std::lock_guard<std::mutex> lock(registry().mutex);
+        for (const auto& [start, allocation] : registry().allocations) {
+            memory.allocations_.push_back(allocation);
+            memory.regions_.push_back(Region{start, start + allocation.size, Space::global});
+        }
+    }
+    if (__start_cml_emu_constant)
+        memory.regions_.push_back(Region{std::uintptr_t(__start_cml_emu_constant),
+                                         std::uintptr_t(__stop_cml_emu_constant), Space::constant});
+    if (__start_cml_emu_device)
+        memory.regions_.push_back(Region{std::uintptr_t(__start_cml_emu_device), std::uintptr_t(__stop_cml_emu_device),
+                                         Space::global});
+    std::sort(memory.regions_.begin(), memory.regions_.end(),
+              [](const Region& a, const Region& b) { return a.start < b.start; });
+    return memory;
 }
 
-GlobalAccess classify_global(const std::vector<Allocation>& allocations, std::uintptr_t address, std::size_t size)
+const Region* GlobalMemory::find(std::uintptr_t address, std::size_t size) const
 {
-    if (inside(__start_cml_emu_constant, __stop_cml_emu_constant, address, size)) return {Space::constant};
-    if (inside(__start_cml_emu_device, __stop_cml_emu_device, address, size)) return {Space::global};
-    // The last allocation starting at or before the access, and the first after it.
-    auto after = std::upper_bound(allocations.begin(), allocations.end(), address,
+    // The last region starting at or before the access: none of them overlap.
+    auto after = std::upper_bound(regions_.begin(), regions_.end(), address,
+                                  [](std::uintptr_t a, const Region& r) { return a < r.start; });
+    if (after == regions_.begin()) return nullptr;
+    const Region& region = *(after - 1);
+    return region.holds(address, size) ? &region : nullptr;
+}
+
+const Allocation* GlobalMemory::nearest(std::uintptr_t address) const
+{
+    auto after = std::upper_bound(allocations_.begin(), allocations_.end(), address,
                                   [](std::uintptr_t a, const Allocation& b) { return a < b.start; });
-    if (after != allocations.begin()) {
-        const Allocation& before = *(after - 1);
-        if (address + size <= before.start + before.size) return {Space::global};
-        if (address < before.start + before.size + kRedZone) return {Space::global, true, &before};
+    const Allocation* best = nullptr;
+    std::uintptr_t distance = UINTPTR_MAX;
+    if (after != allocations_.begin()) {
+        best = &*(after - 1);
+        const std::uintptr_t end = best->start + best->size;
+        distance = address >= end ? address - end : 0;
     }
-    if (after != allocations.end() && address + size > after->start - kRedZone) return {Space::global, true, &*after};
-    return {};
+    if (after != allocations_.end() && after->start - address < distance) best = &*after;
+    return best;
 }
 
 }  // namespace cml_emu

@@ -1,5 +1,5 @@
-// Global memory: cudaMalloc'd allocations with red zones around them, and the sections that hold the
-// __device__ and __constant__ variables; what an address a kernel touches is.
+// Global memory: cudaMalloc'd allocations, and the sections that hold the __device__ and __constant__
+// variables; which of them an address a kernel touches lies in.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,8 @@
 
 namespace cml_emu {
 
-// Bytes of red zone before and after each allocation: an access there is reported as out of bounds.
+// Bytes kept free before and after each allocation (and after a block's shared memory), so that an access a
+// little past one never lands in the next.
 constexpr std::size_t kRedZone = 4096;
 
 enum class Space : std::uint8_t { other, global, shared, constant };
@@ -18,20 +19,32 @@ struct Allocation {
     std::size_t size = 0;
 };
 
+// A stretch of memory a kernel may touch, and what it is.
+struct Region {
+    std::uintptr_t start = 0;
+    std::uintptr_t end = 0;  // one past the last byte; start == end: none
+    Space space = Space::other;
+    bool holds(std::uintptr_t address, std::size_t size) const { return address >= start && address + size <= end; }
+};
+
 void* allocate_global(std::size_t bytes);
 bool free_global(void* pointer);  // false: not an allocation of allocate_global
 // True when [pointer, pointer + bytes) lies inside one allocation, a __device__ or a __constant__ variable.
 bool is_device_range(const void* pointer, std::size_t bytes);
 
-// The allocations as they are at a launch (none is made or freed while a kernel runs), sorted by start.
-std::vector<Allocation> allocations_snapshot();
+// The global memory of a launch, as it is when the launch starts (no allocation is made or freed while a
+// kernel runs): each allocation, the __device__ variables and the __constant__ ones.
+class GlobalMemory {
+public:
+    static GlobalMemory now();
+    // The region that holds all of [address, address + size), or null: an access outside every allocation.
+    const Region* find(std::uintptr_t address, std::size_t size) const;
+    // The allocation nearest to `address`, for a report; null when there is none.
+    const Allocation* nearest(std::uintptr_t address) const;
 
-struct GlobalAccess {
-    Space space = Space::other;      // global, constant, or other (a stack, the host's memory)
-    bool out_of_bounds = false;      // inside a red zone
-    const Allocation* nearest = nullptr;  // the allocation whose red zone it is
+private:
+    std::vector<Region> regions_;          // sorted by start
+    std::vector<Allocation> allocations_;  // sorted by start
 };
-
-GlobalAccess classify_global(const std::vector<Allocation>& allocations, std::uintptr_t address, std::size_t size);
 
 }  // namespace cml_emu

@@ -12,10 +12,11 @@ extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(std::uint32_t))
 #include <cstdio>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <string>
+#include <tuple>
 
 #include "options.hpp"
+#include "profile_report.hpp"
 #include "symbolize.hpp"
 
 namespace cml_emu {
@@ -94,21 +95,6 @@ LineCounters count_request(Space space, bool store, unsigned size, const std::ui
     return c;
 }
 
-const char* space_name(Space space)
-{
-    return space == Space::global ? "global" : space == Space::shared ? "shared" : "constant";
-}
-
-std::string json_string(const std::string& text)
-{
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
 int push_range(const char* message)
 {
     Session& s = session();
@@ -137,6 +123,37 @@ int initialize_nvtx(NvtxGetExportTableFunc_t export_table)
         *table[NVTX_CBID_CORE_RangePop] = reinterpret_cast<NvtxFunctionPointer>(&pop_range);
     }
     return 1;
+}
+
+// Per kernel group, a row per source line, space and direction: several instructions of a line add up.
+std::vector<KernelReport> kernel_reports()
+{
+    Session& s = session();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    std::vector<const void*> pcs, kernel_addresses;
+    for (const auto& [key, counters] : s.totals) pcs.push_back(key.second);
+    for (const Group& g : s.groups) kernel_addresses.push_back(g.kernel);
+    const std::vector<SourceLocation> lines = symbolize(pcs, true);
+    const std::vector<SourceLocation> names = symbolize(kernel_addresses, false);
+
+    std::vector<std::map<std::tuple<std::string, int, int, bool>, LineRow>> rows(s.groups.size());
+    std::size_t i = 0;
+    for (const auto& [key, counters] : s.totals) {
+        const SourceLocation& where = lines[i++];
+        LineRow& row = rows[std::size_t(key.first)][{where.file, where.line, int(counters.space), counters.store}];
+        row.file = where.file;
+        row.line = where.line;
+        row.counters.add(counters);
+    }
+    std::vector<KernelReport> kernels;
+    for (std::size_t k = 0; k < s.groups.size(); ++k) {
+        KernelReport& kernel = kernels.emplace_back();
+        kernel.name = names[k].function;
+        kernel.range = s.groups[k].range;
+        kernel.launches = s.groups[k].launches;
+        for (const auto& [key, row] : rows[k]) kernel.rows.push_back(row);
+    }
+    return kernels;
 }
 
 }  // namespace
@@ -210,112 +227,9 @@ void merge_profile(LineTotals& worker_totals)
 void write_profile()
 {
     const Options& o = options();
-    Session& s = session();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    std::vector<const void*> pcs;
-    for (const auto& [key, counters] : s.totals) pcs.push_back(key.second);
-    const std::vector<SourceLocation> lines = symbolize(pcs, true);
-    std::vector<const void*> kernel_addresses;
-    for (const Group& g : s.groups) kernel_addresses.push_back(g.kernel);
-    const std::vector<SourceLocation> kernels = symbolize(kernel_addresses, false);
-
-    // Per kernel, per source line, space and direction: several instructions of one line add up.
-    struct Row {
-        std::string file;
-        int line;
-        LineCounters counters;
-    };
-    std::ostringstream json, table;
-    json << "{\n  \"tool\": \"cml-emu\",\n  \"version\": 1,\n  \"kernels\": [";
-    table << "========= CML-EMU counters per source line (requests are warp-wide executions of a memory instruction)\n";
-    for (std::size_t k = 0; k < s.groups.size(); ++k) {
-        const Group& group = s.groups[k];
-        std::map<std::tuple<std::string, int, int, bool>, Row> rows;
-        std::size_t i = 0;
-        for (const auto& [key, counters] : s.totals) {
-            const SourceLocation& where = lines[i++];
-            if (key.first != int(k)) continue;
-            Row& row = rows[{where.file, where.line, int(counters.space), counters.store}];
-            row.file = where.file;
-            row.line = where.line;
-            row.counters.add(counters);
-        }
-        // Totals under the names of the Nsight Compute metrics they stand for.
-        std::map<std::string, unsigned long long> metrics = {
-            {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 0}, {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 0},
-            {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 0}, {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 0},
-            {"smsp__inst_executed_op_shared_ld.sum", 0}, {"smsp__inst_executed_op_shared_st.sum", 0},
-            {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0},
-            {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 0},
-            {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 0},
-            {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
-            {"cml_emu__constant_requests.sum", 0}, {"cml_emu__constant_addresses.sum", 0},
-            {"cml_emu__constant_serialised_requests.sum", 0}};
-        for (const auto& [key, row] : rows) {
-            const LineCounters& c = row.counters;
-            const char* op = c.store ? "st" : "ld";
-            if (c.space == Space::global) {
-                metrics[std::string("l1tex__t_requests_pipe_lsu_mem_global_op_") + op + ".sum"] += c.requests;
-                metrics[std::string("l1tex__t_sectors_pipe_lsu_mem_global_op_") + op + ".sum"] += c.units;
-            } else if (c.space == Space::shared) {
-                metrics[std::string("smsp__inst_executed_op_shared_") + op + ".sum"] += c.requests;
-                metrics[std::string("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_") + op + ".sum"] += c.units;
-                metrics[std::string("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_") + op + ".sum"] += c.units - c.ideal;
-            } else if (!c.store) {
-                metrics["cml_emu__constant_requests.sum"] += c.requests;
-                metrics["cml_emu__constant_addresses.sum"] += c.units;
-                metrics["cml_emu__constant_serialised_requests.sum"] += c.serialised;
-            }
-        }
-        json << (k ? "," : "") << "\n    {\n      \"name\": " << json_string(kernels[k].function)
-             << ",\n      \"nvtx_range\": " << json_string(group.range) << ",\n      \"launches\": " << group.launches
-             << ",\n      \"metrics\": {";
-        bool first = true;
-        for (const auto& [name, value] : metrics) {
-            json << (first ? "" : ",") << "\n        " << json_string(name) << ": " << value;
-            first = false;
-        }
-        json << "\n      },\n      \"lines\": [";
-        table << "=========\n========= " << kernels[k].function << ", " << group.launches << " launch"
-              << (group.launches == 1 ? "" : "es") << (group.range.empty() ? "" : " in NVTX range " + group.range)
-              << "\n";
-        first = true;
-        for (const auto& [key, row] : rows) {
-            const LineCounters& c = row.counters;
-            const double per_request = c.requests ? double(c.units) / double(c.requests) : 0.0;
-            json << (first ? "" : ",") << "\n        {\"file\": " << json_string(row.file) << ", \"line\": " << row.line
-                 << ", \"space\": \"" << space_name(c.space) << "\", \"op\": \"" << (c.store ? "store" : "load")
-                 << "\", \"bytes_per_lane\": " << c.size << ", \"requests\": " << c.requests;
-            char text[256];
-            const std::string file = row.file.substr(row.file.rfind('/') == std::string::npos ? 0 : row.file.rfind('/') + 1);
-            if (c.space == Space::global) {
-                json << ", \"sectors\": " << c.units << ", \"sectors_per_request\": " << per_request
-                     << ", \"max_sectors\": " << c.max_units;
-                std::snprintf(text, sizeof text, "%5.2f sectors per request (at most %u)", per_request, c.max_units);
-            } else if (c.space == Space::shared) {
-                const double conflicts = c.requests ? double(c.units - c.ideal) / double(c.requests) : 0.0;
-                json << ", \"wavefronts\": " << c.units << ", \"bank_conflicts\": " << c.units - c.ideal
-                     << ", \"bank_conflicts_per_request\": " << conflicts << ", \"max_ways\": " << c.max_units;
-                std::snprintf(text, sizeof text, "%5.2f bank conflicts per request, %u-way at worst", conflicts,
-                              c.max_units);
-            } else {
-                json << ", \"addresses\": " << c.units << ", \"addresses_per_request\": " << per_request
-                     << ", \"serialised_requests\": " << c.serialised << ", \"max_addresses\": " << c.max_units;
-                std::snprintf(text, sizeof text, "%5.2f addresses per request (at most %u)%s", per_request, c.max_units,
-                              c.serialised ? ": serialised" : ": broadcast");
-            }
-            json << "}";
-            char head[256];
-            std::snprintf(head, sizeof head, "=========   %s:%-4d %-8s %-5s %10llu requests  ", file.c_str(), row.line,
-                          space_name(c.space), c.store ? "store" : "load", c.requests);
-            table << head << text << "\n";
-            first = false;
-        }
-        json << "\n      ]\n    }";
-    }
-    json << "\n  ]\n}\n";
-    std::fputs(table.str().c_str(), stderr);
-    if (o.profile != "-" && o.profile != "1") std::ofstream(o.profile) << json.str();
+    const std::vector<KernelReport> kernels = kernel_reports();
+    std::fputs(table_report(kernels).c_str(), stderr);
+    if (o.profile != "-" && o.profile != "1") std::ofstream(o.profile) << json_report(kernels);
 }
 
 }  // namespace cml_emu

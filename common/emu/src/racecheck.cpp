@@ -1,6 +1,7 @@
 #include "racecheck.hpp"
 
 #include "options.hpp"
+#include "shared_memory.hpp"
 
 namespace cml_emu {
 namespace {

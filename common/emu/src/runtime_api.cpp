@@ -161,6 +161,7 @@ const char* cudaGetErrorName(cudaError_t error)
     case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorUnsupportedLimit: return "cudaErrorUnsupportedLimit";
@@ -180,6 +181,9 @@ const char* cudaGetErrorString(cudaError_t error)
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorLaunchFailure: return "unspecified launch failure (cml_emu: a block could not finish, see above)";
+    case cudaErrorIllegalAddress:
+        return "an illegal memory access was encountered (cml_emu: an access outside every allocation; "
+               "CML_EMU_CHECK=memcheck says where)";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorUnsupportedLimit: return "limit is not supported on this architecture";

@@ -2,27 +2,19 @@
 // stacks, the shared memory, and what the checks and counters gathered in the current launch.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "block.hpp"
+#include "fiber_stacks.hpp"
 #include "findings.hpp"
 #include "profile.hpp"
 #include "racecheck.hpp"
+#include "shared_memory.hpp"
 
 namespace cml_emu {
-
-class StackPool {
-public:
-    explicit StackPool(std::size_t bytes) : bytes_(bytes) {}
-    ~StackPool();
-    char* stack(std::size_t index);  // the top of stack `index`, with a guard page below its bottom
-    std::size_t bytes() const { return bytes_; }
-
-private:
-    std::size_t bytes_;
-    std::vector<char*> stacks_;
-};
 
 struct Worker {
     explicit Worker(std::size_t stack_bytes) : stacks(stack_bytes) {}
@@ -33,9 +25,55 @@ struct Worker {
     LineTotals counters;
     Findings findings;
     Block block;
+    // For the access check (instrument.cpp): where this OS thread's built-in variables and the running
+    // launch's arguments are, and the last two global regions that a look-up found.
+    Region builtins, arguments, found[2];
+};
+
+// What the access check (instrument.cpp) settles with no look-up, per OS thread. For the pages the running
+// block's accesses fell in last, the bytes of each that it may touch (of global or shared memory, the
+// built-in variables, the launch's arguments): one slot per page number modulo kSlots, so the check costs
+// the same however many allocations a kernel reads. The last two regions those accesses fell in, for
+// accesses that stride over many pages of one (a transpose's). And the stack of the running thread. Empty
+// while no block runs, and while a check or the counters are on (they see every access).
+struct FastRegions {
+    static constexpr int kSlots = 64;
+    static constexpr std::uintptr_t kPage = 4096;
+    struct Slot {  // the bytes [start, end) of one page; an address of another page is never between them
+        std::uintptr_t start = 0, end = 0;
+    };
+    Slot slots[kSlots];
+    Region recent[2];  // newest first
+    Region stack;
+
+    bool settle(std::uintptr_t address, std::size_t size) const
+    {
+        const Slot& slot = slots[address / kPage % kSlots];
+        return (address >= slot.start && address + size <= slot.end) || recent[0].holds(address, size) ||
+               recent[1].holds(address, size) || stack.holds(address, size);
+    }
+    // Remembers `region`, and the part of it in the page of `address`.
+    void add(const Region& region, std::uintptr_t address)
+    {
+        const std::uintptr_t first = address / kPage * kPage;
+        slots[address / kPage % kSlots] = Slot{std::max(region.start, first), std::min(region.end, first + kPage)};
+        recent[1] = recent[0];
+        recent[0] = region;
+    }
 };
 
 extern __thread Worker* t_worker;        // the worker of this OS thread, while it runs a block
 extern __thread ThreadState* t_thread;   // the GPU thread running on it, null between threads
+extern __thread FastRegions t_fast;
+
+// Runs block `linear` (x fastest) of `launch` on `worker`. What a GPU would then say of the launch:
+// cudaSuccess, cudaErrorLaunchFailure (its threads wait for each other) or cudaErrorIllegalAddress (a thread
+// made an access outside every allocation, with no memcheck to report it).
+cudaError_t run_block(Worker& worker, const Launch& launch, unsigned long long linear);
+
+// The running thread made an access outside everything it may touch; the access is not made. With
+// `launch_fails` the block stops there and the launch fails (cudaErrorIllegalAddress); otherwise (memcheck
+// reported it) this thread ends as if it returned, and the others go on.
+[[noreturn]] void stop_at_fault(bool launch_fails);
 
 }  // namespace cml_emu

@@ -1,5 +1,5 @@
-// The emulator's own test kernels: warp-level functions, votes, barrier reductions, shared memory, atomics and
-// a deadlock, the parts of CUDA the labs use little or not at all.
+// The emulator's own test kernels: warp-level functions, votes, barrier reductions, shared memory, atomics,
+// cooperative groups and a deadlock, the parts of CUDA the labs use little or not at all.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
@@ -79,9 +79,77 @@ __global__ void shared_atomics_kernel(int* out)
     if (threadIdx.x == 0) out[blockIdx.x] = count;
 }
 
+// One tile size: what each thread of a tile of S learns, then a neighbour's slot within the tile read after
+// tile.sync() (no hazard: the tile's own barrier orders it), and a block.sync() before the slots are reused.
+template <unsigned S>
+__device__ void tile_facts(const cg::thread_block& block, int* slots, int* out)
+{
+    const cg::thread_block_tile<S> tile = cg::tiled_partition<S>(block);
+    const int r = int(block.thread_rank());
+    const int first = r - int(tile.thread_rank());
+    out[0] = int(tile.thread_rank());
+    out[1] = int(tile.size());
+    out[2] = int(tile.meta_group_rank());
+    out[3] = int(tile.meta_group_size());
+    out[4] = tile.shfl(r, 0);
+    out[5] = tile.shfl_down(r, 1);
+    out[6] = tile.shfl_xor(r, S / 2);
+    out[7] = cg::reduce(tile, r, cg::plus<int>());
+    out[8] = int(tile.ballot(r % 2 == 0));
+    out[9] = tile.any(r == first + 1) + 2 * tile.all(r < first + int(S) - 1);
+    slots[r] = 2 * r;
+    tile.sync();
+    out[10] = slots[first + (int(tile.thread_rank()) + 1) % int(S)];
+    block.sync();
+}
+
+__global__ void cooperative_groups_kernel(int* out, int* block_facts)
+{
+    __shared__ int slots[kCooperativeThreads];
+    const cg::thread_block block = cg::this_thread_block();
+    const int r = int(block.thread_rank());
+    tile_facts<32>(block, slots, out + (0 * kCooperativeThreads + r) * kTileFacts);
+    tile_facts<16>(block, slots, out + (1 * kCooperativeThreads + r) * kTileFacts);
+    tile_facts<8>(block, slots, out + (2 * kCooperativeThreads + r) * kTileFacts);
+    tile_facts<4>(block, slots, out + (3 * kCooperativeThreads + r) * kTileFacts);
+    // The block: its rank and size, a dynamic tile of 16, and slots read across warps after cg::sync(block).
+    const cg::thread_group sixteen = cg::tiled_partition(block, 16);
+    slots[r] = 3 * r;
+    cg::sync(block);
+    int* facts = block_facts + r * 4;
+    facts[0] = int(block.size());
+    facts[1] = int(sixteen.thread_rank());
+    facts[2] = int(sixteen.size());
+    facts[3] = slots[kCooperativeThreads - 1 - r];
+}
+
+__global__ void tiles_of_one_warp_race_kernel(int* out)
+{
+    __shared__ int slots[32];
+    const cg::thread_block_tile<16> half = cg::tiled_partition<16>(cg::this_thread_block());
+    slots[threadIdx.x] = int(threadIdx.x);
+    half.sync();  // orders the 16 lanes of this half, not the other half's writes
+    out[threadIdx.x] = slots[threadIdx.x ^ 16];
+}
+
 __global__ void read_past_the_end_kernel(const int* in, int n, int* out)
 {
     out[0] = in[n];
+}
+
+__global__ void write_far_past_the_end_kernel(int* out, int n)
+{
+    out[n + kIntsIn64Kb + int(threadIdx.x)] = int(threadIdx.x);
+}
+
+__global__ void wild_read_kernel(const int* in, int* out)
+{
+    out[threadIdx.x] = in[kIntsIn4Gb + threadIdx.x];
+}
+
+__global__ void write_to_host_memory_kernel(int* host)
+{
+    host[threadIdx.x] = -1;
 }
 
 constexpr int kSharedInts = 32;
@@ -113,7 +181,7 @@ __global__ void deadlock_kernel(int* out)
 
 // 64 threads as 2 tiles of 32 and 8 tiles of 8: ranks, sums through cg::reduce, a shuffle, and a block barrier
 // between a shared-memory write and the read of another warp.
-__global__ void cooperative_groups_kernel(int* out)
+__global__ void cooperative_groups_block_kernel(int* out)
 {
     __shared__ int slots[64];
     const cg::thread_block block = cg::this_thread_block();
@@ -158,9 +226,34 @@ void shared_atomics(int* out, int blocks, int threads)
     shared_atomics_kernel<<<blocks, threads>>>(out);
 }
 
+void cooperative_group_facts(int* out, int* block_facts)
+{
+    cooperative_groups_kernel<<<1, kCooperativeThreads>>>(out, block_facts);
+}
+
+void tiles_of_one_warp_race(int* out)
+{
+    tiles_of_one_warp_race_kernel<<<1, 32>>>(out);
+}
+
 void read_past_the_end(const int* in, int n, int* out)
 {
     read_past_the_end_kernel<<<1, 1>>>(in, n, out);
+}
+
+void write_far_past_the_end(int* out, int n)
+{
+    write_far_past_the_end_kernel<<<1, 32>>>(out, n);
+}
+
+void wild_read(const int* in, int* out)
+{
+    wild_read_kernel<<<1, 32>>>(in, out);
+}
+
+void write_to_host_memory(int* host)
+{
+    write_to_host_memory_kernel<<<1, 32>>>(host);
 }
 
 void shared_past_the_end(int* out)
@@ -180,5 +273,5 @@ void deadlock(int* out)
 
 void cooperative_groups_in_a_block(int* out)
 {
-    cooperative_groups_kernel<<<1, 64>>>(out);
+    cooperative_groups_block_kernel<<<1, 64>>>(out);
 }

@@ -30,10 +30,33 @@ void atomics(int* count, float* sum, int* most, int* flag, int* winners, int blo
 // Per block of `threads`: every thread adds 1 to a __shared__ counter with atomicAdd; out[block] = threads.
 void shared_atomics(int* out, int blocks, int threads);
 
+// Cooperative groups in one block of kCooperativeThreads (2 warps). For tiles of S = 32, 16, 8, 4 (k = 0..3),
+// thread r of the block writes out[(k * kCooperativeThreads + r) * kTileFacts + f]: f = 0 tile.thread_rank(),
+// 1 tile.size(), 2 meta_group_rank(), 3 meta_group_size(), 4 shfl(r, 0), 5 shfl_down(r, 1), 6 shfl_xor(r,
+// S / 2), 7 cg::reduce of r with cg::plus, 8 ballot(r even), 9 any(r is the tile's rank 1) + 2 * all(r is
+// not the tile's last), 10 the slot of the next rank in the tile (2 * its r), read after tile.sync().
+// block_facts[r * 4 + f]: f = 0 block.size(), 1 and 2 thread_rank() and size() of tiled_partition(block,
+// 16), 3 the slot of thread kCooperativeThreads - 1 - r (3 * its rank), read after cg::sync(block).
+constexpr int kCooperativeThreads = 64;
+constexpr int kTileFacts = 11;
+void cooperative_group_facts(int* out, int* block_facts);
+
+// Planted race: the two tiles of 16 of one warp each sync on their own (tile.sync()), then every lane reads
+// the slot a lane of the other tile wrote. racecheck must report it (a warning: both in one warp).
+void tiles_of_one_warp_race(int* out);
+
 // Planted bugs for the checks (CML_EMU_CHECK), each in one block: out[0] = in[n], one past the end of `in`
 // (memcheck); 32 threads read the 32 ints after a __shared__ array of 32 (memcheck); 32 threads read the
 // upper half of a __shared__ array of 64 whose lower half alone was written (initcheck).
 void read_past_the_end(const int* in, int n, int* out);
+// Accesses outside every allocation, which the emulator must not make (memcheck reports each; without it
+// the launch fails, cudaErrorIllegalAddress): 32 threads write out[n + kIntsIn64Kb + t], 64 KB past the end
+// of `out`; read in[kIntsIn4Gb + t], 4 GB past `in`, where nothing is; write -1 to host[t], the host's memory.
+constexpr int kIntsIn64Kb = 64 * 1024 / 4;
+constexpr unsigned kIntsIn4Gb = 1u << 30;
+void write_far_past_the_end(int* out, int n);
+void wild_read(const int* in, int* out);
+void write_to_host_memory(int* host);
 void shared_past_the_end(int* out);
 void unwritten_shared(int* out);
 

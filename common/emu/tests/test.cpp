@@ -1,14 +1,29 @@
 // The emulator's own tests: what CUDA promises for warp-level functions, votes, barrier reductions, shared
-// memory and atomics. The cases skipped by default are planted bugs, each run alone by
+// memory, atomics and cooperative groups. The cases skipped by default are planted bugs, each run alone by
 // grader/tests/test_emulator.py: a deadlock reported rather than hung (it leaves the runtime failed), and
-// accesses that memcheck and initcheck must report (CML_EMU_CHECK).
+// accesses and races that memcheck, initcheck and racecheck must report (CML_EMU_CHECK).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "cml/device_buffer.hpp"
 #include "kernels.hpp"
+
+namespace {
+
+// What the launch of a planted access outside every allocation returns: with memcheck, success (memcheck
+// reported the access, which was not made, and the thread stopped there); without, what a GPU returns.
+cudaError_t after_a_bad_access()
+{
+    const char* checks = std::getenv("CML_EMU_CHECK");
+    const bool memcheck = checks && (std::strstr(checks, "memcheck") || std::strstr(checks, "all"));
+    return memcheck ? cudaSuccess : cudaErrorIllegalAddress;
+}
+
+}  // namespace
 
 TEST_CASE("shuffles read the lane they name, and their own value where none is in range")
 {
@@ -104,6 +119,46 @@ TEST_CASE("atomics on shared memory from every thread of a block")
     for (int count : out.download()) CHECK(count == kThreads);
 }
 
+TEST_CASE("cooperative groups: tiles of 32, 16, 8 and 4 rank, shuffle, vote, reduce and sync as CUDA says")
+{
+    cml::DeviceBuffer<int> out(4 * kCooperativeThreads * kTileFacts), block_facts(kCooperativeThreads * 4);
+    out.poison();
+    block_facts.poison();
+    cooperative_group_facts(out.data(), block_facts.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    const std::vector<int> got = out.download(), block = block_facts.download();
+    int k = 0;
+    for (int size : {32, 16, 8, 4}) {
+        for (int r = 0; r < kCooperativeThreads; ++r) {
+            CAPTURE(size);
+            CAPTURE(r);
+            const int* f = &got[std::size_t((k * kCooperativeThreads + r) * kTileFacts)];
+            const int rank = r % size, first = r - rank;
+            unsigned even = 0;
+            for (int lane = 0; lane < size; lane += 2) even |= 1u << lane;
+            CHECK(f[0] == rank);
+            CHECK(f[1] == size);
+            CHECK(f[2] == r / size);
+            CHECK(f[3] == kCooperativeThreads / size);
+            CHECK(f[4] == first);
+            CHECK(f[5] == (rank < size - 1 ? r + 1 : r));
+            CHECK(f[6] == (r ^ size / 2));
+            CHECK(f[7] == size * first + size * (size - 1) / 2);
+            CHECK(unsigned(f[8]) == even);
+            CHECK(f[9] == 1);  // any: yes; all: no
+            CHECK(f[10] == 2 * (first + (rank + 1) % size));
+        }
+        ++k;
+    }
+    for (int r = 0; r < kCooperativeThreads; ++r) {
+        CAPTURE(r);
+        CHECK(block[std::size_t(r * 4 + 0)] == kCooperativeThreads);
+        CHECK(block[std::size_t(r * 4 + 1)] == r % 16);
+        CHECK(block[std::size_t(r * 4 + 2)] == 16);
+        CHECK(block[std::size_t(r * 4 + 3)] == 3 * (kCooperativeThreads - 1 - r));
+    }
+}
+
 TEST_CASE("a block whose threads wait for each other fails its launch instead of hanging" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
@@ -115,13 +170,43 @@ TEST_CASE("planted: a read one element past the end of an allocation" * doctest:
 {
     cml::DeviceBuffer<int> in(100), out(1);
     read_past_the_end(in.data(), 100, out.data());
-    CML_CHECK(cudaDeviceSynchronize());
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+}
+
+TEST_CASE("planted: writes 64 KB past the end of an allocation" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(100);
+    write_far_past_the_end(out.data(), 100);
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+}
+
+TEST_CASE("planted: reads 4 GB past the end of an allocation where nothing is" * doctest::skip())
+{
+    cml::DeviceBuffer<int> in(100), out(32);
+    out.poison();
+    wild_read(in.data(), out.data());
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+}
+
+TEST_CASE("planted: writes to the host's memory are not made" * doctest::skip())
+{
+    std::vector<int> host(32, 7);
+    write_to_host_memory(host.data());
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+    CHECK(host == std::vector<int>(32, 7));
 }
 
 TEST_CASE("planted: reads past the end of a __shared__ array" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
     shared_past_the_end(out.data());
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+}
+
+TEST_CASE("planted: two tiles of one warp read each other's slots after each synced alone" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(32);
+    tiles_of_one_warp_race(out.data());
     CML_CHECK(cudaDeviceSynchronize());
 }
 

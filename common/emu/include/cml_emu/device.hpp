@@ -70,6 +70,9 @@ T shuffle(WarpOp op, unsigned mask, T value, int argument, int width)
 
 int block_barrier(int predicate, int reduction);  // reduction: 0 none, 1 count, 2 and, 3 or
 
+// A use of CUDA that the emulator does not provide, found when the kernel runs: says what, and aborts.
+[[noreturn]] void unsupported(const char* what);
+
 }  // namespace cml_emu
 
 // ---- barriers and warp-level functions ----

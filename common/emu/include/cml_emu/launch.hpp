@@ -24,9 +24,11 @@ inline LaunchConfig config(dim3 grid, dim3 block, std::size_t shared_bytes = 0, 
     return {grid, block, shared_bytes, stream};
 }
 
-// Runs `thread_body(closure)` once for every thread of the grid. `kernel` names the kernel in reports.
+// Runs `thread_body(closure)` once for every thread of the grid. `kernel` names the kernel in reports; the
+// threads read their arguments from the closure's `closure_bytes`.
 using ThreadBody = void (*)(const void* closure);
-void run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody thread_body, const void* closure);
+void run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody thread_body, const void* closure,
+                std::size_t closure_bytes);
 
 template <class... Params, class... Args>
 void launch(const LaunchConfig& config, void (*kernel)(Params...), Args&&... args)
@@ -43,7 +45,7 @@ void launch(const LaunchConfig& config, void (*kernel)(Params...), Args&&... arg
                    const Closure& c = *static_cast<const Closure*>(p);
                    std::apply(c.kernel, c.arguments);
                },
-               &closure);
+               &closure, sizeof closure);
 }
 
 }  // namespace cml_emu

@@ -1,6 +1,10 @@
-// cg::reduce and its operators as the CPU emulator provides them (cooperative_groups.h beside this folder says why):
-// a butterfly of shuffles over the tile, so every thread of the tile gets the result, as with CUDA's.
+// cg::reduce over a tile, as cooperative_groups/reduce.h gives it on a GPU: every thread of the tile gets
+// op applied over the tile's values, in the same butterfly order (shfl_xor by size/2, ..., 1), so float sums
+// round as they do there. With the operators it takes: plus, less (the minimum), greater (the maximum),
+// bit_and, bit_or, bit_xor.
 #pragma once
+
+#include <type_traits>
 
 #include <cooperative_groups.h>
 
@@ -32,10 +36,11 @@ struct bit_xor {
 };
 
 template <unsigned Size, class Parent, class T, class Op>
-T reduce(const thread_block_tile<Size, Parent>& tile, T value, Op op)
+auto reduce(const thread_block_tile<Size, Parent>& tile, T&& value, Op&& op) -> std::decay_t<decltype(op(value, value))>
 {
-    for (unsigned offset = Size / 2; offset > 0; offset /= 2) value = op(value, tile.shfl_xor(value, offset));
-    return value;
+    std::decay_t<decltype(op(value, value))> out = value;
+    for (unsigned lanes = Size / 2; lanes > 0; lanes /= 2) out = op(out, tile.shfl_xor(out, lanes));
+    return out;
 }
 
 }  // namespace cooperative_groups
