@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
 
 #include "cml/cache_state.hpp"
@@ -216,7 +217,11 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
         std::fprintf(stderr, "benchmark not run: %s\n", gpu_absence_reason().c_str());
         return kExitNoGpu;
     }
-    hide_tool_variables_if_asked();  // CUDA has started (gpu_available): a profiler is in
+    // CUDA has started (gpu_available) and NVTX too, so a profiler is in: now the variables it came in by can go.
+    // (NVTX loads a profiler's part at its first call, from NVTX_INJECTION64_PATH: without this call first, the
+    // profiler saw no ranges on the H100, and every counter check was 'not run'.)
+    nvtxInitialize(nullptr);
+    hide_tool_variables_if_asked();
     std::fprintf(stderr, "seed %llu (set CML_SEED to repeat)\n", static_cast<unsigned long long>(run_seed()));
     try {
         const DeviceFacts device = query_device();
