@@ -53,8 +53,16 @@ def nvtx_stack(role: str, group: str = "") -> str:
     return f"{group}/{role}" if group else role
 
 
+def launch_range(kernel_name: str) -> str:
+    """The innermost NVTX range of a launch, from the name ncu gives its kernel with --print-nvtx-rename kernel:
+    "range/kernel(arguments)" (seen on the H100: "baseline/<unnamed>::lanes_32_apart_kernel(const float *,
+    ...)"). The kernel's own name, up to its arguments, holds no '/'; a name without a range is returned whole."""
+    head = kernel_name.split("(", 1)[0]
+    return head.rsplit("/", 1)[0].rsplit("/", 1)[-1] if "/" in head else kernel_name
+
+
 def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
-    """Per kernel name (with --print-nvtx-rename kernel, the innermost NVTX range of its launch): each metric
+    """Per innermost NVTX range of a launch (its role: launch_range): each metric
     summed over its launches, and how many launches there were."""
     rows = [line for line in text.splitlines() if line.startswith('"')]
     totals: dict[str, dict[str, float]] = {}
@@ -65,7 +73,7 @@ def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
             number = float(value)
         except ValueError:
             continue
-        name = row.get("Kernel Name", "").rsplit("/", 1)[-1]  # the innermost range, were the stack shown whole
+        name = launch_range(row.get("Kernel Name", ""))
         launches.setdefault(name, set()).add(row.get("ID", ""))
         kernel = totals.setdefault(name, {})
         kernel[row["Metric Name"]] = kernel.get(row["Metric Name"], 0.0) + number

@@ -113,8 +113,13 @@ bool asked()
 void hide_tool_variables_if_asked()
 {
     if (!asked()) return;
-    // What the grader itself sets (grader/sandbox.py, suite.py), and the CPU emulator's settings.
-    const std::string kept[] = {"CML_", "PATH=", "HOME=", "LD_LIBRARY_PATH=", "CUDA_VISIBLE_DEVICES="};
+    // What the grader itself sets (grader/sandbox.py, suite.py), and the CPU emulator's settings; and what
+    // Nsight Compute's injection reads again while it profiles a kernel (measured on the H100, 2026-11-24:
+    // with them hidden every profiled kernel failed with "UnknownError"; without NV_COMPUTE_PROFILER_PERFWORKS_DIR
+    // alone too). CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH and LD_PRELOAD, read at start only, stay hidden.
+    const std::string kept[] = {"CML_", "PATH=", "HOME=", "LD_LIBRARY_PATH=", "CUDA_VISIBLE_DEVICES=",
+                                "NV_COMPUTE_PROFILER_PERFWORKS_DIR=", "NV_CUDA_START_SUSPENDED=",
+                                "NVIDIA_PROCESS_INJECTION_", "NV_NSIGHT_INJECTION_", "NV_TPS_LAUNCH_TOKEN="};
     std::vector<std::string> hidden;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         const std::string variable = *entry;

@@ -12,8 +12,8 @@ namespace cml {
 void confine_if_asked();
 
 // Once CUDA has started, and so any sanitizer or profiler has injected itself, every variable but the
-// grader's own is removed (CML_CONFINE=1 only): the ones through which the tools inject themselves would
-// otherwise tell a watched run from a plain one.
+// grader's own and the few Nsight Compute reads while profiling is removed (CML_CONFINE=1 only): the ones
+// through which the tools inject themselves would otherwise tell a watched run from a plain one.
 void hide_tool_variables_if_asked();
 
 }  // namespace cml

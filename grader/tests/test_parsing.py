@@ -69,15 +69,17 @@ def test_first_sanitizer_report_names_the_source_line():
     assert "ERROR SUMMARY" not in report
 
 
-NCU = """==PROF== Connected to process 1
-"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"
-"0","1","bench","h","baseline","1","7","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","65,536"
-"0","1","bench","h","baseline","1","7","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","458,750"
-"1","1","bench","h","student","1","7","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","65,536"
-"1","1","bench","h","student","1","7","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","139,264"
-"2","1","bench","h","student","1","7","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","1"
-"2","1","bench","h","student","1","7","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","2"
-==PROF== Disconnected from process 1
+# The header and the row format as the CUDA 13 toolkit's ncu printed them on the H100 (2026-11-24) with --csv --nvtx
+# --print-nvtx-rename kernel: the kernel renamed "range/kernel(arguments)" (the values here are made up).
+NCU = """==PROF== Connected to process 1198
+"ID","Process ID","Process Name","Host Name","thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg","Id:Domain:Start/Stop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","1198","01_vector_add_solution_bench","127.0.0.1","1198  ""<default domain>:baseline:none:none:none:none:none:none"" ","","baseline/<unnamed>::lanes_32_apart_kernel(const float *, const float *, float *, int)","1","7","(256, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","65,536"
+"0","1198","01_vector_add_solution_bench","127.0.0.1","1198  ""<default domain>:baseline:none:none:none:none:none:none"" ","","baseline/<unnamed>::lanes_32_apart_kernel(const float *, const float *, float *, int)","1","7","(256, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","458,750"
+"1","1198","01_vector_add_solution_bench","127.0.0.1","1198  ""<default domain>:student:none:none:none:none:none:none"" ","","student/<unnamed>::vector_add_kernel(const float *, const float *, float *, int)","1","7","(256, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","65,536"
+"1","1198","01_vector_add_solution_bench","127.0.0.1","1198  ""<default domain>:student:none:none:none:none:none:none"" ","","student/<unnamed>::vector_add_kernel(const float *, const float *, float *, int)","1","7","(256, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","139,264"
+"2","1198","01_vector_add_solution_bench","127.0.0.1","1198  ""<default domain>:student:none:none:none:none:none:none"" ","","student/<unnamed>::vector_add_kernel(const float *, const float *, float *, int)","1","7","(256, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum","","1"
+"2","1198","01_vector_add_solution_bench","127.0.0.1","1198  ""<default domain>:student:none:none:none:none:none:none"" ","","student/<unnamed>::vector_add_kernel(const float *, const float *, float *, int)","1","7","(256, 1, 1)","(262144, 1, 1)","0","9.0","Command line profiler metrics","l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum","sector","2"
+==PROF== Disconnected from process 1198
 """
 
 
