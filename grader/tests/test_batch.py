@@ -39,6 +39,7 @@ def rows(out) -> dict:
     return {row["student"]: row for row in json.loads((out / "results" / "results.json").read_text())}
 
 
+@pytest.mark.slow
 def test_every_student_gets_a_row_with_the_right_verdict(graded):
     out, _, _ = graded
     got = rows(out)
@@ -52,6 +53,7 @@ def test_every_student_gets_a_row_with_the_right_verdict(graded):
     assert (out / "results" / "results.csv").read_text().startswith("student,score,max_score,01_vector_add,notes")
 
 
+@pytest.mark.slow
 def test_each_student_gets_reports_for_the_platforms(graded):
     out, _, _ = graded
     folder = out / "results" / "students" / "heidi_does_not_compile"
@@ -63,6 +65,7 @@ def test_each_student_gets_reports_for_the_platforms(graded):
     assert "build-" not in build["detail"]  # named as the student knows the file, not the grader's copy
 
 
+@pytest.mark.slow
 def test_an_unreadable_submission_still_gets_its_reports_with_the_reason(graded):
     out, _, _ = graded
     folder = out / "results" / "students" / "xavier_corrupt_zip"
@@ -73,12 +76,14 @@ def test_an_unreadable_submission_still_gets_its_reports_with_the_reason(graded)
         assert (folder / name).is_file(), name
 
 
+@pytest.mark.slow
 def test_a_second_run_grades_nothing_again(graded):
     out, submissions, _ = graded
     again = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1")
     assert "0 to grade" in again.stdout, again.stdout
 
 
+@pytest.mark.slow
 def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path):
     _, submissions, _ = graded
     out = tmp_path / "slurm"
@@ -105,6 +110,7 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     assert got["alice_correct"]["01_vector_add"].endswith("incomplete")
 
 
+@pytest.mark.slow
 def test_one_student_is_regraded_and_the_roster_goes_into_the_results(graded, tmp_path):
     out, submissions, _ = graded
     roster = tmp_path / "roster.csv"

@@ -152,12 +152,14 @@ def assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config,
     assert verdict(grade) == "incomplete"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
 def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_speed_is_graded(emulator, config, lab):
     grade = graded_without_a_gpu(emulator, config, lab, "solution")
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab)
 
 
+@pytest.mark.slow
 def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mechanism(own_kernels, config):
     # block.sync() and cg::sync(block) between the steps of the tree, cg::reduce over tiles of 32 and
     # shuffles over a tile of 8, one atomicAdd per block: racecheck must see the syncs as the barriers they are.
@@ -167,6 +169,7 @@ def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mec
     assert stretch and all(c.status is Status.PASSED for c in stretch), [(c.name, c.status.value) for c in stretch]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
 def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
     if "CML_TODO(" not in (REPO_ROOT / "labs" / lab / "kernel.cu").read_text():
@@ -178,6 +181,7 @@ def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
     assert verdict(grade) == "failed"
 
 
+@pytest.mark.slow
 def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail_as_on_a_gpu(own_kernels, config):
     # It used to land in the test program's own memory, past the 4 KB red zone: the suite hung ("timed out")
     # and memcheck never reported. Now memcheck names the line, and without it the launch fails.
@@ -278,6 +282,7 @@ def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, em
 # ---- time ----
 
 
+@pytest.mark.slow
 def test_all_seven_solutions_correctness_suites_run_on_the_emulator_in_under_a_minute(emulator, config):
     binaries = [built(emulator, config, lab, "solution").binary(lab, "solution", "test", True) for lab in LABS]
     seconds = {}

@@ -66,6 +66,7 @@ def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_ag
     assert all(check.status is Status.PASSED for check in speed_check(config, lab, outcome, result))
 
 
+@pytest.mark.slow
 def test_a_launcher_that_skips_pointers_it_has_seen_is_wrong_at_a_verified_timed_launch(cheats, config, tmp_path):
     outcome, result = benchmarked(cheats, config, "04_tiled_gemm", "student", tmp_path)
     student = result.kernel("student")
@@ -77,6 +78,7 @@ def test_a_launcher_that_skips_pointers_it_has_seen_is_wrong_at_a_verified_timed
     assert check.status is Status.FAILED and "left its output unwritten (poison)" in check.detail
 
 
+@pytest.mark.slow
 def test_a_launcher_that_works_on_its_first_call_only_is_wrong_at_a_verified_timed_launch(cheats, config, tmp_path):
     outcome, result = benchmarked(cheats, config, "01_vector_add", "student", tmp_path)
     student = result.kernel("student")
@@ -88,6 +90,7 @@ def test_a_launcher_that_works_on_its_first_call_only_is_wrong_at_a_verified_tim
     assert check.status is Status.FAILED and "left its output unwritten (poison)" in check.detail
 
 
+@pytest.mark.slow
 def test_a_launcher_that_writes_to_its_input_is_wrong_with_the_input_named(cheats, config, tmp_path):
     outcome, result = benchmarked(cheats, config, "05_padded_transpose", "student", tmp_path)
     student = result.kernel("student")
@@ -98,6 +101,7 @@ def test_a_launcher_that_writes_to_its_input_is_wrong_with_the_input_named(cheat
     assert check.status is Status.FAILED and "changed its inputs" in check.detail
 
 
+@pytest.mark.slow
 def test_a_launcher_that_sets_aside_persisting_l2_has_its_time_failed_though_its_result_is_right(cheats, config, tmp_path):
     outcome, result = benchmarked(cheats, config, "02_dot_product", "student", tmp_path)
     student = result.kernel("student")
