@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from grader import bench, build, checks, integrity, profile, sanitize, suite
 from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target

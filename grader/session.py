@@ -5,9 +5,9 @@ which seed and sizes, from which submission, in which build tree. Then each lab 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from grader import build, gpu, sandbox
 from grader.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target

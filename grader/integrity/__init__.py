@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import functools
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from grader import build
 from grader.config import REPO_ROOT

@@ -6,8 +6,7 @@ import sys
 
 import pytest
 
-from grader import build
-from grader import cli
+from grader import build, cli
 from grader.cli import main, parse_args
 from grader.config import REPO_ROOT, load_target
 from grader.exits import Exit

@@ -49,7 +49,7 @@ def constant_cache() -> Svg:
     svg.line(bx, ty + 34, bx + distinct * lw, ty + 34, arrow=True, width=1.5)
     svg.text(bx + distinct * lw + 8, ty + 39, "time", size=13, anchor="start", fill=GRID)
     lines = len({e * 4 // 128 for e in entries})
-    svg.text(bx, ty + 72, f"__device__ (global, through L1): one pass per 128-byte", size=15, anchor="start")
+    svg.text(bx, ty + 72, "__device__ (global, through L1): one pass per 128-byte", size=15, anchor="start")
     svg.text(bx, ty + 92, f"line the warp touches: {lines} of the table's 32", size=15, anchor="start")
     for n in range(lines):
         svg.rect(bx + n * lw, ty + 104, lw - 2, 20, fill=GRID, stroke="white")

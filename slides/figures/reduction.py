@@ -1,5 +1,5 @@
 """Labs 2 and 6: the tree in shared memory, and who works (and waits) at each of its steps."""
-from .svg import CONFLICT, GRID, HALO, IDLE, INK, LANE, USED, Svg
+from .svg import CONFLICT, GRID, HALO, IDLE, LANE, USED, Svg
 
 SLOTS = 16  # drawn; the labs' blocks have 256 threads
 
