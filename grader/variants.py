@@ -65,7 +65,7 @@ def names_a_check(must_fail: str, lab: str, config: Config, groups: set[str]) ->
     head, group = split_group(must_fail)
     if head in PERFORMANCE:
         return group == "" or group in groups
-    return any(m.name == must_fail for m in next(l for l in config.labs if l.name == lab).mechanisms)
+    return any(m.name == must_fail for m in next(known for known in config.labs if known.name == lab).mechanisms)
 
 
 def _matches(check: dict, must_fail: str) -> bool:
@@ -104,7 +104,7 @@ def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
 
 def _lab_checks(grade_json: Path, lab: str) -> list[dict]:
     grade = json.loads(grade_json.read_text())
-    return next((l["checks"] for l in grade["labs"] if l["lab"] == lab), [])
+    return next((entry["checks"] for entry in grade["labs"] if entry["lab"] == lab), [])
 
 
 def _summary(checks: list[dict], category: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -226,7 +227,7 @@ def rewrite(text: str) -> str:
     code = mask_comments_and_strings(text)
     edits = rewrite_launches(text, code) + rewrite_shared(text, code) + rewrite_device_variables(code)
     edits.sort()
-    for (a, b, _), (c, _, _) in zip(edits, edits[1:]):
+    for (a, b, _), (c, _, _) in pairwise(edits):
         if c < b:
             raise RewriteError(f"overlapping rewrites at offsets {a} and {c}")
     out, last = [], 0

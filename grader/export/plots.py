@@ -37,9 +37,9 @@ def _panel(ax, rates: list[GroupRate], values: list[float | None], thresholds: l
     names = [rate.group for rate in rates]
     heights = [value or 0.0 for value in values]
     xs = range(len(rates))
-    ax.bar(xs, heights, BAR, color=[_colour(v, t) for v, t in zip(values, thresholds)])
+    ax.bar(xs, heights, BAR, color=[_colour(v, t) for v, t in zip(values, thresholds, strict=True)])
     top = max([*heights, *(t for t in thresholds if t is not None), 1.0])
-    for x, value, threshold, rate in zip(xs, values, thresholds, rates):
+    for x, value, threshold, rate in zip(xs, values, thresholds, rates, strict=True):
         if threshold is not None:
             ax.hlines(threshold, x - BAR / 1.6, x + BAR / 1.6, colors=COLOURS["threshold"], linestyles="--", lw=1.4)
         text = "wrong result" if not rate.correct else (label(value) if value is not None else "-")

@@ -153,7 +153,7 @@ def mismatches(out: Path) -> list[str]:
                 wrong.append(f"{student} {lab}: want {verdict}, got {cell!r}")
             elif check:
                 grade = json.loads((out / "results" / "students" / student / "grade.json").read_text())
-                checks = [c for l in grade["labs"] if l["lab"] == lab for c in l["checks"]]
+                checks = [c for entry in grade["labs"] if entry["lab"] == lab for c in entry["checks"]]
                 names = [c["name"] for c in checks if c["status"] == "failed"]
                 if not any(n == check or (check.endswith("*") and n.startswith(check[:-1])) for n in names):
                     wrong.append(f"{student} {lab}: want {check!r} failed; failed: {names}")

@@ -281,7 +281,7 @@ def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, em
 def test_all_seven_solutions_correctness_suites_run_on_the_emulator_in_under_a_minute(emulator, config):
     binaries = [built(emulator, config, lab, "solution").binary(lab, "solution", "test", True) for lab in LABS]
     seconds = {}
-    for lab, binary in zip(LABS, binaries):
+    for lab, binary in zip(LABS, binaries, strict=True):
         started = time.monotonic()
         run = suite.run_suite(binary, emulator.checker(lab), config.timeouts["tests"])
         seconds[lab] = time.monotonic() - started

@@ -98,7 +98,7 @@ def test_gradescope_lists_every_check_worth_points_or_not_passed_and_every_stret
     listed = [c for c in checks(run) if c["max_points"] > 0 or c["status"] != "passed" or c["category"] == "stretch"]
     assert len(tests) == len(listed)
     assert len({t["number"] for t in tests}) == len(tests)
-    for test, check in zip(tests, listed):
+    for test, check in zip(tests, listed, strict=True):
         assert test["name"].endswith(check["name"]) and test["name"].split(" · ")[0][:2].isdigit()
         assert test["status"] == ("passed" if check["status"] == "passed" else "failed")
         assert test["tags"][1] == check["category"]
@@ -128,14 +128,14 @@ def test_junit_has_a_suite_per_lab_and_counts_failures_and_skips(run, tmp_path):
     suites = list(xml)
     assert [s.name for s in suites] == [lab_label(lab) for lab in run["labs"]]
     assert suites[0].name == run["labs"][0]["lab"]
-    for suite, lab in zip(suites, run["labs"]):
+    for suite, lab in zip(suites, run["labs"], strict=True):
         statuses = [c["status"] for c in lab["checks"]]
         assert suite.tests == len(statuses) == len(list(suite))
         assert suite.failures == statuses.count("failed")
         assert suite.skipped == sum(statuses.count(s) for s in NOT_PASSED)
         assert suite.errors == 0
         assert suite.time == pytest.approx(lab["seconds"])
-        for case, check in zip(suite, lab["checks"]):
+        for case, check in zip(suite, lab["checks"], strict=True):
             assert case.name == check["name"]
             kinds = {type(r) for r in case.result}
             if check["status"] == "failed":

@@ -6,6 +6,7 @@ command Meson writes for Lab 1's student kernel, into a folder of its own, two a
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -147,7 +148,7 @@ def compile_step(built_tree) -> build.CompileStep:
 
 def redirected(command: list[str], replaced: dict[str, str]) -> list[str]:
     """`command` with the argument after each flag of `replaced` (-o, -MF, -c) replaced."""
-    return command[:1] + [replaced.get(flag, arg) for flag, arg in zip(command, command[1:])]
+    return command[:1] + [replaced.get(flag, arg) for flag, arg in pairwise(command)]
 
 
 def case_step(step: build.CompileStep, folder: Path, source: str) -> build.CompileStep:

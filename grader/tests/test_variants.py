@@ -18,7 +18,7 @@ def variants() -> list[Variant]:
 
 def lab_groups(config, lab: str) -> set[str]:
     """The benchmark groups a lab is timed at: in labs.toml, or in any target file's thresholds."""
-    groups = set(next(l for l in config.labs if l.name == lab).graded_groups)
+    groups = set(next(known for known in config.labs if known.name == lab).graded_groups)
     for path in TARGETS_DIR.glob("*.toml"):
         groups |= set(load_target(path).thresholds.get(lab, {})) - {""}
     return groups

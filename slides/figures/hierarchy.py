@@ -22,7 +22,7 @@ def _levels(cal: Calibration):
 def hierarchy(cal: Calibration) -> Svg:
     svg = Svg(1240, 470)
     cols = [30, 290, 640, 820]
-    for x, head in zip(cols, ["level", "capacity (log scale)", "latency", "bandwidth (log scale)"]):
+    for x, head in zip(cols, ["level", "capacity (log scale)", "latency", "bandwidth (log scale)"], strict=True):
         svg.text(x, 30, head, size=16, anchor="start", weight="bold")
     for n, (name, cap, cap_bytes, latency, bw_text, bw, source) in enumerate(_levels(cal)):
         y = 60 + n * 82

@@ -62,7 +62,7 @@ def read_calibration(path: Path) -> Calibration:
             if header is None:
                 header, rows = cells, []
             elif not set("".join(cells)) <= set("-: "):
-                rows.append(dict(zip(header, cells)))
+                rows.append(dict(zip(header, cells, strict=False)))
         elif header is not None:
             calibration.sections[heading].append(rows)
             header = None

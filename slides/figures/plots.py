@@ -30,7 +30,7 @@ def _bars(ax, labels, values, colors, unit="GB/s", fmt="{:.0f}"):
     bars = ax.barh(labels, values, color=colors)
     ax.invert_yaxis()
     ax.set_xlabel(unit)
-    for bar, v in zip(bars, values):
+    for bar, v in zip(bars, values, strict=True):
         ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, " " + (f"{v:.1f}" if v < 10 else fmt.format(v)),
                 va="center", fontsize=13)
     ax.grid(axis="y", visible=False)
@@ -136,7 +136,7 @@ def smoothing(cal: Calibration, labs: dict[str, Bench]):
     ax.plot(radii, [number(rows[r]["shared tile + halo GB/s"]) for r in radii], "o--", color=USED, alpha=0.4,
             label="calibration, tile")
     ax.text(0.9, 2700, "tile / naive:", ha="right", fontsize=13)
-    for r, a, b in zip(radii, naive, tile):
+    for r, a, b in zip(radii, naive, tile, strict=True):
         ax.text(r, 2700, f"x{b / a:.2f}", ha="center", fontsize=13, fontweight="bold" if b > a else "normal")
     ax.set_xscale("log", base=2)
     ax.set_xticks(radii, [str(r) for r in radii])
@@ -198,7 +198,7 @@ def warp_reduction(cal: Calibration, labs: dict[str, Bench]):
         xs = [g + (n - 1) * width for g in range(len(groups))]
         values = [v[n] for v in groups.values()]
         ax.bar(xs, values, width, color=color, label=name)
-        for x, v, base in zip(xs, values, [v[0] for v in groups.values()]):
+        for x, v, base in zip(xs, values, [v[0] for v in groups.values()], strict=True):
             ax.text(x, v, f"{v:.0f}\nx{v / base:.2f}", ha="center", va="bottom", fontsize=11)
     ax.set_xticks(range(len(groups)), list(groups))
     ax.set_ylabel("GB/s")
@@ -224,7 +224,7 @@ def constant_memory(cal: Calibration, labs: dict[str, Bench]):
         xs = [g + (n - 0.5) * width for g in range(len(groups))]
         values = [v[n] for v in groups.values()]
         ax.bar(xs, values, width, color=color, label=name)
-        for x, v in zip(xs, values):
+        for x, v in zip(xs, values, strict=True):
             ax.text(x, v, f"{v:.0f}", ha="center", va="bottom", fontsize=12)
     ax.set_xticks(range(len(groups)), list(groups))
     ax.set_ylabel("GB/s")
@@ -237,11 +237,13 @@ def yours(lab: str, mine: Bench, reference: Bench, device: str | None):
     """The learner's kernels next to the reference solution's, from the learner's own .results/grade.json."""
     fig, ax = _figure(f"Lab {lab[1]}: yours ({device or 'your GPU'}) and the reference solution (H100)",
                       ".results/grade.json (your last ./cml grade) and " + LAB, size=(11, 4.6))
+    def rate(x):
+        return x.gflops or x.gbps
+
     rows = []
     for k in reference.kernels:
         if k.role not in ("student", "stretch"):
             continue
-        rate = (lambda x: x.gflops or x.gbps)
         label = f"{k.name} ({k.group})" if k.group else k.name
         try:
             m = mine.kernel(k.name, k.group)
@@ -252,7 +254,7 @@ def yours(lab: str, mine: Bench, reference: Bench, device: str | None):
     ys = range(len(rows))
     ax.barh([y - 0.2 for y in ys], [r[1] for r in rows], 0.4, color=LANE, label="yours (0: not timed or not correct)")
     ax.barh([y + 0.2 for y in ys], [r[2] for r in rows], 0.4, color=GRID, label="reference solution, H100")
-    for y, (_, mine_rate, ref_rate) in zip(ys, rows):
+    for y, (_, mine_rate, ref_rate) in zip(ys, rows, strict=True):
         ax.text(mine_rate, y - 0.2, f" {mine_rate:.0f}", va="center", fontsize=12)
         ax.text(ref_rate, y + 0.2, f" {ref_rate:.0f}", va="center", fontsize=12)
     ax.set_yticks(list(ys), [r[0] for r in rows])

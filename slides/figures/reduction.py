@@ -10,7 +10,7 @@ def tree() -> Svg:
     strides = [SLOTS // 2 >> s for s in range(SLOTS.bit_length() - 1)]  # 8, 4, 2, 1
     rows = ["products"] + [f"stride {s}" for s in strides]
     live = [SLOTS] + strides
-    for row, (name, alive) in enumerate(zip(rows, live)):
+    for row, (name, alive) in enumerate(zip(rows, live, strict=True)):
         y = top + row * gap
         svg.text(left - 16, y + 26, name, size=16, anchor="end")
         for t in range(SLOTS):

@@ -125,7 +125,7 @@ def test_deck_opens_cleanly_in_chromium(site, browser, deck):
     overflowing = []
     for n in range(expected_slides(deck)):
         page.evaluate(f"Reveal.slide({n})")
-        if page.evaluate("(s => s.scrollHeight > %d || s.scrollWidth > %d)(Reveal.getCurrentSlide())" % (HEIGHT, WIDTH)):
+        if page.evaluate(f"(s => s.scrollHeight > {HEIGHT} || s.scrollWidth > {WIDTH})(Reveal.getCurrentSlide())"):
             overflowing.append(page.evaluate("Reveal.getCurrentSlide().querySelector('h1, h2').textContent"))
         if shots:
             Path(shots).mkdir(parents=True, exist_ok=True)
