@@ -48,16 +48,29 @@ def first_report(output: str, lines: int = 8) -> str:
     return "\n".join(block)
 
 
-def run_sanitizer(tool: str, sanitizer: Path, binary: Path, checker: Path, timeout_s: float,
-                  env: dict | None = None) -> SanitizerRun:
-    command = (str(sanitizer), "--tool", tool, "--error-exitcode", str(SANITIZER_FOUND), "--print-limit", str(PRINT_LIMIT))
+def run_sanitizer(
+    tool: str, sanitizer: Path, binary: Path, checker: Path, timeout_s: float, env: dict | None = None
+) -> SanitizerRun:
+    command = (
+        str(sanitizer),
+        "--tool",
+        tool,
+        "--error-exitcode",
+        str(SANITIZER_FOUND),
+        "--print-limit",
+        str(PRINT_LIMIT),
+    )
     run = suite.run_suite(binary, checker, timeout_s, env, tool=command)
     return read_run(tool, run)
 
 
 def run_emulated(tool: str, binary: Path, checker: Path, timeout_s: float, env: dict | None = None) -> SanitizerRun:
     """`tool` as the CPU emulator makes it, over the emulator's build of the test program."""
-    checks = {"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(SANITIZER_FOUND), "CML_EMU_PRINT_LIMIT": str(PRINT_LIMIT)}
+    checks = {
+        "CML_EMU_CHECK": tool,
+        "CML_EMU_ERROR_EXITCODE": str(SANITIZER_FOUND),
+        "CML_EMU_PRINT_LIMIT": str(PRINT_LIMIT),
+    }
     return read_run(tool, suite.run_suite(binary, checker, timeout_s, {**(env or {}), **checks}))
 
 

@@ -139,8 +139,11 @@ def judge(checker: Path, record: Path, timeout_s: float, env: dict | None = None
     listed = list_cases(checker, timeout_s)
     unjudged = [case.name for case in listed if case.name not in finished]
     if not listed or unjudged:
-        raise GraderError(f"the checker {checker.name} judged no case" if not listed else
-                          f"the checker {checker.name} did not judge {', '.join(unjudged[:3])}")
+        raise GraderError(
+            f"the checker {checker.name} judged no case"
+            if not listed
+            else f"the checker {checker.name} did not judge {', '.join(unjudged[:3])}"
+        )
     return [finished[case.name] for case in listed]
 
 

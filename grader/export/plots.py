@@ -43,9 +43,16 @@ def _panel(ax, rates: list[GroupRate], values: list[float | None], thresholds: l
         if threshold is not None:
             ax.hlines(threshold, x - BAR / 1.6, x + BAR / 1.6, colors=COLOURS["threshold"], linestyles="--", lw=1.4)
         text = "wrong result" if not rate.correct else (label(value) if value is not None else "-")
-        ax.text(x, (value or 0.0) + top * 0.02, text, ha="center", va="bottom", fontsize=8,
-                color=COLOURS["fail"] if not rate.correct else COLOURS["threshold"],
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})  # readable over the 1.0 line
+        ax.text(
+            x,
+            (value or 0.0) + top * 0.02,
+            text,
+            ha="center",
+            va="bottom",
+            fontsize=8,
+            color=COLOURS["fail"] if not rate.correct else COLOURS["threshold"],
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
+        )  # readable over the 1.0 line
     ax.axhline(1.0, color=COLOURS["reference"], lw=0.8, zorder=0)
     ax.set_xticks(list(xs), names, rotation=30 if len(rates) > 3 else 0, ha="right" if len(rates) > 3 else "center")
     ax.tick_params(axis="x", length=0 if names == [""] else 3.5)

@@ -201,7 +201,9 @@ def test_the_html_report_has_a_plot_for_each_measured_lab_and_says_which_were_no
 
 def test_the_h100_run_measured_every_lab_that_built():
     run = load("h100-run.json")
-    broken = {lab["lab"] for lab in run["labs"] for c in lab["checks"] if (c["category"], c["status"]) == ("build", "failed")}
+    broken = {
+        lab["lab"] for lab in run["labs"] for c in lab["checks"] if (c["category"], c["status"]) == ("build", "failed")
+    }
     built = [lab for lab in run["labs"] if lab["lab"] not in broken]
     assert [lab["lab"] for lab in run["labs"] if group_rates(lab)] == [lab["lab"] for lab in built]
     halo = next(lab for lab in run["labs"] if lab["lab"] == "03_smoothing_halo")

@@ -39,7 +39,13 @@ def benchmarked(tree: build.BuildTree, config, lab: str, variant: str, tmp_path)
     built = build.build_lab(tree, lab, variant, config.timeouts["build"], emulated=True)
     assert built.ok, build.compiler_errors(built)
     results = tmp_path / f"{lab}.json"
-    command = [str(tree.binary(lab, variant, "bench", emulated=True)), "--size", str(SIZES[lab[:2]]), "--json", str(results)]
+    command = [
+        str(tree.binary(lab, variant, "bench", emulated=True)),
+        "--size",
+        str(SIZES[lab[:2]]),
+        "--json",
+        str(results),
+    ]
     outcome = proc.run(command, config.timeouts["bench"])
     assert outcome.ok, outcome.tail(20)
     return outcome, parse_bench(json.loads(results.read_text()))
@@ -54,7 +60,9 @@ def speed_check(config, lab: str, outcome: proc.Outcome, result: BenchResult):
 
 
 @pytest.mark.parametrize("lab", LABS)
-def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_against_its_time(emulator, config, lab, tmp_path):
+def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_against_its_time(
+    emulator, config, lab, tmp_path
+):
     outcome, result = benchmarked(emulator, config, lab, "solution", tmp_path)
     for kernel in (k for k in result.kernels if k.attempted):
         where = f"{kernel.role} {kernel.name} [{kernel.group}]"
@@ -98,13 +106,16 @@ def test_a_launcher_that_writes_to_its_input_is_wrong_with_the_input_named(cheat
     assert check.status is Status.FAILED and "changed its inputs" in check.detail
 
 
-def test_a_launcher_that_sets_aside_persisting_l2_has_its_time_failed_though_its_result_is_right(cheats, config, tmp_path):
+def test_a_launcher_that_sets_aside_persisting_l2_has_its_time_failed_though_its_result_is_right(
+    cheats, config, tmp_path
+):
     outcome, result = benchmarked(cheats, config, "02_dot_product", "student", tmp_path)
     student = result.kernel("student")
     print(student.problems)
     assert student.correct
-    assert student.problems == ["the checked launch set aside 1048576 bytes of L2 for persisting accesses (the "
-                                "benchmark holds it at 0)"]
+    assert student.problems == [
+        "the checked launch set aside 1048576 bytes of L2 for persisting accesses (the benchmark holds it at 0)"
+    ]
     assert result.kernel("baseline").problems == []
     (check, *_) = speed_check(config, "02_dot_product", outcome, result)
     assert check.status is Status.FAILED and "set aside 1048576 bytes of L2" in check.detail

@@ -67,8 +67,9 @@ def check(name: str, status: str, category: str = "mechanism") -> dict:
 
 
 def variant(kind: str, must_fail: str = "", shows_in: str = "") -> Variant:
-    return Variant("06_warp_reduction", "v", VARIANTS_DIR / "v.cu", kind, "d", "", "l" if must_fail else "",
-                   must_fail, shows_in)
+    return Variant(
+        "06_warp_reduction", "v", VARIANTS_DIR / "v.cu", kind, "d", "", "l" if must_fail else "", must_fail, shows_in
+    )
 
 
 RACECHECK = "racecheck: no hazard in shared memory, warnings included (the lanes of the last warp)"

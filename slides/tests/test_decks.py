@@ -4,6 +4,7 @@ without console errors or missing assets, has one slide per heading of its Markd
 
 Chromium missing is a failure, not a skip, unless CML_SKIP_BROWSER=1 says so. CML_SLIDES_SCREENSHOTS=DIR
 also saves a PNG of every slide there, to look at."""
+
 from __future__ import annotations
 
 import io
@@ -38,8 +39,11 @@ def expected_slides(deck: str) -> int:
 
 
 def _build(out: Path, learner: Path) -> Path:
-    proc = subprocess.run([sys.executable, str(SLIDES / "build.py"), "--out", str(out), "--learner", str(learner)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(SLIDES / "build.py"), "--out", str(out), "--learner", str(learner)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, f"slides/build.py failed:\n{proc.stdout}\n{proc.stderr}"
     return out / "html"
 
