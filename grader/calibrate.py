@@ -85,7 +85,7 @@ def group_thresholds(lab: Lab, group: str, kernels: list[Kernel]) -> dict[str, o
     noise = max(kernel.spread(group, metric) for kernel in kernels for metric in metrics)
     for metric in metrics:
         unit, key, derivation, reference = METRICS[metric]
-        measured = {k.name: k.median(group, metric) for k in kernels if k.median(group, metric) is not None}
+        measured = {k.name: value for k in kernels if (value := k.median(group, metric)) is not None}
         correct = {
             name: value
             for name, value in measured.items()
@@ -134,7 +134,9 @@ def measure(config: Config, tree: BuildTree, lab: Lab, variants: list[Variant], 
                 kernels["the baseline"].values[(group, "speedup")].append(1.0)
                 if lab.memory_bound:
                     kernels[name].values[(group, "copy fraction")].append(rates.copy_fraction or 0.0)
-                    baseline_fraction = result.copy_fraction(result.kernel("baseline", group)) or 0.0
+                    baseline = result.kernel("baseline", group)
+                    assert baseline is not None  # group_rates() is None where the group has no baseline
+                    baseline_fraction = result.copy_fraction(baseline) or 0.0
                     kernels["the baseline"].values[(group, "copy fraction")].append(baseline_fraction)
     return list(kernels.values())
 

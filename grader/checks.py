@@ -57,7 +57,7 @@ def sanitizer_check(mechanism: MechanismCheck, run: SanitizerRun) -> Check:
     if run.clean:
         return Check(mechanism.name, Category.MECHANISM, Status.PASSED, run.summary)
     outcome = run.outcome
-    if outcome.timed_out or outcome.returncode < 0:
+    if outcome.timed_out or outcome.crashed:
         detail = f"{run.tool} {outcome.how_it_ended()}\n{run.first_report}"
     else:
         detail = f"{run.summary}\n{run.first_report}".strip()
@@ -140,9 +140,9 @@ def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresho
     suffix = f" ({group})" if group else ""
     name = lab.speedup_check(group)
     rates = result.group_rates(group, lab.memory_bound)
-    if rates is None:
-        return [Check(name, Category.PERFORMANCE, Status.FAILED, f"the benchmark reported no {group!r} run")]
     student, baseline = result.kernel("student", group), result.kernel("baseline", group)
+    if rates is None or student is None or baseline is None:  # rates are None exactly where either is missing
+        return [Check(name, Category.PERFORMANCE, Status.FAILED, f"the benchmark reported no {group!r} run")]
     if not rates.correct:
         detail = f"the benchmarked result was wrong, so its time earns nothing: {student.check}"
         return [Check(name, Category.PERFORMANCE, Status.FAILED, detail)]
@@ -157,7 +157,7 @@ def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresho
     measured = f"{student.median_ms:.3f} ms against {baseline.median_ms:.3f} ms"
     reference = result.kernel("reference", group)
     of_reference = ratio(reference.median_ms, student.median_ms) if reference else None
-    if of_reference is not None:
+    if reference is not None and of_reference is not None:
         measured += f"; {of_reference:.2f} of {reference.name}'s speed"
     checks = [
         speed_check(

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +53,13 @@ NO_SANDBOX = "CML_NO_SANDBOX"  # set by --no-sandbox for the processes the grade
 
 def bwrap() -> str | None:
     return shutil.which("bwrap") or (str(UNPACKED_BWRAP) if UNPACKED_BWRAP.is_file() else None)
+
+
+def found_bwrap() -> str:
+    """bwrap(), where unavailable() has said '' (which it says only where bwrap() found one)."""
+    program = bwrap()
+    assert program is not None, "a sandbox was asked for where unavailable() says bubblewrap is missing"
+    return program
 
 
 def unprivileged() -> list[str]:
@@ -158,7 +166,7 @@ class ProgramRun:
         self.record.chmod(0o666 if self.record_writable else 0o644)
         options = [
             *unprivileged(),
-            bwrap(),
+            found_bwrap(),
             *base_options(),
             "--ro-bind",
             str(copy),
@@ -191,7 +199,7 @@ def empty_file() -> Path:
 
 
 def compile_command(
-    command: list[str], readable: list[Path], writable: list[Path], path: list[Path], hidden: list[Path] = ()
+    command: list[str], readable: list[Path], writable: list[Path], path: list[Path], hidden: Sequence[Path] = ()
 ) -> list[str]:
     """A build command (meson compile) in a sandbox that sees the system, `readable` read-only and `writable`
     read-write, each at its own path, with `path` first on PATH, and `hidden` (inside those) emptied; the command
@@ -199,11 +207,11 @@ def compile_command(
     if unavailable():
         return command
     search = ":".join([*map(str, path), "/usr/local/cuda/bin", "/usr/bin", "/bin"])
-    options = [bwrap(), *base_options(python=True), "--setenv", "PATH", search]
-    for path in readable:
-        options += ["--ro-bind", str(path), str(path)]
-    for path in writable:
-        options += ["--bind", str(path), str(path)]
-    for path in hidden:
-        options += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", str(empty_file()), str(path)]
+    options = [found_bwrap(), *base_options(python=True), "--setenv", "PATH", search]
+    for folder in readable:
+        options += ["--ro-bind", str(folder), str(folder)]
+    for folder in writable:
+        options += ["--bind", str(folder), str(folder)]
+    for place in hidden:
+        options += ["--tmpfs", str(place)] if place.is_dir() else ["--ro-bind", str(empty_file()), str(place)]
     return [*options, "--remount-ro", "/", "--chdir", str(writable[0] if writable else "/"), "--", *command]

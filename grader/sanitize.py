@@ -79,7 +79,7 @@ def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:
     output = outcome.stdout + "\n" + outcome.stderr
     summary = SUMMARY.search(output)
     # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).
-    ended_normally = not outcome.timed_out and outcome.returncode >= 0
+    ended_normally = not outcome.timed_out and not outcome.crashed
     found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK) SUMMARY: [1-9]", output)
     clean = ended_normally and not found
     return SanitizerRun(tool, outcome, clean, summary.group(1) if summary else "", first_report(output), run.all_passed)

@@ -4,12 +4,14 @@ which seed and sizes, from which submission, in which build tree. Then each lab 
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import build, gpu, sandbox
+from grader.build import BuildTree
 from grader.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target
 from grader.exits import CannotGrade, UsageError
 from grader.grade import Context, grade_lab
@@ -119,14 +121,13 @@ class Session:
         if self.context is None:
             raise RuntimeError("Session.build() first")
         return [
-            grade_lab(
-                self.context, lab, variant, lambda step, lab=lab, variant=variant: progress(lab.name, variant, step)
-            )
+            grade_lab(self.context, lab, variant, functools.partial(progress, lab.name, variant))
             for lab in self.labs
             for variant in self.request.variants
         ]
 
-    def _prepare_tree(self, say: Callable[[str], None]) -> build.BuildTree:
+    # BuildTree, not build.BuildTree: in the class's body, `build` is the method above.
+    def _prepare_tree(self, say: Callable[[str], None]) -> BuildTree:
         request = self.request
         student_dir = request.submission.resolve()
         if student_dir != SHIPPED_LABS.resolve():

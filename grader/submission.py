@@ -49,6 +49,13 @@ def _take(sub: Submission, lab: str | None, name: str, read, size: int, regular:
         sub.kernels[lab], sub.used[lab] = read(), name
 
 
+def _member_bytes(archive: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    """A regular member's bytes (_take reads no other; extractfile() is None only for what is not a file)."""
+    stream = archive.extractfile(member)
+    assert stream is not None, f"{member.name}: not a regular file"
+    return stream.read()
+
+
 def read_submission(path: Path, labs: list[str]) -> Submission:
     """The kernel.cu of each lab found in `path`; the shallowest wins where a lab has several."""
     sub = Submission(path)
@@ -79,7 +86,7 @@ def read_submission(path: Path, labs: list[str]) -> Submission:
                         sub,
                         _lab_of(member.name, labs),
                         member.name,
-                        lambda m=member: archive.extractfile(m).read(),
+                        lambda m=member: _member_bytes(archive, m),
                         member.size,
                         member.isfile(),
                     )

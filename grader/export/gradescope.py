@@ -108,7 +108,7 @@ def gradescope_results(
     """results.json as a dict. `visibility` applies to the whole result and each test, except the checks
     named in `instructor_only`, which get `instructor_visibility`. speed_later: see the module's help."""
     tests = []
-    counted = Counter()  # tests so far per lab number: a lab graded twice (student, solution) numbers on
+    counted: Counter[int] = Counter()  # tests so far per lab number: a lab graded twice (student, solution) numbers on
     for position, lab in enumerate(run.get("labs", []), start=1):
         label, number = lab_label(lab), lab_number(lab, position)
         for check in filter(_listed, lab.get("checks", [])):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import io
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -15,8 +16,11 @@ from matplotlib.patches import Patch
 
 from grader.export.run import GroupRate
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType  # for the type checker only: older matplotlib lacks the module
+
 COLOURS = {"pass": "#2da44e", "fail": "#cf222e", "shown": "#8c959f", "threshold": "#24292f", "reference": "#6e7781"}
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "cuda-memory-labs",  # the same run gives the same file
     "svg.fonttype": "path",  # glyphs as paths: no font needed where the page is read
     "font.size": 9,

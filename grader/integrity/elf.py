@@ -26,6 +26,7 @@ class Reference:
     @classmethod
     def parse(cls, target: str) -> Reference:
         match = ADDEND.match(target.strip())
+        assert match is not None  # ADDEND matches any line: the addend is optional
         return cls(match["symbol"], int(match["addend"] or "0", 16))
 
 

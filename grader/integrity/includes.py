@@ -108,7 +108,8 @@ def forbidden(dependencies: list[Path], source: Path, rules: Rules) -> dict[Path
 def including_lines(preprocessed: str, source: Path, directory: Path) -> dict[Path, int]:
     """Each file in the preprocessor's output -> the line of `source` whose #include brought it in (directly
     or through other headers), read from the output's line markers (`# 12 "file" 1` enters a file)."""
-    source, found = source.resolve(), {}
+    source = source.resolve()
+    found: dict[Path, int] = {}
     current, line, origin = None, 0, None
     for text in preprocessed.splitlines():
         marker = MARKER.match(text)

@@ -153,6 +153,7 @@ def test_junit_stays_well_formed_with_colour_codes_and_markup_in_a_detail(tmp_pa
     write_junit(with_student_text(load("h100-run.json")), path)
     root = ET.parse(path).getroot()  # raises on a control character
     failure = root.find("testsuite/testcase/failure")
+    assert failure is not None and failure.text is not None
     assert "<script>" in failure.text and "\x1b" not in failure.text and "\x07" not in failure.text
 
 
@@ -264,9 +265,18 @@ def test_the_html_report_shows_in_chromium_without_errors(browser, tmp_path, nam
     write_html(run, path)
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     errors, requests = [], []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+
+    def on_console(message) -> None:
+        if message.type == "error":
+            errors.append(message.text)
+
+    def on_dialog(dialog) -> None:
+        errors.append(f"a dialog opened: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("console", on_console)
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("dialog", lambda dialog: errors.append(f"a dialog opened: {dialog.message}") or dialog.dismiss())
+    page.on("dialog", on_dialog)
     page.on("request", lambda request: requests.append(request.url))
     page.goto(path.as_uri(), wait_until="load")
 

@@ -1,6 +1,7 @@
 """From what the steps saw to checks, points and verdicts."""
 
 import dataclasses
+from typing import Any
 
 from grader.bench import BenchRun, median_of, parse_bench
 from grader.checks import correctness_checks, counter_check, performance_checks
@@ -27,6 +28,18 @@ def timing(role, ms, correct=True, group="") -> KernelTiming:
 def bench(student_ms, baseline_ms=10.0, correct=True, copy_gbps=20.0) -> BenchRun:
     kernels = [timing("baseline", baseline_ms), timing("student", student_ms, correct)]
     return BenchRun(outcome(), BenchResult("H100", copy_gbps, "n", kernels))
+
+
+def result_of(run: BenchRun) -> BenchResult:
+    """The run's result, which every benchmark of these tests has."""
+    assert run.result is not None
+    return run.result
+
+
+def kernel_of(result: BenchResult, role: str) -> KernelTiming:
+    found = result.kernel(role)
+    assert found is not None, f"no {role} kernel"
+    return found
 
 
 def test_without_a_gpu_cases_are_not_run_and_their_points_not_graded():
@@ -84,8 +97,9 @@ CLOCK = (
 
 
 def with_problems(run: BenchRun, role: str, *problems: str) -> BenchRun:
-    kernels = [dataclasses.replace(k, problems=list(problems)) if k.role == role else k for k in run.result.kernels]
-    return BenchRun(run.outcome, dataclasses.replace(run.result, kernels=kernels))
+    result = result_of(run)
+    kernels = [dataclasses.replace(k, problems=list(problems)) if k.role == role else k for k in result.kernels]
+    return BenchRun(run.outcome, dataclasses.replace(result, kernels=kernels))
 
 
 def test_a_time_the_benchmark_cannot_trust_earns_nothing_and_the_check_says_why():
@@ -93,7 +107,7 @@ def test_a_time_the_benchmark_cannot_trust_earns_nothing_and_the_check_says_why(
     checks = performance_checks(LAB, run, {"": Thresholds(10.7, 0.55)}, "H100")
     assert [c.status for c in checks] == [Status.FAILED]
     assert "cannot be trusted" in checks[0].detail and "outside the timed stream" in checks[0].detail
-    (rates,) = run.result.rates(memory_bound=True)
+    (rates,) = result_of(run).rates(memory_bound=True)
     assert rates.correct and rates.speedup is None and rates.copy_fraction is None
 
 
@@ -110,7 +124,7 @@ def test_a_baseline_time_that_cannot_be_trusted_leaves_the_speedup_not_run_rathe
 def test_a_wrong_timed_launch_fails_the_speed_check_with_which_launch_and_what_was_wrong():
     wrong = "timed launch 17 of 25 left its output unwritten (poison): 1 of 1 elements wrong"
     run = bench(student_ms=0.01, correct=False)
-    run.result.kernels[1].check = wrong
+    result_of(run).kernels[1].check = wrong
     (check,) = performance_checks(LAB, run, {"": Thresholds(10.7)}, "H100")
     assert check.status is Status.FAILED and wrong in check.detail
 
@@ -124,12 +138,12 @@ def test_a_stretch_with_a_time_not_trusted_fails_though_its_result_is_right():
         ],
     )
     run = bench(student_ms=0.5)
-    run.result.kernels.append(stretch)
+    result_of(run).kernels.append(stretch)
     found = [c for c in performance_checks(LAB, run, {"": Thresholds(10.7)}, "H100") if c.category is Category.STRETCH]
     assert [c.status for c in found] == [Status.FAILED] and "persisting accesses" in found[0].detail
 
 
-BENCH_JSON = {
+BENCH_JSON: dict[str, Any] = {
     "device": {"name": "H100", "copy_gbps": 2956.0},
     "problem": "n",
     "kernels": [
@@ -159,9 +173,9 @@ def test_the_benchmarks_checks_of_its_timed_launches_are_read_and_older_json_get
 
 
 def test_a_problem_in_any_of_the_runs_measured_again_stays_in_their_median():
-    runs = [bench(student_ms=1.0).result, with_problems(bench(student_ms=1.0), "student", CLOCK).result]
+    runs = [result_of(bench(student_ms=1.0)), result_of(with_problems(bench(student_ms=1.0), "student", CLOCK))]
     merged = median_of(runs)
-    assert merged.kernel("student").problems == [CLOCK] and merged.kernel("baseline").problems == []
+    assert kernel_of(merged, "student").problems == [CLOCK] and kernel_of(merged, "baseline").problems == []
 
 
 def test_no_thresholds_for_this_gpu_means_not_run():
