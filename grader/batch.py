@@ -53,8 +53,11 @@ def plan(folder: Path, labs: list[Lab], config: Config) -> tuple[list[Task], lis
             unreadable[student_name(entry)] = str(error)
             continue
         # A lab the submission has no kernel.cu for is "not submitted": nothing to build or run.
-        tasks += [Task(student_name(entry), entry, lab, submission.digest(lab.name)) for lab in labs
-                  if lab.name in submission.kernels]
+        tasks += [
+            Task(student_name(entry), entry, lab, submission.digest(lab.name))
+            for lab in labs
+            if lab.name in submission.kernels
+        ]
     return tasks, students, unreadable
 
 
@@ -65,7 +68,12 @@ def write_plan(folder: Path, labs: list[Lab], config: Config, out: Path) -> tupl
     submitted: dict[str, list[str]] = {}
     for task in tasks:
         submitted.setdefault(task.student, []).append(task.lab.name)
-    record = {"labs": [lab.name for lab in labs], "students": students, "unreadable": unreadable, "submitted": submitted}
+    record = {
+        "labs": [lab.name for lab in labs],
+        "students": students,
+        "unreadable": unreadable,
+        "submitted": submitted,
+    }
     (out / "plan.json").write_text(json.dumps(record, indent=2) + "\n")
     return tasks, unreadable
 
@@ -81,8 +89,10 @@ def regrade(out: Path, tasks: list[Task], students: list[str], plan: dict) -> li
     others' results stay as they are. Raises KeyError for a name that is not a submission of the batch."""
     unknown = sorted(set(students) - set(plan.get("students", [])))
     if unknown:
-        raise KeyError(f"--student {', '.join(unknown)}: no such submission in this batch "
-                       f"(names: {', '.join(plan.get('students', [])[:10])}{', ...' if len(plan.get('students', [])) > 10 else ''})")
+        raise KeyError(
+            f"--student {', '.join(unknown)}: no such submission in this batch "
+            f"(names: {', '.join(plan.get('students', [])[:10])}{', ...' if len(plan.get('students', [])) > 10 else ''})"
+        )
     for student in students:  # every planned lab, so that one no longer submitted loses its old result too
         for lab in plan.get("labs", []):
             for suffix in (".json", ".error"):
@@ -124,14 +134,28 @@ def grade_task(task: Task, out: Path, worker: str, gpu: str | None, options: lis
     final = result_path(out, task)
     final.parent.mkdir(parents=True, exist_ok=True)
     partial = final.with_suffix(".json.partial")
-    command = [sys.executable, "-m", "grader", "grade", "--submission", str(task.entry), "--lab", task.lab.name,
-               "--build-dir", str(out / "work" / f"build-{worker}"), "--json", str(partial), *options]
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        "grade",
+        "--submission",
+        str(task.entry),
+        "--lab",
+        task.lab.name,
+        "--build-dir",
+        str(out / "work" / f"build-{worker}"),
+        "--json",
+        str(partial),
+        *options,
+    ]
     env = {**os.environ, **({"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {})}
     log = final.with_suffix(".log")
     try:
         with log.open("w") as output:
-            finished = subprocess.run(command, cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
-                                      timeout=timeout_s, check=False)
+            finished = subprocess.run(
+                command, cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, timeout=timeout_s, check=False
+            )
     except subprocess.TimeoutExpired:
         return f"the grader did not finish within {timeout_s:g} s (see {log})"
     if not Exit.graded(finished.returncode) or not partial.exists():
@@ -143,13 +167,22 @@ def grade_task(task: Task, out: Path, worker: str, gpu: str | None, options: lis
 
 def grader_failure(log: Path, status: int) -> str:
     """Why a grader process graded nothing, in one line: its own 'grader error:' line where it printed one."""
-    said = [line for line in log.read_text(errors="replace").splitlines() if line.startswith(("grader error:", "error:"))]
+    said = [
+        line for line in log.read_text(errors="replace").splitlines() if line.startswith(("grader error:", "error:"))
+    ]
     return said[-1] if said else f"the grader exited with status {status}"
 
 
-def run_tasks(tasks: list[Task], out: Path, gpus: list[str | None], options: list[str], timeout_s: float,
-              on_done=lambda task, error: None, worker_prefix: str = "w",
-              deadline: float | None = None) -> dict[tuple[str, str], str]:
+def run_tasks(
+    tasks: list[Task],
+    out: Path,
+    gpus: list[str | None],
+    options: list[str],
+    timeout_s: float,
+    on_done=lambda task, error: None,
+    worker_prefix: str = "w",
+    deadline: float | None = None,
+) -> dict[tuple[str, str], str]:
     """Runs the tasks on one worker thread per entry of `gpus` (None: the GPUs this process was given);
     each worker keeps a build folder of its own, named after worker_prefix, so rebuilds are incremental.
     Past `deadline` (time.monotonic()) no task starts; a later run resumes with the rest."""

@@ -47,24 +47,32 @@ def parse_bench(data: dict) -> BenchResult:
 def median_of(results: list[BenchResult]) -> BenchResult:
     """One result from several runs of the same benchmark: each kernel's median time (and rate) over the
     runs. With three runs, one disturbed run cannot decide a verdict either way."""
+
     def mid(values: list[float]) -> float:
         return statistics.median(values)
 
     first = results[0]
     kernels = []
     for kernel in first.kernels:
-        same = [k for r in results for k in r.kernels if (k.role, k.group, k.name) == (kernel.role, kernel.group, kernel.name)]
-        kernels.append(dataclasses.replace(
-            kernel,
-            median_ms=mid([k.median_ms for k in same]),
-            gbps=mid([k.gbps for k in same]),
-            gflops=mid([k.gflops for k in same]),
-            spread=max(k.spread for k in same),
-            correct=all(k.correct for k in same),
-            problems=list(dict.fromkeys(problem for k in same for problem in k.problems)),
-            timed_launches_verified=sum(k.timed_launches_verified for k in same),
-            host_median_ms=mid([k.host_median_ms for k in same]),
-        ))
+        same = [
+            k
+            for r in results
+            for k in r.kernels
+            if (k.role, k.group, k.name) == (kernel.role, kernel.group, kernel.name)
+        ]
+        kernels.append(
+            dataclasses.replace(
+                kernel,
+                median_ms=mid([k.median_ms for k in same]),
+                gbps=mid([k.gbps for k in same]),
+                gflops=mid([k.gflops for k in same]),
+                spread=max(k.spread for k in same),
+                correct=all(k.correct for k in same),
+                problems=list(dict.fromkeys(problem for k in same for problem in k.problems)),
+                timed_launches_verified=sum(k.timed_launches_verified for k in same),
+                host_median_ms=mid([k.host_median_ms for k in same]),
+            )
+        )
     return dataclasses.replace(first, copy_gbps=mid([r.copy_gbps for r in results]), kernels=kernels)
 
 

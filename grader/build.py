@@ -19,8 +19,16 @@ VARIANTS = ("student", "solution")
 # What a compile of a student's targets may read of the checkout: the build's own files, the headers and the
 # harness a kernel.cu is built with, and the installs of ./cml. Not solutions/, the grader or any results.
 # (variants.toml, which Meson reads where a build folder also holds calibrate's kernels; never the kernels.)
-COMPILE_READS = ("meson.build", "meson.options", "grader/labs.toml", "grader/variants/variants.toml", "common", "tests",
-                 ".venv", ".deps")
+COMPILE_READS = (
+    "meson.build",
+    "meson.options",
+    "grader/labs.toml",
+    "grader/variants/variants.toml",
+    "common",
+    "tests",
+    ".venv",
+    ".deps",
+)
 # meson.build configures the CPU emulator's targets (common/emu) only where it finds both.
 EMULATOR_MISSING = (
     "the CPU emulator is not built here: it needs clang++ and Boost.Context "

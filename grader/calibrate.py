@@ -26,8 +26,10 @@ from grader.variants import Variant, load_variants, split_group
 
 MIN_MARGIN = 0.03  # at least 3 % between a threshold and any kernel it passes or fails
 NOISE_FACTOR = 2.0  # and twice the largest run-to-run spread measured here
-METRICS = {"speedup": ("x{:.2f}", "min_speedup", "speedup_from", "reference_speedup"),
-           "copy fraction": ("{:.2f}", "min_copy_fraction", "copy_fraction_from", "reference_copy_fraction")}
+METRICS = {
+    "speedup": ("x{:.2f}", "min_speedup", "speedup_from", "reference_speedup"),
+    "copy fraction": ("{:.2f}", "min_copy_fraction", "copy_fraction_from", "reference_copy_fraction"),
+}
 
 
 @dataclass
@@ -66,8 +68,10 @@ def separate(correct: dict[str, float], wrong: dict[str, float], noise: float, u
     fast_name, fastest = max(wrong.items(), key=lambda item: item[1])
     margin = max(MIN_MARGIN, NOISE_FACTOR * noise)
     low, high = fastest * (1 + margin), slowest * (1 - margin)
-    said = (f"the slowest correct kernel, {slow_name}, reached {unit.format(slowest)}; the fastest wrong one, "
-            f"{fast_name}, {unit.format(fastest)}; margin {margin:.0%} each side (run-to-run spread {noise:.1%})")
+    said = (
+        f"the slowest correct kernel, {slow_name}, reached {unit.format(slowest)}; the fastest wrong one, "
+        f"{fast_name}, {unit.format(fastest)}; margin {margin:.0%} each side (run-to-run spread {noise:.1%})"
+    )
     if low >= high:
         return Separation(None, f"time cannot separate them on this GPU: {said}")
     return Separation(min(max(math.sqrt(slowest * fastest), low), high), said)
@@ -81,11 +85,19 @@ def group_thresholds(lab: Lab, group: str, kernels: list[Kernel]) -> dict[str, o
     noise = max(kernel.spread(group, metric) for kernel in kernels for metric in metrics)
     for metric in metrics:
         unit, key, derivation, reference = METRICS[metric]
-        measured = {k.name: k.median(group, metric) for k in kernels if k.median(group, metric) is not None}
-        correct = {name: value for name, value in measured.items()
-                   if next(k for k in kernels if k.name == name).kind == "correct"}
-        wrong = {k.name: measured[k.name] for k in kernels if k.kind == "wrong" and k.name in measured
-                 and (k.name == "the baseline" or k.must_fail_check(group, metric))}
+        measured = {k.name: value for k in kernels if (value := k.median(group, metric)) is not None}
+        correct = {
+            name: value
+            for name, value in measured.items()
+            if next(k for k in kernels if k.name == name).kind == "correct"
+        }
+        wrong = {
+            k.name: measured[k.name]
+            for k in kernels
+            if k.kind == "wrong"
+            and k.name in measured
+            and (k.name == "the baseline" or k.must_fail_check(group, metric))
+        }
         if not wrong:
             continue  # no wrong kernel to separate from: nothing to grade with this metric
         found = separate(correct, wrong, noise, unit)
@@ -122,7 +134,9 @@ def measure(config: Config, tree: BuildTree, lab: Lab, variants: list[Variant], 
                 kernels["the baseline"].values[(group, "speedup")].append(1.0)
                 if lab.memory_bound:
                     kernels[name].values[(group, "copy fraction")].append(rates.copy_fraction or 0.0)
-                    baseline_fraction = result.copy_fraction(result.kernel("baseline", group)) or 0.0
+                    baseline = result.kernel("baseline", group)
+                    assert baseline is not None  # group_rates() is None where the group has no baseline
+                    baseline_fraction = result.copy_fraction(baseline) or 0.0
                     kernels["the baseline"].values[(group, "copy fraction")].append(baseline_fraction)
     return list(kernels.values())
 
@@ -132,8 +146,12 @@ def toml_value(value: object) -> str:
 
 
 def kernel_record(kernel: Kernel) -> dict:
-    return {"kind": kernel.kind, "must_fail": kernel.must_fail, "wrong_results": kernel.wrong_results,
-            "values": {f"{group} / {metric}": values for (group, metric), values in kernel.values.items()}}
+    return {
+        "kind": kernel.kind,
+        "must_fail": kernel.must_fail,
+        "wrong_results": kernel.wrong_results,
+        "values": {f"{group} / {metric}": values for (group, metric), values in kernel.values.items()},
+    }
 
 
 def kernel_from_record(name: str, record: dict) -> Kernel:
@@ -162,8 +180,12 @@ def thresholds_file(config: Config, gpu: Gpu, measured: dict, runs: int) -> str:
     missing = [lab.name for lab in config.labs if lab.name not in measured]
     if missing:
         lines.append(f"# Not measured yet, so not graded on this GPU: {', '.join(missing)}.")
-    lines += ["", "[device]", f'description = "{gpu.name} (compute capability {gpu.compute_capability}), calibrated"',
-              f'match = ["{gpu.name}"]']
+    lines += [
+        "",
+        "[device]",
+        f'description = "{gpu.name} (compute capability {gpu.compute_capability}), calibrated"',
+        f'match = ["{gpu.name}"]',
+    ]
     for lab in (lab for lab in config.labs if lab.name in measured):
         kernels = [kernel_from_record(name, record) for name, record in measured[lab.name].items()]
         trusted = [kernel for kernel in kernels if not kernel.wrong_results]
@@ -174,8 +196,9 @@ def thresholds_file(config: Config, gpu: Gpu, measured: dict, runs: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def calibrate(config: Config, tree: BuildTree, gpu: Gpu, runs: int, labs: list[Lab], measurements: Path,
-              output: Path | None, say) -> tuple[Path, dict]:
+def calibrate(
+    config: Config, tree: BuildTree, gpu: Gpu, runs: int, labs: list[Lab], measurements: Path, output: Path | None, say
+) -> tuple[Path, dict]:
     """Measures `labs` (adding to what `measurements` holds for this GPU, which it keeps up to date after each
     lab, so a run stopped half-way loses nothing) and writes the thresholds file from every lab measured so far.
     Returns its path and the measurements."""

@@ -13,8 +13,10 @@ from grader.suite import SuiteRun
 
 STRETCH_PREFIX = "stretch"
 # CUDA errors after which the process's context is gone, so every later call fails with the same error.
-CONTEXT_LOST = re.compile(r"cudaError(IllegalAddress|LaunchFailure|IllegalInstruction|MisalignedAddress|"
-                          r"HardwareStackError|Assert|LaunchTimeout|InvalidPc)")
+CONTEXT_LOST = re.compile(
+    r"cudaError(IllegalAddress|LaunchFailure|IllegalInstruction|MisalignedAddress|"
+    r"HardwareStackError|Assert|LaunchTimeout|InvalidPc)"
+)
 
 
 def correctness_checks(suite: SuiteRun, handout: str, replay=lambda case: "") -> list[Check]:
@@ -33,7 +35,7 @@ def correctness_checks(suite: SuiteRun, handout: str, replay=lambda case: "") ->
         if stretch and case.skipped_by_program:
             checks.append(Check(case.name, category, Status.SKIPPED, "stretch not attempted"))
         elif case.ran and lost and cause:
-            detail = f"could not run after the {lost.group(0)} in \"{cause}\", whose check shows the cause"
+            detail = f'could not run after the {lost.group(0)} in "{cause}", whose check shows the cause'
             checks.append(Check(case.name, category, Status.FAILED, detail))
         elif case.ran:
             cause = cause or (case.name if lost else "")
@@ -55,7 +57,7 @@ def sanitizer_check(mechanism: MechanismCheck, run: SanitizerRun) -> Check:
     if run.clean:
         return Check(mechanism.name, Category.MECHANISM, Status.PASSED, run.summary)
     outcome = run.outcome
-    if outcome.timed_out or outcome.returncode < 0:
+    if outcome.timed_out or outcome.crashed:
         detail = f"{run.tool} {outcome.how_it_ended()}\n{run.first_report}"
     else:
         detail = f"{run.summary}\n{run.first_report}".strip()
@@ -67,7 +69,9 @@ def _within(value: float, low: float | None, high: float | None) -> bool:
 
 
 def _bounds(low: float | None, high: float | None) -> str:
-    return " and ".join(part for part in (low is not None and f">= {low:g}", high is not None and f"<= {high:g}") if part)
+    return " and ".join(
+        part for part in (low is not None and f">= {low:g}", high is not None and f"<= {high:g}") if part
+    )
 
 
 def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: CounterRun | None = None) -> Check:
@@ -78,7 +82,10 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
         detail = f"{broken.tool} {broken.outcome.how_it_ended()} without the counters:\n{broken.outcome.tail(6)}"
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
     # A metric with no value is unknown, not 0: it would pass any upper bound.
-    needed = [(student, mechanism.numerator), (baseline, mechanism.numerator) if baseline else (student, mechanism.denominator)]
+    needed = [
+        (student, mechanism.numerator),
+        (baseline, mechanism.numerator) if baseline else (student, mechanism.denominator),
+    ]
     absent = sorted({name for run, name in needed if name not in run.totals})
     if absent:
         detail = f"{student.tool} gave no value for {', '.join(absent)}"
@@ -103,8 +110,16 @@ def partial_credit(value: float, base: float, threshold: float) -> float:
     return max(0.0, min(1.0, (value - base) / (threshold - base))) if threshold > base else 0.0
 
 
-def speed_check(name: str, value: float, base: float, threshold: float | None, reference: float | None, unit: str,
-                measured: str, not_graded: str) -> Check:
+def speed_check(
+    name: str,
+    value: float,
+    base: float,
+    threshold: float | None,
+    reference: float | None,
+    unit: str,
+    measured: str,
+    not_graded: str,
+) -> Check:
     """One speed check: where the student stands between the baseline, the threshold and the reference."""
     shown = unit.format(value)
     where = f"{shown}; the baseline {unit.format(base)}"
@@ -125,9 +140,9 @@ def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresho
     suffix = f" ({group})" if group else ""
     name = lab.speedup_check(group)
     rates = result.group_rates(group, lab.memory_bound)
-    if rates is None:
-        return [Check(name, Category.PERFORMANCE, Status.FAILED, f"the benchmark reported no {group!r} run")]
     student, baseline = result.kernel("student", group), result.kernel("baseline", group)
+    if rates is None or student is None or baseline is None:  # rates are None exactly where either is missing
+        return [Check(name, Category.PERFORMANCE, Status.FAILED, f"the benchmark reported no {group!r} run")]
     if not rates.correct:
         detail = f"the benchmarked result was wrong, so its time earns nothing: {student.check}"
         return [Check(name, Category.PERFORMANCE, Status.FAILED, detail)]
@@ -142,21 +157,41 @@ def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresho
     measured = f"{student.median_ms:.3f} ms against {baseline.median_ms:.3f} ms"
     reference = result.kernel("reference", group)
     of_reference = ratio(reference.median_ms, student.median_ms) if reference else None
-    if of_reference is not None:
+    if reference is not None and of_reference is not None:
         measured += f"; {of_reference:.2f} of {reference.name}'s speed"
-    checks = [speed_check(name, rates.speedup, 1.0, thresholds.min_speedup, thresholds.reference_speedup, "x{:.2f}",
-                          measured, thresholds.not_graded)]
+    checks = [
+        speed_check(
+            name,
+            rates.speedup,
+            1.0,
+            thresholds.min_speedup,
+            thresholds.reference_speedup,
+            "x{:.2f}",
+            measured,
+            thresholds.not_graded,
+        )
+    ]
     if lab.memory_bound and (thresholds.min_copy_fraction is not None or thresholds.not_graded):
         base = result.copy_fraction(baseline) or 0.0
         measured = f"{student.gbps:.0f} of {result.copy_gbps:.0f} GB/s"
-        checks.append(speed_check(f"fraction of this GPU's copy bandwidth{suffix}", rates.copy_fraction or 0.0, base,
-                                  thresholds.min_copy_fraction, thresholds.reference_copy_fraction, "{:.2f}", measured,
-                                  thresholds.not_graded))
+        checks.append(
+            speed_check(
+                f"fraction of this GPU's copy bandwidth{suffix}",
+                rates.copy_fraction or 0.0,
+                base,
+                thresholds.min_copy_fraction,
+                thresholds.reference_copy_fraction,
+                "{:.2f}",
+                measured,
+                thresholds.not_graded,
+            )
+        )
     return checks
 
 
 def near_miss(lab: Lab, result: BenchResult, thresholds: dict[str, Thresholds], band: float) -> bool:
     """Whether a ratio falls short of its threshold by less than `band` (a fraction): worth measuring again."""
+
     def short(value: float | None, threshold: float | None) -> bool:
         return value is not None and threshold is not None and (1 - band) * threshold <= value < threshold
 
@@ -181,7 +216,13 @@ def performance_checks(lab: Lab, run: BenchRun, thresholds: dict[str, Thresholds
     for stretch in (k for k in result.kernels if k.role == "stretch" and k.attempted):
         status = Status.PASSED if stretch.correct and not stretch.problems else Status.FAILED
         fraction = result.copy_fraction(stretch)
-        rate = f"{stretch.gflops:.0f} GFLOP/s" if stretch.gflops else f"{stretch.gbps:.0f} GB/s, {fraction or 0.0:.2f} of copy"
+        rate = (
+            f"{stretch.gflops:.0f} GFLOP/s"
+            if stretch.gflops
+            else f"{stretch.gbps:.0f} GB/s, {fraction or 0.0:.2f} of copy"
+        )
         untrusted = f"; its time cannot be trusted: {'; '.join(stretch.problems)}" if stretch.problems else ""
-        checks.append(Check(f"stretch: {stretch.name}", Category.STRETCH, status, f"{rate}; {stretch.check}{untrusted}"))
+        checks.append(
+            Check(f"stretch: {stretch.name}", Category.STRETCH, status, f"{rate}; {stretch.check}{untrusted}")
+        )
     return checks

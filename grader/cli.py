@@ -48,49 +48,87 @@ ERROR_LOGS = REPO_ROOT / ".results"
 
 
 def add_build_options(sub: argparse.ArgumentParser, folder: str = "build") -> None:
-    sub.add_argument("--build-dir", type=Path, default=REPO_ROOT / folder, help=f"Meson build folder (default: {folder})")
-    sub.add_argument("--arch", default="auto", help="GPU architecture for nvcc: sm_90 (the H100), native (the GPU "
-                     "here), or auto (default: native when a GPU is present, else sm_90)")
+    sub.add_argument(
+        "--build-dir", type=Path, default=REPO_ROOT / folder, help=f"Meson build folder (default: {folder})"
+    )
+    sub.add_argument(
+        "--arch",
+        default="auto",
+        help="GPU architecture for nvcc: sm_90 (the H100), native (the GPU "
+        "here), or auto (default: native when a GPU is present, else sm_90)",
+    )
 
 
 def add_grade_command(commands) -> None:
-    grade = commands.add_parser("grade", help="build and grade the labs", description="Build and grade the labs.",
-                                epilog=EPILOG)
+    grade = commands.add_parser(
+        "grade", help="build and grade the labs", description="Build and grade the labs.", epilog=EPILOG
+    )
     add_build_options(grade)
     grade.add_argument("--lab", action="append", metavar="N", help="grade only this lab (number or name; repeatable)")
     which = grade.add_mutually_exclusive_group()
     which.add_argument("--solutions", action="store_true", help="grade the reference solutions instead of labs/")
     which.add_argument("--compare", action="store_true", help="grade labs/ and the solutions, side by side")
-    grade.add_argument("--submission", "--student-dir", dest="submission", type=Path, default=REPO_ROOT / "labs",
-                       help="what to grade: a folder, tarball or zip holding NN_name/kernel.cu files at any depth; "
-                       "only those files are used (default: labs)")
-    grade.add_argument("--seed", type=int, help="replay a run: its random inputs and drawn sizes (default: a fresh seed)")
-    grade.add_argument("--instructor-sizes", type=Path, metavar="TOML", help="extra sizes per lab, kept out of the "
-                       'public repository: [lab.04_tiled_gemm] sizes = ["577x3x1021"]')
-    grade.add_argument("--target", type=Path, help="thresholds file (default: the grader/targets/*.toml matching the GPU)")
-    grade.add_argument("--json", type=Path, default=REPO_ROOT / ".results" / "grade.json",
-                       help="where to write the results as JSON (default: .results/grade.json)")
+    grade.add_argument(
+        "--submission",
+        "--student-dir",
+        dest="submission",
+        type=Path,
+        default=REPO_ROOT / "labs",
+        help="what to grade: a folder, tarball or zip holding NN_name/kernel.cu files at any depth; "
+        "only those files are used (default: labs)",
+    )
+    grade.add_argument(
+        "--seed", type=int, help="replay a run: its random inputs and drawn sizes (default: a fresh seed)"
+    )
+    grade.add_argument(
+        "--instructor-sizes",
+        type=Path,
+        metavar="TOML",
+        help='extra sizes per lab, kept out of the public repository: [lab.04_tiled_gemm] sizes = ["577x3x1021"]',
+    )
+    grade.add_argument(
+        "--target", type=Path, help="thresholds file (default: the grader/targets/*.toml matching the GPU)"
+    )
+    grade.add_argument(
+        "--json",
+        type=Path,
+        default=REPO_ROOT / ".results" / "grade.json",
+        help="where to write the results as JSON (default: .results/grade.json)",
+    )
     grade.add_argument("--gradescope", type=Path, metavar="PATH", help="also write Gradescope's results.json here")
-    grade.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML here (CI systems, GitHub Classroom)")
+    grade.add_argument(
+        "--junit", type=Path, metavar="PATH", help="also write JUnit XML here (CI systems, GitHub Classroom)"
+    )
     grade.add_argument("--html", type=Path, metavar="PATH", help="also write a self-contained HTML report here")
-    grade.add_argument("--no-mechanisms", action="store_true", help="skip sanitizers and counters (reported as not run)")
+    grade.add_argument(
+        "--no-mechanisms", action="store_true", help="skip sanitizers and counters (reported as not run)"
+    )
     grade.add_argument("--no-bench", action="store_true", help="skip the benchmarks (reported as not run)")
-    grade.add_argument("--step-timeout", type=float, metavar="SECONDS",
-                       help="cap the time limit of every step but the build (labs.toml sets them)")
+    grade.add_argument(
+        "--step-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="cap the time limit of every step but the build (labs.toml sets them)",
+    )
     add_sandbox_option(grade)
 
 
 def add_sandbox_option(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--no-sandbox", action="store_true",
-                     help="run the submissions' programs and compiles without the sandbox (grader/SECURITY.md): only "
-                     "for your own code, or where no sandbox can be made and you accept the risk")
+    sub.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the submissions' programs and compiles without the sandbox (grader/SECURITY.md): only "
+        "for your own code, or where no sandbox can be made and you accept the risk",
+    )
 
 
 def add_class_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("submissions", type=Path, help="folder with one entry per student: a folder, tarball or zip")
     sub.add_argument("--out", type=Path, required=True, help="results folder (re-using it resumes the batch)")
     sub.add_argument("--lab", action="append", metavar="N", help="grade only this lab (repeatable; default: all)")
-    sub.add_argument("--step-timeout", type=float, metavar="SECONDS", help="cap every step's time limit but the build's")
+    sub.add_argument(
+        "--step-timeout", type=float, metavar="SECONDS", help="cap every step's time limit but the build's"
+    )
     sub.add_argument("--instructor-sizes", type=Path, metavar="TOML", help="extra sizes per lab (see grade --help)")
     sub.add_argument("--target", type=Path, help="thresholds file (default: the one matching the GPU)")
     sub.add_argument("--arch", default="auto", help="GPU architecture for nvcc (see grade --help)")
@@ -99,16 +137,29 @@ def add_class_options(sub: argparse.ArgumentParser) -> None:
 
 
 def add_roster_options(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--roster", type=Path, metavar="CSV", help="the class list: a 'student' column (the "
-                     "submission's name) and any of sid, email, name, submitted_at; they go into every result")
+    sub.add_argument(
+        "--roster",
+        type=Path,
+        metavar="CSV",
+        help="the class list: a 'student' column (the "
+        "submission's name) and any of sid, email, name, submitted_at; they go into every result",
+    )
     add_late_options(sub)
 
 
 def add_late_options(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--due", metavar="TIME", help="due date, ISO 8601 (2026-03-01T23:59-05:00): later submissions "
-                     "are marked late (their time: the roster's submitted_at, else the file's time on this disk)")
-    sub.add_argument("--late-penalty", type=float, metavar="PERCENT", help="percent of the score taken off per "
-                     "started day late (default: none, lateness is only reported)")
+    sub.add_argument(
+        "--due",
+        metavar="TIME",
+        help="due date, ISO 8601 (2026-03-01T23:59-05:00): later submissions "
+        "are marked late (their time: the roster's submitted_at, else the file's time on this disk)",
+    )
+    sub.add_argument(
+        "--late-penalty",
+        type=float,
+        metavar="PERCENT",
+        help="percent of the score taken off per started day late (default: none, lateness is only reported)",
+    )
     sub.add_argument("--late-limit", type=float, metavar="DAYS", help="more days late than this scores 0")
 
 
@@ -123,65 +174,103 @@ def late_policy(args) -> late.LatePolicy | None:
 
 def add_class_commands(commands) -> None:
     batch_command = commands.add_parser(
-        "batch", help="grade a whole class on this machine", epilog=EPILOG,
+        "batch",
+        help="grade a whole class on this machine",
+        epilog=EPILOG,
         description="Grade every submission in a folder: one grader process per lab per submission, one worker "
         "per GPU. Writes OUT/results.csv and OUT/results.json (a row per student) and, per student, "
         "OUT/students/NAME/{grade.json, results.json (Gradescope), junit.xml, report.html}. Running it again "
-        "grades only what is missing or has changed.")
+        "grades only what is missing or has changed.",
+    )
     add_class_options(batch_command)
     batch_command.add_argument("--workers", type=int, help="parallel graders (default: one per GPU; 1 without a GPU)")
-    batch_command.add_argument("--stop-after", type=float, metavar="MINUTES",
-                               help="start no task after this long; run again to resume")
-    batch_command.add_argument("--student", action="append", metavar="NAME",
-                               help="regrade only this student (repeatable): their earlier results are replaced, "
-                               "everyone else's kept, and the class merged again")
+    batch_command.add_argument(
+        "--stop-after", type=float, metavar="MINUTES", help="start no task after this long; run again to resume"
+    )
+    batch_command.add_argument(
+        "--student",
+        action="append",
+        metavar="NAME",
+        help="regrade only this student (repeatable): their earlier results are replaced, "
+        "everyone else's kept, and the class merged again",
+    )
     add_class_options(commands.add_parser("batch-task", help="one Slurm array task's share of a batch (see slurm)"))
     slurm_command = commands.add_parser(
-        "slurm", help="write a Slurm job-array script that grades a class",
+        "slurm",
+        help="write a Slurm job-array script that grades a class",
         description="Write OUT/grade.sbatch: a job array whose tasks each grade their share of the submissions "
-        "(./cml batch-task) on one GPU. Submit it with sbatch, then merge with ./cml collect OUT.")
+        "(./cml batch-task) on one GPU. Submit it with sbatch, then merge with ./cml collect OUT.",
+    )
     add_class_options(slurm_command)
     slurm_command.add_argument("--tasks", type=int, default=8, help="array tasks, one GPU each (default 8)")
     slurm_command.add_argument("--time", default="04:00:00", help="time limit per task (default 04:00:00)")
-    slurm_command.add_argument("--cpus", type=int, help="CPU cores per task, for the builds (default: 8, or "
-                               "fewer where the partition's smallest node has fewer; sinfo is asked)")
-    slurm_command.add_argument("--gpus", type=int, default=1, help="GPUs per task (default 1; 0 on nodes without "
-                               "one: the checks run on the CPU emulator and speed is not graded)")
+    slurm_command.add_argument(
+        "--cpus",
+        type=int,
+        help="CPU cores per task, for the builds (default: 8, or "
+        "fewer where the partition's smallest node has fewer; sinfo is asked)",
+    )
+    slurm_command.add_argument(
+        "--gpus",
+        type=int,
+        default=1,
+        help="GPUs per task (default 1; 0 on nodes without "
+        "one: the checks run on the CPU emulator and speed is not graded)",
+    )
     slurm_command.add_argument("--submit", action="store_true", help="also submit it with sbatch, from this checkout")
-    slurm_command.add_argument("--sbatch", action="append", default=[], metavar="LINE",
-                               help='extra #SBATCH line, e.g. "--partition=gpu"')
+    slurm_command.add_argument(
+        "--sbatch", action="append", default=[], metavar="LINE", help='extra #SBATCH line, e.g. "--partition=gpu"'
+    )
     collect = commands.add_parser(
-        "collect", help="merge a batch's results (after the Slurm tasks have ended)",
+        "collect",
+        help="merge a batch's results (after the Slurm tasks have ended)",
         description="Merge a batch's results: OUT/results.csv and .json, each student's reports, and "
         "OUT/gradescope-speed.csv (the speed points of every student graded on a GPU, for Gradescope's score "
         "upload). Exit status 4 when some submitted labs have no result yet: their tasks are still running, or "
-        "were stopped; run collect again once they have ended.")
+        "were stopped; run collect again once they have ended.",
+    )
     collect.add_argument("out", type=Path, help="the batch's results folder")
     gradescope.add_command(commands)
     classroom.add_command(commands)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="./cml", description=DESCRIPTION, epilog=EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="./cml", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     add_grade_command(commands)
-    cal = commands.add_parser("calibrate", help="measure this GPU and write its thresholds",
-                              description="Benchmark the reference solutions and every correct and known-wrong "
-                              "kernel of grader/variants on this GPU, several times each, and write "
-                              "grader/targets/<gpu>.toml: each threshold between the slowest correct kernel and the "
-                              "fastest wrong one, with a margin of the noise measured; a speed check time cannot "
-                              "separate here is not graded, and its points go to the lab's mechanism checks.")
+    cal = commands.add_parser(
+        "calibrate",
+        help="measure this GPU and write its thresholds",
+        description="Benchmark the reference solutions and every correct and known-wrong "
+        "kernel of grader/variants on this GPU, several times each, and write "
+        "grader/targets/<gpu>.toml: each threshold between the slowest correct kernel and the "
+        "fastest wrong one, with a margin of the noise measured; a speed check time cannot "
+        "separate here is not graded, and its points go to the lab's mechanism checks.",
+    )
     add_build_options(cal, "build-calibrate")  # its own: it also holds the programs of every variant
     cal.add_argument("--runs", type=int, default=3, help="benchmark runs of each kernel (default 3)")
-    cal.add_argument("--lab", action="append", metavar="N", help="measure only this lab (repeatable); the thresholds "
-                     "file is written from every lab measured on this GPU so far (--measurements)")
-    cal.add_argument("--missing-only", action="store_true",
-                     help="measure only the labs --measurements does not hold yet for this GPU (go on where a run stopped)")
+    cal.add_argument(
+        "--lab",
+        action="append",
+        metavar="N",
+        help="measure only this lab (repeatable); the thresholds "
+        "file is written from every lab measured on this GPU so far (--measurements)",
+    )
+    cal.add_argument(
+        "--missing-only",
+        action="store_true",
+        help="measure only the labs --measurements does not hold yet for this GPU (go on where a run stopped)",
+    )
     cal.add_argument("--output", type=Path, help="file to write (default: grader/targets/<gpu name>.toml)")
-    cal.add_argument("--measurements", type=Path, default=REPO_ROOT / ".results" / "calibration.json",
-                     help="every kernel's measured ratios, kept across runs of calibrate on this GPU "
-                     "(default: .results/calibration.json)")
+    cal.add_argument(
+        "--measurements",
+        type=Path,
+        default=REPO_ROOT / ".results" / "calibration.json",
+        help="every kernel's measured ratios, kept across runs of calibrate on this GPU "
+        "(default: .results/calibration.json)",
+    )
     add_class_commands(commands)
     commands.add_parser("list", help="list the labs")
     return parser.parse_args(argv)
@@ -190,9 +279,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def grade_request(args) -> GradeRequest:
     variants = ("student", "solution") if args.compare else ("solution",) if args.solutions else ("student",)
     return GradeRequest(
-        labs=args.lab or [], variants=variants, submission=args.submission, build_dir=args.build_dir, arch=args.arch,
-        seed=args.seed, instructor_sizes=args.instructor_sizes, target=args.target, mechanisms=not args.no_mechanisms,
-        bench=not args.no_bench, step_timeout=args.step_timeout,
+        labs=args.lab or [],
+        variants=variants,
+        submission=args.submission,
+        build_dir=args.build_dir,
+        arch=args.arch,
+        seed=args.seed,
+        instructor_sizes=args.instructor_sizes,
+        target=args.target,
+        mechanisms=not args.no_mechanisms,
+        bench=not args.no_bench,
+        step_timeout=args.step_timeout,
     )
 
 
@@ -212,8 +309,10 @@ def command_grade(args, console: Console) -> int:
         write_exports(run, **exports)
         return Exit.NOT_GRADABLE
     if context.gpu.present:
-        console.print(f"GPU: {context.gpu.name} (compute capability {context.gpu.compute_capability}); "
-                      f"thresholds: {context.target.shown_path() if context.target else 'none'}")
+        console.print(
+            f"GPU: {context.gpu.name} (compute capability {context.gpu.compute_capability}); "
+            f"thresholds: {context.target.shown_path() if context.target else 'none'}"
+        )
     with console.status("") as status:
         grades = session.grade(lambda lab, variant, step: status.update(f"Lab {lab} ({variant}): {step}"))
     report.print_report(console, grades, context.target, session.notes)
@@ -226,8 +325,9 @@ def command_grade(args, console: Console) -> int:
 
 
 def command_calibrate(args, console: Console) -> int:
-    session = start(GradeRequest(variants=("solution",), build_dir=args.build_dir, arch=args.arch,
-                                 calibration_kernels=True))
+    session = start(
+        GradeRequest(variants=("solution",), build_dir=args.build_dir, arch=args.arch, calibration_kernels=True)
+    )
     if not session.device.present:
         raise UsageError(f"calibrate needs a GPU: {session.device.reason}")
     labs = select_labs(session.config, args.lab or [])
@@ -236,13 +336,16 @@ def command_calibrate(args, console: Console) -> int:
         labs = [lab for lab in labs if lab.name not in done]
     with console.status("") as status:
         context = session.build(status.update)
-        path, measured = calibrate(session.config, context.tree, session.device, args.runs, labs, args.measurements,
-                                   args.output, status.update)
+        path, measured = calibrate(
+            session.config, context.tree, session.device, args.runs, labs, args.measurements, args.output, status.update
+        )
     for lab, kernels in measured.items():
         for name, kernel in kernels.items():
             if kernel["wrong_results"]:
-                console.print(f"[yellow]{lab} {name}: computed a wrong result ({', '.join(kernel['wrong_results'])}); "
-                              "left out of the thresholds[/]")
+                console.print(
+                    f"[yellow]{lab} {name}: computed a wrong result ({', '.join(kernel['wrong_results'])}); "
+                    "left out of the thresholds[/]"
+                )
     console.print(f"Wrote {path} and {args.measurements}")
     return Exit.PASSED
 
@@ -269,9 +372,11 @@ def require_sandbox(args) -> None:
     """A class is graded in the sandbox, or with the instructor's explicit --no-sandbox."""
     why = sandbox.unavailable()
     if why and not args.no_sandbox:
-        raise UsageError(f"no sandbox can be made here ({why}): without one, each submission's code could read and "
-                         "change the others' files, the grader and the results. Install bubblewrap (./cml does) or "
-                         "pass --no-sandbox to grade anyway")
+        raise UsageError(
+            f"no sandbox can be made here ({why}): without one, each submission's code could read and "
+            "change the others' files, the grader and the results. Install bubblewrap (./cml does) or "
+            "pass --no-sandbox to grade anyway"
+        )
 
 
 def plan_batch(args, console: Console):
@@ -301,8 +406,10 @@ def class_options(args) -> list[str]:
 
 def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_prefix: str = "w") -> int:
     todo = [t for t in tasks if not batch.already_graded(args.out, t)]
-    console.print(f"{len(tasks)} tasks (lab x submission); {len(tasks) - len(todo)} already graded; "
-                  f"{len(todo)} to grade on {len(gpus)} worker(s)")
+    console.print(
+        f"{len(tasks)} tasks (lab x submission); {len(tasks) - len(todo)} already graded; "
+        f"{len(todo)} to grade on {len(gpus)} worker(s)"
+    )
     with Progress(*Progress.get_default_columns(), TextColumn("{task.description}"), console=console) as bar:
         progress = bar.add_task("grading", total=len(todo))
 
@@ -312,8 +419,9 @@ def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_pr
 
         stop = getattr(args, "stop_after", None)
         deadline = time.monotonic() + 60 * stop if stop else None
-        failures = batch.run_tasks(todo, args.out, gpus, grade_options(args), batch.task_timeout(config), done,
-                                   worker_prefix, deadline)
+        failures = batch.run_tasks(
+            todo, args.out, gpus, grade_options(args), batch.task_timeout(config), done, worker_prefix, deadline
+        )
     for (student, lab), why in failures.items():
         console.print(f"[red]{escape(student)} {lab}: grader error: {escape(why)}[/]")
     return Exit.INTERNAL if failures else Exit.PASSED
@@ -347,8 +455,16 @@ def command_slurm(args, console: Console) -> int:
     labs = [arg for lab in args.lab or [] for arg in ("--lab", lab)]
     cpus, why = slurm.choose_cpus(args.cpus, args.sbatch)
     console.print(f"CPU cores per task: {cpus} ({why})")
-    script = slurm.write_script(args.submissions, args.out, args.tasks, grade_options(args) + labs + class_options(args),
-                                args.time, cpus, args.sbatch, args.gpus)
+    script = slurm.write_script(
+        args.submissions,
+        args.out,
+        args.tasks,
+        grade_options(args) + labs + class_options(args),
+        args.time,
+        cpus,
+        args.sbatch,
+        args.gpus,
+    )
     console.print(f"Wrote {script}")
     if args.submit:
         console.print(f"Submitted: job {slurm.submit(script)}")
@@ -370,16 +486,22 @@ def command_collect(args, console: Console, config=None) -> int:
         notes = f" {row['notes']}" if row.get("notes") else ""
         table.add_row(escape(row["student"]), f"{row['score']} / {row['max_score']}", escape(labs + notes))
     console.print(table)
-    console.print(f"Written: {args.out / 'results.csv'}, {args.out / 'results.json'}, and per student "
-                  f"{args.out / 'students'}/*/")
+    console.print(
+        f"Written: {args.out / 'results.csv'}, {args.out / 'results.json'}, and per student {args.out / 'students'}/*/"
+    )
     speed, left_out = gradescope.write_speed_csv(args.out, [row["student"] for row in rows])
-    console.print(f"Written: {speed} ({len(rows) - len(left_out)} students"
-                  + (f"; {len(left_out)} without a GPU result left out" if left_out else "") + ")")
+    console.print(
+        f"Written: {speed} ({len(rows) - len(left_out)} students"
+        + (f"; {len(left_out)} without a GPU result left out" if left_out else "")
+        + ")"
+    )
     waiting = unfinished(rows, [config.lab(name) for name in plan["labs"]])
     if waiting:
-        console.print(f"[bold yellow]Not finished: {len(waiting)} submitted lab(s) have no result yet[/] "
-                      f"({escape(', '.join(waiting[:8]))}{', ...' if len(waiting) > 8 else ''}): their tasks are "
-                      "still running or were stopped. Run ./cml collect again once every task has ended.")
+        console.print(
+            f"[bold yellow]Not finished: {len(waiting)} submitted lab(s) have no result yet[/] "
+            f"({escape(', '.join(waiting[:8]))}{', ...' if len(waiting) > 8 else ''}): their tasks are "
+            "still running or were stopped. Run ./cml collect again once every task has ended."
+        )
         return Exit.INCOMPLETE
     return Exit.PASSED
 
@@ -420,6 +542,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # the error boundary: whatever failed, it was the grader, never the student
         log = log_grader_error(args.command)
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        errors.print(f"[bold red]grader error:[/] {escape(reason)} ({type(error).__name__}; the traceback is in {log})",
-                     soft_wrap=True)
+        errors.print(
+            f"[bold red]grader error:[/] {escape(reason)} ({type(error).__name__}; the traceback is in {log})",
+            soft_wrap=True,
+        )
         return Exit.INTERNAL

@@ -19,8 +19,14 @@ def student_run(folder: Path, student: str) -> dict:
     labs = [lab for part in parts for lab in part["labs"]]
     graded = {lab["lab"] for lab in labs}
     files_used = {k: v for part in parts for k, v in (part.get("files_used") or {}).items() if k in graded}
-    return {**shared, "student": student, "labs": labs, "files_used": files_used, "grader_errors": errors,
-            "score": sum(lab["points"] for lab in labs)}
+    return {
+        **shared,
+        "student": student,
+        "labs": labs,
+        "files_used": files_used,
+        "grader_errors": errors,
+        "score": sum(lab["points"] for lab in labs),
+    }
 
 
 def missing_lab_cell(lab: str, run: dict, submitted: list[str]) -> str:
@@ -37,7 +43,9 @@ def student_row(run: dict, labs: list, submitted: list[str]) -> dict:
     row = {"student": run["student"], "score": round(run["score"], 1), "max_score": run["max_score"]}
     for lab in labs:
         graded = next((entry for entry in run["labs"] if entry["lab"] == lab.name), None)
-        row[lab.name] = f"{graded['points']:.1f} {graded['verdict']}" if graded else missing_lab_cell(lab.name, run, submitted)
+        row[lab.name] = (
+            f"{graded['points']:.1f} {graded['verdict']}" if graded else missing_lab_cell(lab.name, run, submitted)
+        )
     problems = [f"unreadable submission: {run['unreadable']}"] if run.get("unreadable") else []
     row["notes"] = "; ".join(problems + [f"{lab}: {why}" for lab, why in run["grader_errors"].items()])
     return row

@@ -20,9 +20,11 @@ class Exit(IntEnum):
     @classmethod
     def describe(cls) -> str:
         """The statuses, for --help."""
-        return ("exit status: 0 every lab passed; 1 a lab failed; 2 bad arguments; 3 the submission cannot be read "
-                "or the build cannot be set up; 4 nothing failed, but some checks could not run here (no GPU: the "
-                "speed checks; no sanitizer); 5 the grader itself failed (see the log it names).")
+        return (
+            "exit status: 0 every lab passed; 1 a lab failed; 2 bad arguments; 3 the submission cannot be read "
+            "or the build cannot be set up; 4 nothing failed, but some checks could not run here (no GPU: the "
+            "speed checks; no sanitizer); 5 the grader itself failed (see the log it names)."
+        )
 
     @classmethod
     def graded(cls, status: int) -> bool:

@@ -34,8 +34,12 @@ def detect_gpu() -> Gpu:
     name, capability = (part.strip() for part in lines[0].split(",", 1))
     if tuple(int(part) for part in capability.split(".")) < MIN_COMPUTE_CAPABILITY:
         wanted = ".".join(map(str, MIN_COMPUTE_CAPABILITY))
-        return Gpu(False, name=name, compute_capability=capability,
-                   reason=f"{name} has compute capability {capability}; CUDA 13 and these labs need {wanted} or newer")
+        return Gpu(
+            False,
+            name=name,
+            compute_capability=capability,
+            reason=f"{name} has compute capability {capability}; CUDA 13 and these labs need {wanted} or newer",
+        )
     return Gpu(True, name=name, compute_capability=capability)
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from grader import bench, build, checks, integrity, profile, sanitize, suite
 from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
@@ -22,8 +22,10 @@ from grader.sizes import lab_sizes
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 NEAR_MISS_BAND = 0.10  # a ratio this close under its threshold is measured again before it fails
 INTEGRITY = "integrity: the lab's own work (no library doing it, no other file, nothing of the harness)"
-INTEGRITY_HINT = ("a kernel.cu includes only its lab's header, cml/ and CUDA and system headers, defines only the "
-                  "lab's functions (helpers in an anonymous namespace), and calls only the CUDA runtime it needs")
+INTEGRITY_HINT = (
+    "a kernel.cu includes only its lab's header, cml/ and CUDA and system headers, defines only the "
+    "lab's functions (helpers in an anonymous namespace), and calls only the CUDA runtime it needs"
+)
 EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
 
@@ -61,8 +63,11 @@ def shown_path(ctx: Context, lab: Lab, variant: str) -> str:
     a submission (the compiler, the sanitizers and the emulator name the copy the grader built)."""
     source = ctx.tree.kernel_source(lab.name, variant).resolve()
     submitted = variant == "student" and ctx.kernel_sources
-    return str(source.relative_to(REPO_ROOT)) if source.is_relative_to(REPO_ROOT) and not submitted else \
-        f"{lab.name}/kernel.cu"
+    return (
+        str(source.relative_to(REPO_ROOT))
+        if source.is_relative_to(REPO_ROOT) and not submitted
+        else f"{lab.name}/kernel.cu"
+    )
 
 
 def student_paths(text: str, lab: Lab, shown: str) -> str:
@@ -151,7 +156,9 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     counters = LabCounters(ctx, lab, variant)
     for mechanism in lab.mechanisms:
         progress(mechanism.name)
-        grade.checks.append(mechanism_check(ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters))
+        grade.checks.append(
+            mechanism_check(ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters)
+        )
 
     progress("benchmarking")
     grade.checks += performance(ctx, lab, variant, grade)
@@ -201,6 +208,8 @@ class LabCounters:
         if ctx.emulator:
             size = max(m.profile_size for m in checks)
             return profile.read_emulated_counters(bench, metrics, roles, group, size, timeout)
+        # mechanism_check() reports an ncu check as not run, and asks for no counters, where there is no ncu.
+        assert ctx.ncu is not None
         return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout)
 
 
@@ -232,7 +241,9 @@ def mechanism_check(
         if ctx.ncu is None and not ctx.emulator:
             return not_run("ncu (Nsight Compute) not found")
         runs = counters.of(mechanism)
-        check = checks.counter_check(mechanism, runs["student"], runs[mechanism.relative_to] if mechanism.relative_to else None)
+        check = checks.counter_check(
+            mechanism, runs["student"], runs[mechanism.relative_to] if mechanism.relative_to else None
+        )
     else:
         raise ValueError(f"unknown mechanism tool {mechanism.tool!r} in labs.toml")
     # A clean report from a kernel that computes the wrong thing proves nothing: it earns no points.

@@ -56,8 +56,13 @@ def apply(run: dict, submitted: datetime | None, due: datetime | None, policy: L
         return run
     kept = policy.kept(days) if policy else 1.0
     before = run.get("score", 0.0)
-    run["late"] = {"due": due.isoformat(), "days": days, "kept": kept, "score_before": before,
-                   "policy": asdict(policy) if policy else None}
+    run["late"] = {
+        "due": due.isoformat(),
+        "days": days,
+        "kept": kept,
+        "score_before": before,
+        "policy": asdict(policy) if policy else None,
+    }
     run["score"] = before * kept
     note = f"Submitted {days} day{'s' if days != 1 else ''} after the due date ({due.isoformat()})"
     note += f": {100 * kept:g}% of the score kept, {before:.1f} -> {before * kept:.1f}." if policy else "."

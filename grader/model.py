@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 
-class Status(str, Enum):
+class Status(str, Enum):  # noqa: UP042 (StrEnum would change str() and format() of a member: the value, not Status.X)
     PASSED = "passed"
     FAILED = "failed"
     NOT_RUN = "not run"  # could not be checked here (no GPU, no tool, an earlier step failed)
@@ -15,7 +15,7 @@ class Status(str, Enum):
     NOT_GRADED = "not graded"  # measured and shown, worth nothing on this GPU: time cannot separate the lesson here
 
 
-class Category(str, Enum):
+class Category(str, Enum):  # noqa: UP042 (as Status: StrEnum would change str() of a member)
     BUILD = "build"
     CORRECTNESS = "correctness"
     MECHANISM = "mechanism"

@@ -115,7 +115,9 @@ def parse_emulator_json(data: dict, metrics: list[str], role: str, group: str = 
     return totals, launches
 
 
-def run_emulator_profile(bench: Path, args: tuple, timeout_s: float, env: dict | None = None) -> tuple[proc.Outcome, dict]:
+def run_emulator_profile(
+    bench: Path, args: tuple, timeout_s: float, env: dict | None = None
+) -> tuple[proc.Outcome, dict]:
     """Runs a program of the CPU emulator's build, in the sandbox, with its counters written to its record
     (CML_EMU_PROFILE); the counters it wrote, {} if none."""
     with suite.run_folder() as scratch:

@@ -64,8 +64,10 @@ def compare_table(yours: LabGrade, solution: LabGrade) -> Table:
         other = theirs.get(check.name)
         detail = check.detail + (f"\n[cyan]hint: {check.hint}[/]" if check.hint else "")
         table.add_row(check.name, _styled(check.status), _styled(other.status) if other else "-", detail)
-    table.caption = (f"yours: {_styled(verdict(yours))} · {yours.points:.1f} / {yours.max_points:.0f} points;  "
-                     f"the solution: {_styled(verdict(solution))} · {solution.points:.1f} / {solution.max_points:.0f}")
+    table.caption = (
+        f"yours: {_styled(verdict(yours))} · {yours.points:.1f} / {yours.max_points:.0f} points;  "
+        f"the solution: {_styled(verdict(solution))} · {solution.points:.1f} / {solution.max_points:.0f}"
+    )
     table.caption_justify = "left"
     return table
 
@@ -78,7 +80,13 @@ def _bench_cells(grade: LabGrade, target: Target | None) -> list[str]:
         student = grade.bench.kernel("student", rates.group) if grade.bench else None
         label = f"{rates.group}: " if rates.group else ""
         if student is None or rates.speedup is None:
-            why = "wrong result" if not rates.correct else "time not trusted" if student and student.problems else "no time"
+            why = (
+                "wrong result"
+                if not rates.correct
+                else "time not trusted"
+                if student and student.problems
+                else "no time"
+            )
             cells[0].append(f"{label}{why}")
             cells[1].append("-")
             cells[2].append("-")
@@ -122,7 +130,9 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
     console.print(summary_table(grades, target))
     for variant in dict.fromkeys(g.variant for g in grades):
         mine = [g for g in grades if g.variant == variant]
-        label = "Score" if len(solutions) in (0, len(grades)) else "Your score" if variant == "student" else "The solution"
+        label = (
+            "Score" if len(solutions) in (0, len(grades)) else "Your score" if variant == "student" else "The solution"
+        )
         console.print(f"[bold]{label}: {sum(g.points for g in mine):.1f} / {sum(g.max_points for g in mine):.0f}[/]")
     for note in notes:
         console.print(f"[yellow]{note}[/]")
@@ -136,15 +146,23 @@ def _plain(value):
 
 def run_dict(grades: list[LabGrade], context: dict, target: Target | None = None) -> dict:
     """The run as plain data: what the JSON file holds and what the exports (grader/export) read."""
+
     def thresholds(lab: str) -> dict:
         return {group: dataclasses.asdict(t) for group, t in target.for_lab(lab).items()} if target else {}
 
-    return json.loads(json.dumps({
-        **context,
-        "labs": [{**dataclasses.asdict(g), "verdict": verdict(g), "thresholds": thresholds(g.lab)} for g in grades],
-        "score": sum(g.points for g in grades),
-        "max_score": sum(g.max_points for g in grades),
-    }, default=_plain))
+    return json.loads(
+        json.dumps(
+            {
+                **context,
+                "labs": [
+                    {**dataclasses.asdict(g), "verdict": verdict(g), "thresholds": thresholds(g.lab)} for g in grades
+                ],
+                "score": sum(g.points for g in grades),
+                "max_score": sum(g.max_points for g in grades),
+            },
+            default=_plain,
+        )
+    )
 
 
 def ungraded_run(context: dict, max_score: float, why: str) -> dict:

@@ -34,8 +34,9 @@ class ClassInfo:
         entry = self.roster.get(student, {})
         run.update({column: entry[column] for column in ("sid", "email", "name") if entry.get(column)})
         when = self.submitted_at.get(student)
-        return late.apply(run, late.parse_time(when) if when else None,
-                          late.parse_time(self.due) if self.due else None, self.policy)
+        return late.apply(
+            run, late.parse_time(when) if when else None, late.parse_time(self.due) if self.due else None, self.policy
+        )
 
 
 def read_roster(path: Path) -> dict[str, dict[str, str]]:
@@ -68,16 +69,20 @@ def changed_at(entry: Path) -> datetime:
     return datetime.fromtimestamp(max(times), tz=UTC)
 
 
-def gather(entries: dict[str, Path], roster_path: Path | None, due: str | None,
-           policy: late.LatePolicy | None) -> ClassInfo:
+def gather(
+    entries: dict[str, Path], roster_path: Path | None, due: str | None, policy: late.LatePolicy | None
+) -> ClassInfo:
     """The class facts of a batch: entries is student -> their submission."""
     roster = read_roster(roster_path) if roster_path else {}
-    times = {student: roster.get(student, {}).get("submitted_at") or changed_at(entry).isoformat()
-             for student, entry in entries.items()}
+    times = {
+        student: roster.get(student, {}).get("submitted_at") or changed_at(entry).isoformat()
+        for student, entry in entries.items()
+    }
     if due:
         late.parse_time(due)
-    return ClassInfo({s: {k: v for k, v in e.items() if k != "submitted_at"} for s, e in roster.items()},
-                     times, due, policy)
+    return ClassInfo(
+        {s: {k: v for k, v in e.items() if k != "submitted_at"} for s, e in roster.items()}, times, due, policy
+    )
 
 
 def write(out: Path, info: ClassInfo) -> None:

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,8 +35,16 @@ NOBODY = "65534"  # who a program runs as where the grader is root
 # The system, read-only: where programs, libraries and the CUDA toolkit live (a merged /usr has the rest as links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Of /etc, what the dynamic loader, the compilers and the CUDA tools read; nothing with secrets.
-ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group", "nsswitch.conf",
-             "localtime")
+ETC_FILES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "localtime",
+)
 TOOL_DIRS = ("/opt/nvidia",)  # Nsight Compute
 # Variables a program keeps: where the driver's libraries are on some machines, and which GPU a batch worker has.
 PASSED_VARIABLES = ("LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES")
@@ -44,6 +53,13 @@ NO_SANDBOX = "CML_NO_SANDBOX"  # set by --no-sandbox for the processes the grade
 
 def bwrap() -> str | None:
     return shutil.which("bwrap") or (str(UNPACKED_BWRAP) if UNPACKED_BWRAP.is_file() else None)
+
+
+def found_bwrap() -> str:
+    """bwrap(), where unavailable() has said '' (which it says only where bwrap() found one)."""
+    program = bwrap()
+    assert program is not None, "a sandbox was asked for where unavailable() says bubblewrap is missing"
+    return program
 
 
 def unprivileged() -> list[str]:
@@ -67,7 +83,9 @@ def unavailable() -> str:
     probe = [*unprivileged(), program, *base_options(), "--", "/bin/true"]
     tried = subprocess.run(probe, capture_output=True, text=True, check=False)
     if tried.returncode != 0:
-        return f"bubblewrap cannot make a sandbox here ({tried.stderr.strip() or tried.returncode}): user namespaces off?"
+        return (
+            f"bubblewrap cannot make a sandbox here ({tried.stderr.strip() or tried.returncode}): user namespaces off?"
+        )
     return ""
 
 
@@ -146,8 +164,17 @@ class ProgramRun:
             shutil.copy2(self.binary, copy)
         self.scratch.chmod(0o711)
         self.record.chmod(0o666 if self.record_writable else 0o644)
-        options = [*unprivileged(), bwrap(), *base_options(), "--ro-bind", str(copy), str(PROGRAM),
-                   "--bind" if self.record_writable else "--ro-bind", str(self.record), str(RECORD)]
+        options = [
+            *unprivileged(),
+            found_bwrap(),
+            *base_options(),
+            "--ro-bind",
+            str(copy),
+            str(PROGRAM),
+            "--bind" if self.record_writable else "--ro-bind",
+            str(self.record),
+            str(RECORD),
+        ]
         if self.gpu:
             options += gpu_devices()
         options += passed_variables(self.env)
@@ -171,19 +198,20 @@ def empty_file() -> Path:
     return Path(name)
 
 
-def compile_command(command: list[str], readable: list[Path], writable: list[Path], path: list[Path],
-                    hidden: list[Path] = ()) -> list[str]:
+def compile_command(
+    command: list[str], readable: list[Path], writable: list[Path], path: list[Path], hidden: Sequence[Path] = ()
+) -> list[str]:
     """A build command (meson compile) in a sandbox that sees the system, `readable` read-only and `writable`
     read-write, each at its own path, with `path` first on PATH, and `hidden` (inside those) emptied; the command
     itself where sandboxes are off."""
     if unavailable():
         return command
     search = ":".join([*map(str, path), "/usr/local/cuda/bin", "/usr/bin", "/bin"])
-    options = [bwrap(), *base_options(python=True), "--setenv", "PATH", search]
-    for path in readable:
-        options += ["--ro-bind", str(path), str(path)]
-    for path in writable:
-        options += ["--bind", str(path), str(path)]
-    for path in hidden:
-        options += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", str(empty_file()), str(path)]
+    options = [found_bwrap(), *base_options(python=True), "--setenv", "PATH", search]
+    for folder in readable:
+        options += ["--ro-bind", str(folder), str(folder)]
+    for folder in writable:
+        options += ["--bind", str(folder), str(folder)]
+    for place in hidden:
+        options += ["--tmpfs", str(place)] if place.is_dir() else ["--ro-bind", str(empty_file()), str(place)]
     return [*options, "--remount-ro", "/", "--chdir", str(writable[0] if writable else "/"), "--", *command]

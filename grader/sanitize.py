@@ -48,16 +48,29 @@ def first_report(output: str, lines: int = 8) -> str:
     return "\n".join(block)
 
 
-def run_sanitizer(tool: str, sanitizer: Path, binary: Path, checker: Path, timeout_s: float,
-                  env: dict | None = None) -> SanitizerRun:
-    command = (str(sanitizer), "--tool", tool, "--error-exitcode", str(SANITIZER_FOUND), "--print-limit", str(PRINT_LIMIT))
+def run_sanitizer(
+    tool: str, sanitizer: Path, binary: Path, checker: Path, timeout_s: float, env: dict | None = None
+) -> SanitizerRun:
+    command = (
+        str(sanitizer),
+        "--tool",
+        tool,
+        "--error-exitcode",
+        str(SANITIZER_FOUND),
+        "--print-limit",
+        str(PRINT_LIMIT),
+    )
     run = suite.run_suite(binary, checker, timeout_s, env, tool=command)
     return read_run(tool, run)
 
 
 def run_emulated(tool: str, binary: Path, checker: Path, timeout_s: float, env: dict | None = None) -> SanitizerRun:
     """`tool` as the CPU emulator makes it, over the emulator's build of the test program."""
-    checks = {"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(SANITIZER_FOUND), "CML_EMU_PRINT_LIMIT": str(PRINT_LIMIT)}
+    checks = {
+        "CML_EMU_CHECK": tool,
+        "CML_EMU_ERROR_EXITCODE": str(SANITIZER_FOUND),
+        "CML_EMU_PRINT_LIMIT": str(PRINT_LIMIT),
+    }
     return read_run(tool, suite.run_suite(binary, checker, timeout_s, {**(env or {}), **checks}))
 
 
@@ -66,7 +79,7 @@ def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:
     output = outcome.stdout + "\n" + outcome.stderr
     summary = SUMMARY.search(output)
     # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).
-    ended_normally = not outcome.timed_out and outcome.returncode >= 0
+    ended_normally = not outcome.timed_out and not outcome.crashed
     found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK) SUMMARY: [1-9]", output)
     clean = ended_normally and not found
     return SanitizerRun(tool, outcome, clean, summary.group(1) if summary else "", first_report(output), run.all_passed)

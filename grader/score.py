@@ -14,7 +14,9 @@ def category_points(grade: LabGrade, points: dict[str, float]) -> dict[Category,
     """Each category's points, after moving those of speed checks time cannot grade here to the mechanisms."""
     shares = {category: points.get(category.value, 0.0) for category in SCORED}
     speed = [c for c in grade.checks if c.category is Category.PERFORMANCE]
-    receiver = Category.MECHANISM if any(c.category is Category.MECHANISM for c in grade.checks) else Category.CORRECTNESS
+    receiver = (
+        Category.MECHANISM if any(c.category is Category.MECHANISM for c in grade.checks) else Category.CORRECTNESS
+    )
     if speed and all(c.status is Status.NOT_GRADED for c in speed):
         shares[receiver] += shares[Category.PERFORMANCE]
         shares[Category.PERFORMANCE] = 0.0

@@ -4,12 +4,14 @@ which seed and sizes, from which submission, in which build tree. Then each lab 
 
 from __future__ import annotations
 
+import functools
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from grader import build, gpu, sandbox
+from grader.build import BuildTree
 from grader.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target
 from grader.exits import CannotGrade, UsageError
 from grader.grade import Context, grade_lab
@@ -82,17 +84,22 @@ class Session:
         tree = self._prepare_tree(say)
         emulator = not self.device.present and tree.has_emulator()
         if emulator:
-            self.notes.append(f"No GPU ({self.device.reason}): the tests, sanitizers and counters ran on the CPU "
-                              "emulator (common/emu), each such check marked '(CPU emulator)'; the speed checks are "
-                              "'not run'.")
+            self.notes.append(
+                f"No GPU ({self.device.reason}): the tests, sanitizers and counters ran on the CPU "
+                "emulator (common/emu), each such check marked '(CPU emulator)'; the speed checks are "
+                "'not run'."
+            )
         elif not self.device.present:
-            self.notes.append(f"GPU checks were not run: {self.device.reason}; {build.EMULATOR_MISSING}. They are "
-                              "reported as 'not run', not as passed.")
+            self.notes.append(
+                f"GPU checks were not run: {self.device.reason}; {build.EMULATOR_MISSING}. They are "
+                "reported as 'not run', not as passed."
+            )
         sanitizer, ncu = gpu.find_tool("compute-sanitizer"), gpu.find_tool("ncu")
         for tool, path, what in (("compute-sanitizer", sanitizer, "sanitizer"), ("ncu", ncu, "profiler-counter")):
             if self.device.present and path is None and self.request.mechanisms:
-                self.notes.append(f"{tool} was not found (it comes with the CUDA toolkit): the {what} checks are "
-                                  "'not run'.")
+                self.notes.append(
+                    f"{tool} was not found (it comes with the CUDA toolkit): the {what} checks are 'not run'."
+                )
         self.context = Context(
             config=self.config,
             tree=tree,
@@ -114,12 +121,13 @@ class Session:
         if self.context is None:
             raise RuntimeError("Session.build() first")
         return [
-            grade_lab(self.context, lab, variant, lambda step, lab=lab, variant=variant: progress(lab.name, variant, step))
+            grade_lab(self.context, lab, variant, functools.partial(progress, lab.name, variant))
             for lab in self.labs
             for variant in self.request.variants
         ]
 
-    def _prepare_tree(self, say: Callable[[str], None]) -> build.BuildTree:
+    # BuildTree, not build.BuildTree: in the class's body, `build` is the method above.
+    def _prepare_tree(self, say: Callable[[str], None]) -> BuildTree:
         request = self.request
         student_dir = request.submission.resolve()
         if student_dir != SHIPPED_LABS.resolve():
@@ -133,8 +141,9 @@ class Session:
             self.files_ignored = submission.ignored
             self.kernel_sha256 = {lab.name: submission.digest(lab.name) for lab in self.config.labs}
             student_dir = assembled
-        tree = build.BuildTree(request.build_dir, student_dir, choose_arch(request.arch, self.device),
-                               request.calibration_kernels)
+        tree = build.BuildTree(
+            request.build_dir, student_dir, choose_arch(request.arch, self.device), request.calibration_kernels
+        )
         say(f"Configuring the build in {tree.directory} (nvcc -arch={tree.gpu_arch})")
         outcome = build.configure(tree, self.config.timeouts["build"])
         if not outcome.ok:
@@ -168,15 +177,19 @@ def start(request: GradeRequest) -> Session:
     anything the caller named that does not exist or cannot be read."""
     config = load_config()
     if request.step_timeout:
-        config.timeouts = {step: limit if step == "build" else min(limit, request.step_timeout)
-                           for step, limit in config.timeouts.items()}
+        config.timeouts = {
+            step: limit if step == "build" else min(limit, request.step_timeout)
+            for step, limit in config.timeouts.items()
+        }
     labs = select_labs(config, request.labs)
     device = gpu.detect_gpu()
     target = read_target(request.target) if request.target else find_target(device.name) if device.present else None
     notes = []
     if sandbox.unavailable():
-        notes.append(f"No sandbox: {sandbox.unavailable()}. The submission's programs ran with this user's rights, "
-                     "able to read and change what it can (grader/SECURITY.md).")
+        notes.append(
+            f"No sandbox: {sandbox.unavailable()}. The submission's programs ran with this user's rights, "
+            "able to read and change what it can (grader/SECURITY.md)."
+        )
     if device.present and target is None:
         notes.append(f"No thresholds for {device.name}: performance is not graded. Run ./cml calibrate first.")
     try:

@@ -32,5 +32,7 @@ def lab_sizes(lab: Lab, seed: int, instructor: dict[str, list[str]]) -> list[str
         values = size.split("x")
         if len(values) != parts or not all(v.strip().isdigit() for v in values):
             fmt = lab.grader_sizes.format if lab.grader_sizes else "n"
-            raise ValueError(f"instructor size {size!r} for {lab.name}: its sizes are {fmt}, e.g. {'x'.join(['7'] * parts)}")
+            raise ValueError(
+                f"instructor size {size!r} for {lab.name}: its sizes are {fmt}, e.g. {'x'.join(['7'] * parts)}"
+            )
     return draw_sizes(lab, seed) + listed

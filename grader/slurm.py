@@ -33,22 +33,32 @@ exec ./cml batch-task {submissions} --out {out} {options}
 """
 
 
-def write_script(submissions: Path, out: Path, tasks: int, options: list[str], time: str, cpus: int,
-                 sbatch_lines: list[str], gpus: int = 1) -> Path:
+def write_script(
+    submissions: Path,
+    out: Path,
+    tasks: int,
+    options: list[str],
+    time: str,
+    cpus: int,
+    sbatch_lines: list[str],
+    gpus: int = 1,
+) -> Path:
     (out / "slurm").mkdir(parents=True, exist_ok=True)
     script = out / "grade.sbatch"
-    script.write_text(SCRIPT.format(
-        submissions=shlex.quote(str(submissions.resolve())),
-        out=shlex.quote(str(out.resolve())),
-        script=shlex.quote(str(script.resolve())),
-        tasks=tasks,
-        last=tasks - 1,
-        gres=f"#SBATCH --gres=gpu:{gpus}\n" if gpus > 0 else "",
-        cpus=cpus,
-        time=time,
-        extra="\n".join(f"#SBATCH {line}" for line in sbatch_lines),
-        options=" ".join(shlex.quote(o) for o in options),
-    ))
+    script.write_text(
+        SCRIPT.format(
+            submissions=shlex.quote(str(submissions.resolve())),
+            out=shlex.quote(str(out.resolve())),
+            script=shlex.quote(str(script.resolve())),
+            tasks=tasks,
+            last=tasks - 1,
+            gres=f"#SBATCH --gres=gpu:{gpus}\n" if gpus > 0 else "",
+            cpus=cpus,
+            time=time,
+            extra="\n".join(f"#SBATCH {line}" for line in sbatch_lines),
+            options=" ".join(shlex.quote(o) for o in options),
+        )
+    )
     script.chmod(0o755)
     return script
 
@@ -101,8 +111,9 @@ def submit(script: Path) -> str:
     sbatch = shutil.which("sbatch")
     if sbatch is None:
         raise UsageError("--submit: sbatch is not on PATH")
-    done = subprocess.run([sbatch, "--parsable", str(script)], cwd=REPO_ROOT, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        [sbatch, "--parsable", str(script)], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
     if done.returncode != 0:
         raise UsageError(f"sbatch failed: {done.stderr.strip() or done.returncode}")
     return done.stdout.strip().split(";")[0]

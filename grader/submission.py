@@ -49,6 +49,13 @@ def _take(sub: Submission, lab: str | None, name: str, read, size: int, regular:
         sub.kernels[lab], sub.used[lab] = read(), name
 
 
+def _member_bytes(archive: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    """A regular member's bytes (_take reads no other; extractfile() is None only for what is not a file)."""
+    stream = archive.extractfile(member)
+    assert stream is not None, f"{member.name}: not a regular file"
+    return stream.read()
+
+
 def read_submission(path: Path, labs: list[str]) -> Submission:
     """The kernel.cu of each lab found in `path`; the shallowest wins where a lab has several."""
     sub = Submission(path)
@@ -63,14 +70,26 @@ def read_submission(path: Path, labs: list[str]) -> Submission:
                 infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename.count("/"))
                 for info in infos:
                     regular = (info.external_attr >> 28) in (0, 0o10)  # no mode, or S_IFREG
-                    _take(sub, _lab_of(info.filename, labs), info.filename, lambda i=info: archive.read(i),
-                          info.file_size, regular)
+                    _take(
+                        sub,
+                        _lab_of(info.filename, labs),
+                        info.filename,
+                        lambda i=info: archive.read(i),
+                        info.file_size,
+                        regular,
+                    )
         elif tarfile.is_tarfile(path):
             with tarfile.open(path) as archive:
                 members = sorted((m for m in archive.getmembers() if not m.isdir()), key=lambda m: m.name.count("/"))
                 for member in members:
-                    _take(sub, _lab_of(member.name, labs), member.name,
-                          lambda m=member: archive.extractfile(m).read(), member.size, member.isfile())
+                    _take(
+                        sub,
+                        _lab_of(member.name, labs),
+                        member.name,
+                        lambda m=member: _member_bytes(archive, m),
+                        member.size,
+                        member.isfile(),
+                    )
         else:
             raise SubmissionError(f"{path}: not a folder, a tarball or a zip file")
     except (OSError, tarfile.TarError, zipfile.BadZipFile) as error:

@@ -12,9 +12,11 @@ import re
 import secrets
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from grader import proc, sandbox
 from grader.exits import GraderError
@@ -76,12 +78,14 @@ def _first_failure(case: ET.Element) -> str:
 
 def parse_report(xml_text: str) -> list[CaseResult]:
     """Every test case the report finished, read incrementally so that a truncated report still counts."""
-    parser = ET.XMLPullParser(events=("start", "end"))
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     suite = ""
     cases: list[CaseResult] = []
     try:
         parser.feed(xml_text)
-        for event, element in parser.read_events():
+        # Only ("start" | "end", element) pairs, for these events; typeshed's type also holds the namespace events'.
+        events = cast("Iterator[tuple[str, ET.Element]]", parser.read_events())
+        for event, element in events:
             if event == "start" and element.tag == "TestSuite":
                 suite = element.get("name", "")
             elif event == "end" and element.tag == "TestCase":
@@ -139,8 +143,11 @@ def judge(checker: Path, record: Path, timeout_s: float, env: dict | None = None
     listed = list_cases(checker, timeout_s)
     unjudged = [case.name for case in listed if case.name not in finished]
     if not listed or unjudged:
-        raise GraderError(f"the checker {checker.name} judged no case" if not listed else
-                          f"the checker {checker.name} did not judge {', '.join(unjudged[:3])}")
+        raise GraderError(
+            f"the checker {checker.name} judged no case"
+            if not listed
+            else f"the checker {checker.name} did not judge {', '.join(unjudged[:3])}"
+        )
     return [finished[case.name] for case in listed]
 
 

@@ -44,10 +44,19 @@ def load_variants(manifest: Path = MANIFEST) -> list[Variant]:
     variants = []
     for entry in tomllib.loads(manifest.read_text())["variant"]:
         path = manifest.parent / entry["file"]
-        variants.append(Variant(lab=entry["lab"], name=path.stem, path=path, kind=entry["kind"],
-                                description=entry["description"], idea=entry.get("idea", ""),
-                                lesson=entry.get("lesson", ""), must_fail=entry.get("must_fail", ""),
-                                lesson_shows_in=entry.get("lesson_shows_in", "")))
+        variants.append(
+            Variant(
+                lab=entry["lab"],
+                name=path.stem,
+                path=path,
+                kind=entry["kind"],
+                description=entry["description"],
+                idea=entry.get("idea", ""),
+                lesson=entry.get("lesson", ""),
+                must_fail=entry.get("must_fail", ""),
+                lesson_shows_in=entry.get("lesson_shows_in", ""),
+            )
+        )
     return variants
 
 
@@ -65,7 +74,7 @@ def names_a_check(must_fail: str, lab: str, config: Config, groups: set[str]) ->
     head, group = split_group(must_fail)
     if head in PERFORMANCE:
         return group == "" or group in groups
-    return any(m.name == must_fail for m in next(l for l in config.labs if l.name == lab).mechanisms)
+    return any(m.name == must_fail for m in next(known for known in config.labs if known.name == lab).mechanisms)
 
 
 def _matches(check: dict, must_fail: str) -> bool:
@@ -82,8 +91,12 @@ def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
     must pass, since its lesson shows only in time."""
     failed = [c["name"] for c in checks if c["status"] == "failed"]
     if variant.kind == "correct":
-        bad = [c["name"] for c in checks if c["status"] not in ("passed", "not run", "skipped")
-               or (c["status"] == "not run" and c["category"] != "performance")]
+        bad = [
+            c["name"]
+            for c in checks
+            if c["status"] not in ("passed", "not run", "skipped")
+            or (c["status"] == "not run" and c["category"] != "performance")
+        ]
         return (not bad, "every check as it should be" if not bad else "not passed: " + "; ".join(bad))
     target = [c for c in checks if _matches(c, variant.must_fail)]
     head, _ = split_group(variant.must_fail)
@@ -104,7 +117,7 @@ def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
 
 def _lab_checks(grade_json: Path, lab: str) -> list[dict]:
     grade = json.loads(grade_json.read_text())
-    return next((l["checks"] for l in grade["labs"] if l["lab"] == lab), [])
+    return next((entry["checks"] for entry in grade["labs"] if entry["lab"] == lab), [])
 
 
 def _summary(checks: list[dict], category: str) -> str:
@@ -117,14 +130,18 @@ def _summary(checks: list[dict], category: str) -> str:
 
 def _counters(checks: list[dict]) -> str:
     """The measured ratio of each counter check ('4 (must be <= 4.5): ...' -> '4'), in labs.toml's order."""
-    values = [c["detail"].split(" ", 1)[0] for c in checks if c["name"].startswith("ncu:") and c["detail"][:1].isdigit()]
+    values = [
+        c["detail"].split(" ", 1)[0] for c in checks if c["name"].startswith("ncu:") and c["detail"][:1].isdigit()
+    ]
     return "; ".join(values) or "-"
 
 
 def table(variants: list[Variant], grades_dir: Path) -> tuple[str, bool]:
     """A Markdown table of every variant's grade, and whether all of them got what they should."""
-    rows = ["| lab | variant | kind | must fail | correctness | mechanism | counters | speed | as expected | why |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| lab | variant | kind | must fail | correctness | mechanism | counters | speed | as expected | why |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     all_ok = True
     for v in variants:
         grade_json = grades_dir / v.lab / f"{v.name}.json"
@@ -134,8 +151,18 @@ def table(variants: list[Variant], grades_dir: Path) -> tuple[str, bool]:
             checks = _lab_checks(grade_json, v.lab)
             ok, why = judge(v, checks) if checks else (False, "no checks for this lab in grade.json")
         all_ok &= ok
-        cells = [v.lab[:2], v.name, v.kind, v.must_fail or "-", _summary(checks, "correctness"),
-                 _summary(checks, "mechanism"), _counters(checks), _summary(checks, "performance"), "yes" if ok else "**NO**", why]
+        cells = [
+            v.lab[:2],
+            v.name,
+            v.kind,
+            v.must_fail or "-",
+            _summary(checks, "correctness"),
+            _summary(checks, "mechanism"),
+            _counters(checks),
+            _summary(checks, "performance"),
+            "yes" if ok else "**NO**",
+            why,
+        ]
         rows.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
     return "\n".join(rows) + "\n", all_ok
 
@@ -145,8 +172,9 @@ def _is_lab(variant: Variant, lab: str | None) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.variants", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m grader.variants", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     listing = sub.add_parser("list", help="lab, name and file of each variant, tab-separated")
     tabulate = sub.add_parser("table", help="a Markdown table of the grades in GRADES_DIR/<lab>/<name>.json")

@@ -7,6 +7,7 @@ slides include) and the generated pictures are staged in DIR/src, which
 sphinx-build turns into DIR/html: one self-contained HTML page per deck, reveal.js included. Open
 DIR/html/index.html. Warnings are errors: a missing picture fails the build.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,12 +23,24 @@ DEFAULT_CALIBRATION = ROOT / "results" / "calibration" / "h100-textbook-kernels.
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="Build the lecture decks to static reveal.js HTML.")
     parser.add_argument("--out", type=Path, default=SLIDES / "build", help="output folder (default: slides/build)")
-    parser.add_argument("--calibration", type=Path, default=DEFAULT_CALIBRATION,
-                        help="the H100 calibration tables (default: results/calibration/h100-textbook-kernels.md, the copy of the course calibration)")
-    parser.add_argument("--solutions", type=Path, default=ROOT / "results" / "h100-grade.json",
-                        help="the reference solutions' graded run (default: results/h100-grade.json)")
-    parser.add_argument("--learner", type=Path, default=ROOT / ".results" / "grade.json",
-                        help="your own grader results, if any (default: .results/grade.json)")
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        default=DEFAULT_CALIBRATION,
+        help="the H100 calibration tables (default: results/calibration/h100-textbook-kernels.md, the copy of the course calibration)",
+    )
+    parser.add_argument(
+        "--solutions",
+        type=Path,
+        default=ROOT / "results" / "h100-grade.json",
+        help="the reference solutions' graded run (default: results/h100-grade.json)",
+    )
+    parser.add_argument(
+        "--learner",
+        type=Path,
+        default=ROOT / ".results" / "grade.json",
+        help="your own grader results, if any (default: .results/grade.json)",
+    )
     return parser.parse_args(argv)
 
 

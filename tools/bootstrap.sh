@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by ./cml: installs what the project needs, once, into folders of its own, and says so.
 #   .venv/             Python packages of grader/requirements.txt (Meson, Ninja, rich, pytest)
 #   .deps/include/     the doctest header, from Debian's doctest-dev package
@@ -77,6 +78,7 @@ ensure_bubblewrap() {
     local scratch
     scratch=$(mktemp -d)
     if ! (cd "$scratch" && apt-get download bubblewrap >/dev/null 2>&1); then
+        # shellcheck disable=SC2015  # intended: give up where the update or the second download fails
         as_root apt-get update -qq && (cd "$scratch" && apt-get download bubblewrap >/dev/null) ||
             { rm -rf "$scratch"; say "could not download bubblewrap: grading will say it has no sandbox"; return; }
     fi

@@ -3,16 +3,17 @@
 # race-checked on the CPU (results/emulator.md sets the two side by side). Needs no GPU:
 #   tools/emu-planted.sh [OUT]     the counters files go to OUT (default .results/emu-planted)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${1:-.results/emu-planted}
 planted=.results/planted
-build=build-emu-planted
+build="build-emu-planted"
 ./cml list >/dev/null  # installs the environment and doctest
 .venv/bin/python -c 'import sys; from pathlib import Path; from grader.tests.fixture_kernels import write_measured_labs
 write_measured_labs(Path(sys.argv[1]))' "$planted"
 export PATH="$PWD/.venv/bin:$PATH"
 mkdir -p "$out"
 [ -d "$build/meson-private" ] && reconfigure=--reconfigure || reconfigure=
+# shellcheck disable=SC2086  # unquoted: an empty $reconfigure must add no argument
 meson setup $reconfigure "$build" -Demulator=enabled -Dstudent_dir="$PWD/$planted" >/dev/null || exit 1
 labs="01_vector_add 03_smoothing_halo 05_padded_transpose 06_warp_reduction 07_constant_memory"
 for lab in $labs; do

@@ -19,7 +19,7 @@
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
 # doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-.results}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

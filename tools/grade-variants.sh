@@ -8,7 +8,7 @@
 # --resume skips a variant whose grade is newer than its file (the lent GPU allows 10 minutes per call).
 # One variant at a time, in the build folder build-variants. Exit status 0: every variant graded as it should.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 lab="" only="" seed="" out=${OUT:-.results/variants} resume=0 grade_options=()
 while [ $# -gt 0 ]; do
     case "$1" in

@@ -2,10 +2,10 @@
 # Nsight Compute and compute-sanitizer on the planted kernels whose counters the CPU emulator reports
 # (results/emulator.md sets the two side by side). Run on a GPU machine: tools/ncu-planted.sh OUT
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${1:?usage: tools/ncu-planted.sh OUT}
 planted=.results/planted
-build=build-planted
+build="build-planted"
 ./cml list >/dev/null  # installs the environment and doctest
 .venv/bin/python -c 'import sys; from pathlib import Path; from grader.tests.fixture_kernels import write_measured_labs
 write_measured_labs(Path(sys.argv[1]))' "$planted"
@@ -13,6 +13,7 @@ export PATH="$PWD/.venv/bin:$PATH"
 tool() { python -c "from grader.gpu import find_tool; print(find_tool('$1') or '$1')"; }
 ncu=$(tool ncu) sanitizer=$(tool compute-sanitizer)
 [ -d "$build/meson-private" ] && reconfigure=--reconfigure || reconfigure=
+# shellcheck disable=SC2086  # unquoted: an empty $reconfigure must add no argument
 meson setup $reconfigure "$build" -Dgpu_arch=sm_90 -Dstudent_dir="$PWD/$planted" >/dev/null || exit 1
 for lab in 01_vector_add 03_smoothing_halo 05_padded_transpose 06_warp_reduction 07_constant_memory; do
     meson compile -C "$build" "${lab}_student" "${lab}_solution" >/dev/null || { echo "build of $lab failed"; exit 1; }

@@ -67,14 +67,20 @@ def main() -> int:
                 path = root / WORKSPACE.lstrip("/") / given.get("path", "")
                 repository = evaluate(str(given.get("repository", "this repository")), env, outputs)
                 ok = path.is_dir()
-                print(f"-- {number}. {name}: {action} of {repository} into {path.name}/: made by the caller "
-                      f"({'present' if ok else 'MISSING'})", flush=True)
+                print(
+                    f"-- {number}. {name}: {action} of {repository} into {path.name}/: made by the caller "
+                    f"({'present' if ok else 'MISSING'})",
+                    flush=True,
+                )
             elif action == "actions/upload-artifact":
                 files = [line.strip() for line in str(given.get("path", "")).splitlines() if line.strip()]
                 missing = [f for f in files if not (root / WORKSPACE.lstrip("/") / f).exists()]
                 ok = not missing
-                print(f"-- {number}. {name}: {action} {given.get('name')}: {', '.join(files)}"
-                      + (f" (MISSING: {', '.join(missing)})" if missing else " (all present)"), flush=True)
+                print(
+                    f"-- {number}. {name}: {action} {given.get('name')}: {', '.join(files)}"
+                    + (f" (MISSING: {', '.join(missing)})" if missing else " (all present)"),
+                    flush=True,
+                )
             else:
                 raise SystemExit(f"run_workflow_job: action not handled here: {action}")
             failed |= not ok
@@ -84,13 +90,30 @@ def main() -> int:
         script = github / f"step-{number}.sh"
         script.write_text(evaluate(step["run"], env, outputs))
         step_env = {**env, **{k: evaluate(str(v), env, outputs) for k, v in (step.get("env") or {}).items()}}
-        variables = {"HOME": "/root", "LANG": "C.UTF-8", "PATH": ROOT_PATH, "CI": "true", "GITHUB_ACTIONS": "true",
-                     "GITHUB_WORKSPACE": WORKSPACE, "GITHUB_OUTPUT": f"/github/output-{number}",
-                     "GITHUB_STEP_SUMMARY": "/github/step_summary.md", "RUNNER_OS": "Linux",
-                     "PIP_CERT": "/etc/host-ca-certificates.crt", **step_env}
+        variables = {
+            "HOME": "/root",
+            "LANG": "C.UTF-8",
+            "PATH": ROOT_PATH,
+            "CI": "true",
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_WORKSPACE": WORKSPACE,
+            "GITHUB_OUTPUT": f"/github/output-{number}",
+            "GITHUB_STEP_SUMMARY": "/github/step_summary.md",
+            "RUNNER_OS": "Linux",
+            "PIP_CERT": "/etc/host-ca-certificates.crt",
+            **step_env,
+        }
         print(f"-- {number}. {name}: run", flush=True)
-        command = ["chroot", str(root), "/usr/bin/env", "-i", *(f"{k}={v}" for k, v in variables.items()),
-                   "bash", "-c", f"cd {WORKSPACE} && exec bash --noprofile --norc -eo pipefail /github/step-{number}.sh"]
+        command = [
+            "chroot",
+            str(root),
+            "/usr/bin/env",
+            "-i",
+            *(f"{k}={v}" for k, v in variables.items()),
+            "bash",
+            "-c",
+            f"cd {WORKSPACE} && exec bash --noprofile --norc -eo pipefail /github/step-{number}.sh",
+        ]
         status = subprocess.run(command, check=False).returncode
         if step.get("id"):
             outputs[step["id"]] = read_outputs(output)

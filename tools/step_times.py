@@ -1,5 +1,6 @@
 """Where grading time goes: each lab's steps (grade.json's "steps"), as a Markdown table, from one or more runs.
 
+Usage:
     python tools/step_times.py GRADE.json [GRADE.json ...]     # one row per lab and variant per file
 """
 
@@ -12,12 +13,13 @@ import sys
 def table(paths: list[str]) -> str:
     runs = [(path, json.load(open(path))) for path in paths]
     steps = list(dict.fromkeys(step for _, run in runs for lab in run["labs"] for step in lab.get("steps", {})))
-    rows = ["| run | lab | variant | total s | " + " | ".join(steps) + " |",
-            "|---|---|---|---|" + "---|" * len(steps)]
+    rows = ["| run | lab | variant | total s | " + " | ".join(steps) + " |", "|---|---|---|---|" + "---|" * len(steps)]
     for path, run in runs:
         for lab in run["labs"]:
             cells = [f"{lab.get('steps', {}).get(step, 0.0):.1f}" for step in steps]
-            rows.append(f"| {path} | {lab['lab']} | {lab['variant']} | {lab['seconds']:.1f} | " + " | ".join(cells) + " |")
+            rows.append(
+                f"| {path} | {lab['lab']} | {lab['variant']} | {lab['seconds']:.1f} | " + " | ".join(cells) + " |"
+            )
         total = sum(lab["seconds"] for lab in run["labs"])
         rows.append(f"| {path} | all | | {total:.1f} |" + " |" * len(steps))
     return "\n".join(rows) + "\n"

@@ -44,8 +44,10 @@ def same_statuses(paths: list[str]) -> str:
 
 
 def table(found: dict) -> str:
-    lines = ["| lab | variant | check | verdicts | min | median | max | spread | threshold | margin of the min |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| lab | variant | check | verdicts | min | median | max | spread | threshold | margin of the min |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for (lab, variant, name), runs in sorted(found.items()):
         verdicts = ", ".join(f"{n} {s}" for s, n in sorted(Counter(s for s, _, _ in runs).items()))
         values = [m for _, m, _ in runs if m == m]
@@ -53,8 +55,10 @@ def table(found: dict) -> str:
             lines.append(f"| {lab} | {variant} | {name} | {verdicts} | | | | | | |")
             continue
         low, mid, high, threshold = min(values), statistics.median(values), max(values), runs[0][2]
-        lines.append(f"| {lab} | {variant} | {name} | {verdicts} | {low:g} | {mid:g} | {high:g} | "
-                     f"{(high - low) / mid:.1%} | {threshold:g} | {low / threshold - 1:+.0%} |")
+        lines.append(
+            f"| {lab} | {variant} | {name} | {verdicts} | {low:g} | {mid:g} | {high:g} | "
+            f"{(high - low) / mid:.1%} | {threshold:g} | {low / threshold - 1:+.0%} |"
+        )
     return "\n".join(lines)
 
 
@@ -66,11 +70,16 @@ def kernel_times(paths: list[str]) -> str:
             for kernel in (lab.get("bench") or {}).get("kernels", []):
                 if kernel["attempted"] and kernel["median_ms"] > 0:
                     times[(lab["lab"], lab["variant"], kernel["group"], kernel["name"])].append(kernel["median_ms"])
-    lines = ["| lab | variant | group | kernel | runs | min ms | median ms | max ms | spread |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| lab | variant | group | kernel | runs | min ms | median ms | max ms | spread |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for (lab, variant, group, name), values in sorted(times.items()):
         low, mid, high = min(values), statistics.median(values), max(values)
-        lines.append(f"| {lab} | {variant} | {group} | {name} | {len(values)} | {low:.4f} | {mid:.4f} | {high:.4f} | "
-                     f"{(high - low) / mid:.1%} |")
+        lines.append(
+            f"| {lab} | {variant} | {group} | {name} | {len(values)} | {low:.4f} | {mid:.4f} | {high:.4f} | "
+            f"{(high - low) / mid:.1%} |"
+        )
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -141,8 +142,9 @@ def rewrite_launches(text: str, code: str) -> list[tuple[int, int, str]]:
         config = text[open_at + 3 : close_at]
         arguments = text[paren + 1 : end]
         separator = ", " if arguments.strip() else ""
-        edits.append((start, end + 1,
-                      f"::cml_emu::launch(::cml_emu::config({config}), {kernel}{separator}{arguments})"))
+        edits.append(
+            (start, end + 1, f"::cml_emu::launch(::cml_emu::config({config}), {kernel}{separator}{arguments})")
+        )
     return edits
 
 
@@ -156,7 +158,9 @@ def enclosing_scope_is_function(code: str, at: int) -> bool:
             continue
         head = code[max(0, m.start() - 200) : m.start()]
         in_function = bool(stack and stack[-1])
-        opens_namespace = re.search(r"(namespace(\s+[\w:]+)?|extern\s+\"C\"|(class|struct|union|enum)\b[^;{}()]*)\s*$", head)
+        opens_namespace = re.search(
+            r"(namespace(\s+[\w:]+)?|extern\s+\"C\"|(class|struct|union|enum)\b[^;{}()]*)\s*$", head
+        )
         stack.append(in_function or not opens_namespace)
     return bool(stack and stack[-1])
 
@@ -175,8 +179,14 @@ def rewrite_shared(text: str, code: str) -> list[tuple[int, int, str]]:
             start -= len(prefix.group(0))
         line = text.count("\n", 0, m.start()) + 1
         if not enclosing_scope_is_function(code, m.start()):
-            edits.append((start, end + 1, f'static_assert(false, "cml_emu: __shared__ at namespace scope '
-                                          f'(line {line}) is not emulated; declare it inside the kernel");'))
+            edits.append(
+                (
+                    start,
+                    end + 1,
+                    f'static_assert(false, "cml_emu: __shared__ at namespace scope '
+                    f'(line {line}) is not emulated; declare it inside the kernel");',
+                )
+            )
             continue
         declaration = text[m.end() : end]
         alignment = "0"
@@ -204,8 +214,10 @@ def rewrite_shared(text: str, code: str) -> list[tuple[int, int, str]]:
                 statements.append(f"auto* const {name} = ::cml_emu::dynamic_shared<{base_type}{pointer.strip()}>();")
             else:
                 kind = f"{base_type}{pointer.strip()}{dims.strip()}"
-                statements.append(f"static ::cml_emu::SharedSlot {name}__cml_emu_slot; "
-                                  f"auto& {name} = ::cml_emu::shared_variable<{kind}>({name}__cml_emu_slot, {alignment});")
+                statements.append(
+                    f"static ::cml_emu::SharedSlot {name}__cml_emu_slot; "
+                    f"auto& {name} = ::cml_emu::shared_variable<{kind}>({name}__cml_emu_slot, {alignment});"
+                )
         replacement = " ".join(statements)
         replacement += "\n" * text.count("\n", start, end + 1)  # keep the line numbers that follow
         edits.append((start, end + 1, replacement))
@@ -226,7 +238,7 @@ def rewrite(text: str) -> str:
     code = mask_comments_and_strings(text)
     edits = rewrite_launches(text, code) + rewrite_shared(text, code) + rewrite_device_variables(code)
     edits.sort()
-    for (a, b, _), (c, _, _) in zip(edits, edits[1:]):
+    for (a, b, _), (c, _, _) in pairwise(edits):
         if c < b:
             raise RewriteError(f"overlapping rewrites at offsets {a} and {c}")
     out, last = [], 0

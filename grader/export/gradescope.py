@@ -43,26 +43,38 @@ LATER = "graded later on a GPU"
 
 def _later(run: dict, check: dict, speed_later: bool) -> bool:
     """Whether a check is a speed check this run could not measure and a GPU run will grade."""
-    return (speed_later and not run.get("device") and check["status"] == Status.NOT_RUN.value
-            and check["category"] in (Category.PERFORMANCE.value, Category.STRETCH.value))
+    return (
+        speed_later
+        and not run.get("device")
+        and check["status"] == Status.NOT_RUN.value
+        and check["category"] in (Category.PERFORMANCE.value, Category.STRETCH.value)
+    )
 
 
 def _later_points(run: dict, speed_later: bool) -> float:
-    return sum(check.get("max_points", 0.0) for lab in run.get("labs", []) for check in lab.get("checks", [])
-               if _later(run, check, speed_later))
+    return sum(
+        check.get("max_points", 0.0)
+        for lab in run.get("labs", [])
+        for check in lab.get("checks", [])
+        if _later(run, check, speed_later)
+    )
 
 
 def _summary(run: dict, speed_later: bool = False) -> str:
     later = _later_points(run, speed_later)
     lines = [f"Score: {run.get('score', 0):.1f} / {run.get('max_score', 0):g}"]
     if later:
-        lines[0] = (f"Score here: {run.get('score', 0):.1f} / {run.get('max_score', 0) - later:g}; the other "
-                    f"{later:g} points are for speed, {LATER}")
+        lines[0] = (
+            f"Score here: {run.get('score', 0):.1f} / {run.get('max_score', 0) - later:g}; the other "
+            f"{later:g} points are for speed, {LATER}"
+        )
     if run.get("device"):
         lines[0] += f" on {run['device']}"
     elif run.get("cpu_emulator"):
-        lines.append(f"No GPU: {plain(run.get('gpu_reason')) or 'none found'}. The tests, sanitizers and counters ran "
-                     "on the CPU emulator; the speed checks were not run.")
+        lines.append(
+            f"No GPU: {plain(run.get('gpu_reason')) or 'none found'}. The tests, sanitizers and counters ran "
+            "on the CPU emulator; the speed checks were not run."
+        )
     else:
         lines.append(f"No GPU: {plain(run.get('gpu_reason')) or 'none found'}. Checks that need one were not run.")
     for lab in run.get("labs", []):
@@ -71,12 +83,16 @@ def _summary(run: dict, speed_later: bool = False) -> str:
             + (f" ({lab['ungraded_points']:.1f} not graded here)" if lab.get("ungraded_points") else "")
         )
     lines += [f"Note: {plain(note)}" for note in run.get("notes", [])]
-    lines += [f"{lab}: not graded, the grader failed: {plain(why)}" for lab, why in run.get("grader_errors", {}).items()]
+    lines += [
+        f"{lab}: not graded, the grader failed: {plain(why)}" for lab, why in run.get("grader_errors", {}).items()
+    ]
     lines.append("Each test below is one check; a test that is not 'passed' earned no points.")
     if later:
-        lines.append(f"A test marked '{LATER}' was not measured here and earned nothing yet: it shows as passed "
-                     "only so that it does not show as a failure. Your instructor measures it on a GPU after the "
-                     "due date and adds those points separately.")
+        lines.append(
+            f"A test marked '{LATER}' was not measured here and earned nothing yet: it shows as passed "
+            "only so that it does not show as a failure. Your instructor measures it on a GPU after the "
+            "due date and adds those points separately."
+        )
     return "\n".join(lines)
 
 
@@ -92,7 +108,7 @@ def gradescope_results(
     """results.json as a dict. `visibility` applies to the whole result and each test, except the checks
     named in `instructor_only`, which get `instructor_visibility`. speed_later: see the module's help."""
     tests = []
-    counted = Counter()  # tests so far per lab number: a lab graded twice (student, solution) numbers on
+    counted: Counter[int] = Counter()  # tests so far per lab number: a lab graded twice (student, solution) numbers on
     for position, lab in enumerate(run.get("labs", []), start=1):
         label, number = lab_label(lab), lab_number(lab, position)
         for check in filter(_listed, lab.get("checks", [])):
@@ -100,8 +116,15 @@ def gradescope_results(
             passed = check["status"] == Status.PASSED.value
             hidden = check["name"] in instructor_only
             if _later(run, check, speed_later):
-                tests.append(_later_test(check, label, f"{number}.{counted[number]}", lab["lab"],
-                                         _visible(instructor_visibility if hidden else visibility)))
+                tests.append(
+                    _later_test(
+                        check,
+                        label,
+                        f"{number}.{counted[number]}",
+                        lab["lab"],
+                        _visible(instructor_visibility if hidden else visibility),
+                    )
+                )
                 continue
             tests.append(
                 {

@@ -13,8 +13,15 @@ from grader.export.run import GroupRate, group_rates, lab_label, lab_seconds, no
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # Run keys the page names in words; any other key with a plain value is shown under its own name.
-RUN_FIELDS = {"student": "student", "device": "GPU", "gpu_reason": "no GPU", "cpu_emulator": "on the CPU emulator",
-              "target": "thresholds", "seed": "seed", "timestamp": "graded at"}
+RUN_FIELDS = {
+    "student": "student",
+    "device": "GPU",
+    "gpu_reason": "no GPU",
+    "cpu_emulator": "on the CPU emulator",
+    "target": "thresholds",
+    "seed": "seed",
+    "timestamp": "graded at",
+}
 NOT_SHOWN = {"labs", "score", "max_score"}
 STATUS_MEANING = {
     "passed": "earned its points",
@@ -90,7 +97,10 @@ def _lab_view(run: dict, lab: dict) -> dict:
 
 def render_html(run: dict) -> str:
     env = Environment(
-        loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, trim_blocks=True,
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
         lstrip_blocks=True,
     )
     return env.get_template("report.html.j2").render(

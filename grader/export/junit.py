@@ -23,13 +23,13 @@ def _testcase(lab: dict, check: dict) -> TestCase:
     status, detail = check["status"], plain(check.get("detail")).strip()
     if status == Status.FAILED.value:
         message = detail.splitlines()[0] if detail else "failed"
-        result = Failure(message, check["category"])
-        result.text = check_text(check)
-        case.result = [result]
+        failure = Failure(message, check["category"])
+        failure.text = check_text(check)
+        case.result = [failure]
     elif status in NOT_PASSED:
-        result = Skipped(NOT_PASSED[status])
-        result.text = check_text(check)
-        case.result = [result]
+        skipped = Skipped(NOT_PASSED[status])
+        skipped.text = check_text(check)
+        case.result = [skipped]
     seen = detail if status == Status.PASSED.value else ""  # a failure or a skip holds it already
     case.system_out = "\n".join(part for part in (_points(check), seen) if part)
     return case

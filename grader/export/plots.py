@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import io
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -15,8 +16,11 @@ from matplotlib.patches import Patch
 
 from grader.export.run import GroupRate
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType  # for the type checker only: older matplotlib lacks the module
+
 COLOURS = {"pass": "#2da44e", "fail": "#cf222e", "shown": "#8c959f", "threshold": "#24292f", "reference": "#6e7781"}
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "svg.hashsalt": "cuda-memory-labs",  # the same run gives the same file
     "svg.fonttype": "path",  # glyphs as paths: no font needed where the page is read
     "font.size": 9,
@@ -37,15 +41,22 @@ def _panel(ax, rates: list[GroupRate], values: list[float | None], thresholds: l
     names = [rate.group for rate in rates]
     heights = [value or 0.0 for value in values]
     xs = range(len(rates))
-    ax.bar(xs, heights, BAR, color=[_colour(v, t) for v, t in zip(values, thresholds)])
+    ax.bar(xs, heights, BAR, color=[_colour(v, t) for v, t in zip(values, thresholds, strict=True)])
     top = max([*heights, *(t for t in thresholds if t is not None), 1.0])
-    for x, value, threshold, rate in zip(xs, values, thresholds, rates):
+    for x, value, threshold, rate in zip(xs, values, thresholds, rates, strict=True):
         if threshold is not None:
             ax.hlines(threshold, x - BAR / 1.6, x + BAR / 1.6, colors=COLOURS["threshold"], linestyles="--", lw=1.4)
         text = "wrong result" if not rate.correct else (label(value) if value is not None else "-")
-        ax.text(x, (value or 0.0) + top * 0.02, text, ha="center", va="bottom", fontsize=8,
-                color=COLOURS["fail"] if not rate.correct else COLOURS["threshold"],
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})  # readable over the 1.0 line
+        ax.text(
+            x,
+            (value or 0.0) + top * 0.02,
+            text,
+            ha="center",
+            va="bottom",
+            fontsize=8,
+            color=COLOURS["fail"] if not rate.correct else COLOURS["threshold"],
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
+        )  # readable over the 1.0 line
     ax.axhline(1.0, color=COLOURS["reference"], lw=0.8, zorder=0)
     ax.set_xticks(list(xs), names, rotation=30 if len(rates) > 3 else 0, ha="right" if len(rates) > 3 else "center")
     ax.tick_params(axis="x", length=0 if names == [""] else 3.5)

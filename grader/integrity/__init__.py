@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import functools
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from grader import build
 from grader.config import REPO_ROOT
@@ -38,8 +38,9 @@ def interface_of(stubs_object: Path, stubs_dependencies: list[Path], lab_folder:
     return Interface(headers, frozenset(elf.read_object(stubs_object).defined_globals()))
 
 
-def check_includes(dependencies: list[Path], source: Path, rules: includes.Rules,
-                   preprocess: Callable[[str], str], directory: Path) -> list[str]:
+def check_includes(
+    dependencies: list[Path], source: Path, rules: includes.Rules, preprocess: Callable[[str], str], directory: Path
+) -> list[str]:
     """Problems with the files the compile read. `preprocess(view)`: the preprocessor's output of the same
     compile, as the "device" or the "host" pass sees the source, asked for only to name the lines of kernel.cu
     that include a forbidden file."""
@@ -84,8 +85,9 @@ def check_build(tree: build.BuildTree, lab: str, variant: str, compiled: bool) -
     if not compiled and not sandboxed:
         return ""  # the grader's own solution: its compiler errors are the grader's to read
     interface_step = tree.interface_compile(lab)
-    interface = interface_of(tree.directory / interface_step.output, build.dependencies(tree, interface_step),
-                             REPO_ROOT / "tests" / lab)
+    interface = interface_of(
+        tree.directory / interface_step.output, build.dependencies(tree, interface_step), REPO_ROOT / "tests" / lab
+    )
 
     def preprocess(view: str) -> str:
         return build.preprocess(tree, step, view, sandboxed)

@@ -17,20 +17,36 @@ IOSTREAM_INIT = "_ZNSt8ios_base4InitC1Ev"  # std::ios_base::Init::Init(), what <
 
 
 def syscalls(obj: ObjectFile) -> list[str]:
-    return [f"{obj.readable(f.name)} contains a `{instruction}` instruction: a kernel.cu reaches the "
-            "operating system only through the CUDA runtime"
-            for f in obj.functions for instruction in f.instructions if SYSCALL.match(instruction)]
+    return [
+        f"{obj.readable(f.name)} contains a `{instruction}` instruction: a kernel.cu reaches the "
+        "operating system only through the CUDA runtime"
+        for f in obj.functions
+        for instruction in f.instructions
+        if SYSCALL.match(instruction)
+    ]
 
 
 def code_sections(obj: ObjectFile) -> list[str]:
     odd = sorted({f.section for f in obj.functions if not CODE_SECTIONS.match(f.section)})
-    return [f"has code in section {section}, " + ("which the loader runs before main" if section == ".init" else
-            "which runs at exit" if section == ".fini" else "where no compiled C++ puts code") for section in odd]
+    return [
+        f"has code in section {section}, "
+        + (
+            "which the loader runs before main"
+            if section == ".init"
+            else "which runs at exit"
+            if section == ".fini"
+            else "where no compiled C++ puts code"
+        )
+        for section in odd
+    ]
 
 
 def indirect_functions(obj: ObjectFile) -> list[str]:
-    return [f"defines {obj.readable(name)} as an indirect function (ifunc), whose resolver runs as the program loads"
-            for name, kind in obj.symbols.items() if kind == "i"]
+    return [
+        f"defines {obj.readable(name)} as an indirect function (ifunc), whose resolver runs as the program loads"
+        for name, kind in obj.symbols.items()
+        if kind == "i"
+    ]
 
 
 def target(obj: ObjectFile, ref: Reference) -> Function | None:
@@ -59,8 +75,7 @@ def startup_reason(obj: ObjectFile, function: Function | None, section: str) -> 
         return f"adds an entry to {section}: code that runs {when}"
     if function.name.startswith("_GLOBAL__sub_I_"):
         if any(ref.symbol == IOSTREAM_INIT for ref in function.references):
-            return ("includes <iostream>, whose global object's constructor runs before main; "
-                    "print with printf instead")
+            return "includes <iostream>, whose global object's constructor runs before main; print with printf instead"
         return "has a global object with a constructor (or other code that runs before main); globals must need none"
     attribute = "constructor" if when == "before main" else "destructor"
     return f"{obj.readable(function.name)} runs {when} (__attribute__(({attribute})) or an entry of {section})"
@@ -81,9 +96,14 @@ def nvcc_only_calls(obj: ObjectFile) -> list[str]:
     for symbol in sorted(obj.undefined() & nvcc.REGISTRATION_CALLS):
         functions, in_data = callers(obj, symbol)
         if in_data or not all(f.name in nvcc.REGISTRATION for f in functions):
-            problems.append(f"calls {symbol}: " + (
-                "it runs code as the program ends" if symbol == "atexit" else
-                "only nvcc's own registration code makes this call"))
+            problems.append(
+                f"calls {symbol}: "
+                + (
+                    "it runs code as the program ends"
+                    if symbol == "atexit"
+                    else "only nvcc's own registration code makes this call"
+                )
+            )
     return problems
 
 

@@ -26,6 +26,7 @@ class Reference:
     @classmethod
     def parse(cls, target: str) -> Reference:
         match = ADDEND.match(target.strip())
+        assert match is not None  # ADDEND matches any line: the addend is optional
         return cls(match["symbol"], int(match["addend"] or "0", 16))
 
 
@@ -133,4 +134,4 @@ def demangle(names: list[str]) -> dict[str, str]:
         return {}
     done = subprocess.run(["c++filt"], input="\n".join(names) + "\n", capture_output=True, text=True, check=False)
     readable = done.stdout.splitlines() if done.returncode == 0 else []
-    return dict(zip(names, readable)) if len(readable) == len(names) else {n: n for n in names}
+    return dict(zip(names, readable, strict=True)) if len(readable) == len(names) else {n: n for n in names}

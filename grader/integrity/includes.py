@@ -16,8 +16,18 @@ from grader.config import REPO_ROOT
 # Headers of libraries that would do a lab's work: CUB, Thrust, CUTLASS and CuTe by folder (in the toolkit's
 # cccl/ or anywhere on the search list), the rest by the file names their packages use.
 LIBRARY_FOLDERS = {"cub": "CUB", "thrust": "Thrust", "cutlass": "CUTLASS", "cute": "CuTe"}
-LIBRARY_FILES = {"cublas": "cuBLAS", "cudnn": "cuDNN", "cufft": "cuFFT", "cusolver": "cuSOLVER", "cusparse": "cuSPARSE",
-                 "cutensor": "cuTENSOR", "nccl": "NCCL", "npp": "NPP", "nvblas": "NVBLAS", "cudss": "cuDSS"}
+LIBRARY_FILES = {
+    "cublas": "cuBLAS",
+    "cudnn": "cuDNN",
+    "cufft": "cuFFT",
+    "cusolver": "cuSOLVER",
+    "cusparse": "cuSPARSE",
+    "cutensor": "cuTENSOR",
+    "nccl": "NCCL",
+    "npp": "NPP",
+    "nvblas": "NVBLAS",
+    "cudss": "cuDSS",
+}
 LIBRARY_FILE = re.compile(rf"^(?P<name>{'|'.join(LIBRARY_FILES)})\w*\.(h|hpp|cuh)$")
 CML_HEADERS = REPO_ROOT / "common" / "cml"
 SYSTEM_HEADERS = ("/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib64/gcc", "/usr/local/cuda/include")
@@ -36,8 +46,13 @@ class Rules:
 def search_roots(nvcc: str, env_path: str | None = None) -> tuple[Path, ...]:
     """The folders nvcc's preprocessor searches for <...> when no -I is given (the host compiler's -v)."""
     env = {**os.environ, "PATH": env_path} if env_path else None
-    done = subprocess.run([nvcc, "-E", "-Xcompiler", "-v", "-x", "cu", os.devnull, "-o", os.devnull],
-                          capture_output=True, text=True, check=False, env=env)
+    done = subprocess.run(
+        [nvcc, "-E", "-Xcompiler", "-v", "-x", "cu", os.devnull, "-o", os.devnull],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
     listing = done.stderr.split("#include <...> search starts here:", 1)[-1].split("End of search list.", 1)[0]
     roots = [Path(line.strip()).resolve() for line in listing.splitlines() if line.strip().startswith("/")]
     if done.returncode != 0 or not roots:
@@ -93,7 +108,8 @@ def forbidden(dependencies: list[Path], source: Path, rules: Rules) -> dict[Path
 def including_lines(preprocessed: str, source: Path, directory: Path) -> dict[Path, int]:
     """Each file in the preprocessor's output -> the line of `source` whose #include brought it in (directly
     or through other headers), read from the output's line markers (`# 12 "file" 1` enters a file)."""
-    source, found = source.resolve(), {}
+    source = source.resolve()
+    found: dict[Path, int] = {}
     current, line, origin = None, 0, None
     for text in preprocessed.splitlines():
         marker = MARKER.match(text)

@@ -15,8 +15,16 @@ from grader.integrity.elf import Function, ObjectFile
 REGISTER_ALL = "_ZL24__sti____cudaRegisterAllv"  # registers the fatbinary and every kernel and variable in it
 REGISTRATION = (REGISTER_ALL, "_ZL31__nv_cudaEntityRegisterCallbackPPv", "_ZL26__cudaUnregisterBinaryUtilv")
 # Calls only nvcc's registration code makes (the fatbinary, its kernels and variables, its removal at exit).
-REGISTRATION_CALLS = frozenset({"atexit", "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd",
-                                "__cudaUnregisterFatBinary", "__cudaRegisterFunction", "__cudaRegisterVar"})
+REGISTRATION_CALLS = frozenset(
+    {
+        "atexit",
+        "__cudaRegisterFatBinary",
+        "__cudaRegisterFatBinaryEnd",
+        "__cudaUnregisterFatBinary",
+        "__cudaRegisterFunction",
+        "__cudaRegisterVar",
+    }
+)
 ANONYMOUS = re.compile(r"\d+_GLOBAL__N__[0-9a-f]+_9_kernel_cu_[0-9a-f]+")
 DEVICE_STUB = re.compile(r"^_Z\d+__device_stub__(?P<kernel>.+)$")
 PERSONALITY = "DW.ref.__gxx_personality_v0"  # the C++ exception personality, as the host compiler refers to it
@@ -24,10 +32,14 @@ PADDING = re.compile(r"^(endbr64|(data16 |cs )*nop\w*( .*)?|xchg %ax,%ax)$")
 # The host copy of a __device__ function: 1 stored into a volatile slot, loaded into the argument, exit called.
 # x86-64 as gcc -O3 writes it; the AArch64 form is written from the same C++ and not yet seen on a machine.
 EXIT_STUB = (
-    re.compile(r"^(sub \$0x[0-9a-f]+,%rsp;)?movl \$0x1,(?P<slot>(0x[0-9a-f]+)?\(%rsp\));"
-               r"mov (?P=slot),%edi;call \S+( <[^>]*>)?$"),
-    re.compile(r"^(sub sp, sp, #0x[0-9a-f]+;)?mov w0, #0x1;str w0, (?P<slot>\[sp(, #0x[0-9a-f]+)?\]);"
-               r"ldr w0, (?P=slot);bl \S+( <[^>]*>)?$"),
+    re.compile(
+        r"^(sub \$0x[0-9a-f]+,%rsp;)?movl \$0x1,(?P<slot>(0x[0-9a-f]+)?\(%rsp\));"
+        r"mov (?P=slot),%edi;call \S+( <[^>]*>)?$"
+    ),
+    re.compile(
+        r"^(sub sp, sp, #0x[0-9a-f]+;)?mov w0, #0x1;str w0, (?P<slot>\[sp(, #0x[0-9a-f]+)?\]);"
+        r"ldr w0, (?P=slot);bl \S+( <[^>]*>)?$"
+    ),
 )
 
 
@@ -39,8 +51,13 @@ def private(name: str) -> bool:
 def registered(obj: ObjectFile) -> set[str]:
     """The defined global symbols nvcc's registration passes to the CUDA runtime: the kernels' host entries."""
     defined = obj.defined_globals()
-    return {ref.symbol for name in REGISTRATION if (f := obj.function(name)) for ref in f.references
-            if ref.symbol in defined}
+    return {
+        ref.symbol
+        for name in REGISTRATION
+        if (f := obj.function(name))
+        for ref in f.references
+        if ref.symbol in defined
+    }
 
 
 def kernel_stub(name: str, kernels: set[str]) -> bool:

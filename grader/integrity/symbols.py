@@ -34,16 +34,19 @@ CUDA_CALLS = frozenset({
     "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "cudaOccupancyAvailableDynamicSMemPerBlock",
     "cudaFuncGetAttributes", "cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
 })  # fmt: skip
-CML_HELPERS = frozenset({
-    "_ZN3cml16throw_cuda_errorE9cudaErrorPKcS2_i",  # cml::throw_cuda_error, what CML_CHECK calls on an error
-    "_ZN3cml11report_todoEPKciS1_",  # cml::report_todo, what CML_TODO calls
-})
+CML_HELPERS = frozenset(
+    {
+        "_ZN3cml16throw_cuda_errorE9cudaErrorPKcS2_i",  # cml::throw_cuda_error, what CML_CHECK calls on an error
+        "_ZN3cml11report_todoEPKciS1_",  # cml::report_todo, what CML_TODO calls
+    }
+)
 C_LIBRARY = re.compile(
     r"^(memcpy|memmove|memset|memcmp|strlen|printf|vprintf|__printf_chk|puts|putchar|malloc|calloc|realloc|free"
     r"|aligned_alloc|posix_memalign"
     r"|(sqrt|cbrt|hypot|exp|exp2|expm1|log|log2|log10|log1p|pow|sin|cos|tan|sincos|asin|acos|atan|atan2|sinh|cosh"
     r"|tanh|erf|erfc|tgamma|lgamma|fabs|fmod|remainder|fma|fmin|fmax|floor|ceil|trunc|round|lround|llround|rint"
-    r"|lrint|nearbyint|ldexp|frexp|modf|copysign|nextafter|scalbn|ilogb|logb)[fl]?)$")
+    r"|lrint|nearbyint|ldexp|frexp|modf|copysign|nextafter|scalbn|ilogb|logb)[fl]?)$"
+)
 # The C++ runtime's own, on demangled names: allocation, exceptions (what a throw or a CML_CHECK needs, with
 # std::string), guards of function-local statics, unwinding.
 CXX_RUNTIME = re.compile(
@@ -52,10 +55,13 @@ CXX_RUNTIME = re.compile(
     r"|(typeinfo for |vtable for )__cxxabiv1::"
     r"|(typeinfo for |typeinfo name for |vtable for )?std::(__cxx11::)?(basic_string<char\b|exception\b|bad_alloc\b"
     r"|bad_array_new_length\b|runtime_error\b|logic_error\b|length_error\b|out_of_range\b|invalid_argument\b"
-    r"|domain_error\b|range_error\b|overflow_error\b|underflow_error\b))")
+    r"|domain_error\b|range_error\b|overflow_error\b|underflow_error\b))"
+)
 
-LIBRARY = re.compile(r"^(cublas|cudnn|cusparse|cufft|cusolver|cutensor|nccl|npp|nvblas|cudss)\w*"
-                     r"|^(\S+ )?(thrust|cub|cutlass|cute)::")
+LIBRARY = re.compile(
+    r"^(cublas|cudnn|cusparse|cufft|cusolver|cutensor|nccl|npp|nvblas|cudss)\w*"
+    r"|^(\S+ )?(thrust|cub|cutlass|cute)::"
+)
 LIBRARY_REASON = "a library that does the lab's work; write the kernel yourself"
 HARNESS = re.compile(r"^(cml|doctest)::|^main$")
 HARNESS_REASON = "it belongs to the grader's test harness"
@@ -94,15 +100,21 @@ FORBIDDEN = (
     (r"^(cudaMallocHost|cudaHostAlloc|cudaHostRegister|cudaHostGetDevicePointer)$",
      "allocates page-locked host memory, which kernels can reach after your function returned"),
 )  # fmt: skip
-NOT_NEEDED = ("not among the calls a kernel.cu needs (kernel launches, error checks, cudaMemcpy and cudaMemset, "
-              "cudaMalloc and cudaFree of scratch memory, synchronising, device and occupancy queries, printf, math)")
+NOT_NEEDED = (
+    "not among the calls a kernel.cu needs (kernel launches, error checks, cudaMemcpy and cudaMemset, "
+    "cudaMalloc and cudaFree of scratch memory, synchronising, device and occupancy queries, printf, math)"
+)
 
 
 def allowed_call(name: str, readable: str) -> bool:
     if readable.startswith("std::ios_base::Init::"):
         return True  # <iostream>'s global object: code.startup_code says why it is refused
-    return (name in CUDA_CALLS or name in CML_HELPERS or C_LIBRARY.match(name) is not None
-            or CXX_RUNTIME.match(readable) is not None)
+    return (
+        name in CUDA_CALLS
+        or name in CML_HELPERS
+        or C_LIBRARY.match(name) is not None
+        or CXX_RUNTIME.match(readable) is not None
+    )
 
 
 def call_reason(readable: str) -> str:
@@ -117,18 +129,26 @@ def calls(obj: ObjectFile) -> list[str]:
     """Every undefined symbol not on the allow-list, with why. exit, atexit and the registration calls are
     left to code.nvcc_only_calls, which checks who makes them."""
     needed = sorted(obj.undefined() - nvcc.REGISTRATION_CALLS - {"exit"})
-    return [f"calls {obj.readable(name)}: {call_reason(obj.readable(name))}"
-            for name in needed if not allowed_call(name, obj.readable(name))]
+    return [
+        f"calls {obj.readable(name)}: {call_reason(obj.readable(name))}"
+        for name in needed
+        if not allowed_call(name, obj.readable(name))
+    ]
 
 
 # ---- what a kernel.cu may define ----
 
-WEAK_REASON = ("a weak definition (an inline function or template instantiated here, or __attribute__((weak))) "
-               "can take the place of the test program's own; a kernel.cu defines only its lab's functions")
-EXTERN_C_REASON = ('a kernel declared extern "C" has a C name, which could take the place of a C library '
-                   'function; drop the extern "C"')
-STRONG_REASON = ("not part of the lab's interface: put kernels, helpers and globals in an anonymous namespace "
-                 "(namespace { ... }) or make them static, as the skeleton does")
+WEAK_REASON = (
+    "a weak definition (an inline function or template instantiated here, or __attribute__((weak))) "
+    "can take the place of the test program's own; a kernel.cu defines only its lab's functions"
+)
+EXTERN_C_REASON = (
+    'a kernel declared extern "C" has a C name, which could take the place of a C library function; drop the extern "C"'
+)
+STRONG_REASON = (
+    "not part of the lab's interface: put kernels, helpers and globals in an anonymous namespace "
+    "(namespace { ... }) or make them static, as the skeleton does"
+)
 
 
 def nvcc_wrote(obj: ObjectFile, name: str, harness: frozenset[str]) -> bool:
@@ -153,9 +173,13 @@ def definitions(obj: ObjectFile, interface: frozenset[str], harness: frozenset[s
     problems = []
     for name, kind in sorted(obj.defined_globals().items()):
         readable = obj.readable(name)
-        if (name in interface or name == nvcc.PERSONALITY or nvcc.private(name)
-                or (kind == "u" and readable.startswith("cuda::"))  # libcu++'s inline constants
-                or (name in generated and nvcc_wrote(obj, name, harness))):
+        if (
+            name in interface
+            or name == nvcc.PERSONALITY
+            or nvcc.private(name)
+            or (kind == "u" and readable.startswith("cuda::"))  # libcu++'s inline constants
+            or (name in generated and nvcc_wrote(obj, name, harness))
+        ):
             continue
         weak = " (weak)" if kind in "WVu" else ""
         reason = definition_reason(readable, kind, extern_c_kernel=name in kernels and not name.startswith("_Z"))

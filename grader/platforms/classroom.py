@@ -20,14 +20,20 @@ LINT_SETTINGS = TEMPLATE.with_name("actionlint.yaml")
 
 def add_command(commands) -> None:
     make = commands.add_parser(
-        "classroom", help="write the GitHub Classroom workflow for students' repositories",
+        "classroom",
+        help="write the GitHub Classroom workflow for students' repositories",
         description=f"Write OUT/{WORKFLOW}: put it in the assignment's template repository. Each push is graded "
         "by the grader of GRADER_REPO at REF (its tests and thresholds, never the student's copies): on a "
-        "hosted runner with the CPU emulator, and for speed on a self-hosted runner labelled 'gpu'.")
+        "hosted runner with the CPU emulator, and for speed on a self-hosted runner labelled 'gpu'.",
+    )
     make.add_argument("--out", type=Path, required=True, help="the template repository's folder")
     make.add_argument("--grader-repo", required=True, metavar="OWNER/NAME", help="the repository the grader comes from")
-    make.add_argument("--grader-ref", required=True, metavar="REF",
-                      help="its tag or commit: fixed for the course, so the grade cannot move under a class")
+    make.add_argument(
+        "--grader-ref",
+        required=True,
+        metavar="REF",
+        help="its tag or commit: fixed for the course, so the grade cannot move under a class",
+    )
     make.add_argument("--lab", action="append", metavar="N", help="grade only this lab (repeatable; default: all)")
     annotate = commands.add_parser("classroom-annotate", help="(in the workflow) a JUnit file's checks as annotations")
     annotate.add_argument("junit", type=Path)
@@ -50,8 +56,10 @@ def command(args, console: Console) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(workflow_text(args.grader_repo, args.grader_ref, labs))
     (args.out / ".github" / "actionlint.yaml").write_text(LINT_SETTINGS.read_text())  # the runner's label
-    console.print(f"Wrote {path}. The gpu job needs a self-hosted runner labelled 'gpu' with the CUDA toolkit; "
-                  "a private grader repository needs a CML_GRADER_TOKEN secret that can read it.")
+    console.print(
+        f"Wrote {path}. The gpu job needs a self-hosted runner labelled 'gpu' with the CUDA toolkit; "
+        "a private grader repository needs a CML_GRADER_TOKEN secret that can read it."
+    )
     return Exit.PASSED
 
 
@@ -70,7 +78,9 @@ def workflow_commands(junit: Path) -> tuple[list[str], list[str]]:
             results = case.result
             failed = next((r for r in results if isinstance(r, Failure)), None)
             skipped = next((r for r in results if isinstance(r, Skipped)), None)
-            level, status = ("error", "failed") if failed else ("warning", "not passed") if skipped else ("notice", "passed")
+            level, status = (
+                ("error", "failed") if failed else ("warning", "not passed") if skipped else ("notice", "passed")
+            )
             said = failed or skipped
             message = (said.text or said.message or "") if said else (case.system_out or "")
             title = f"{suite.name}: {case.name}"

@@ -26,8 +26,19 @@ from grader.session import choose_arch, select_labs
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # What the autograder needs of the checkout: the grader, the harness, the labs' tests and both variants (the
 # build configures the reference solutions too; the zip is the instructor's, never the students').
-SOURCES = ("cml", "meson.build", "meson.options", "pyproject.toml", "tools/bootstrap.sh", "tools/install-system.sh",
-           "grader", "common", "tests", "labs", "solutions")
+SOURCES = (
+    "cml",
+    "meson.build",
+    "meson.options",
+    "pyproject.toml",
+    "tools/bootstrap.sh",
+    "tools/install-system.sh",
+    "grader",
+    "common",
+    "tests",
+    "labs",
+    "solutions",
+)
 LEFT_OUT = ("grader/tests",)
 SETTINGS = "autograder.json"
 SIZES = "instructor-sizes.toml"
@@ -37,20 +48,30 @@ SPEED_COLUMNS = ("Name", "SID", "Email", "Score")
 
 def add_command(commands) -> None:
     make = commands.add_parser(
-        "gradescope", help="write a Gradescope autograder zip",
+        "gradescope",
+        help="write a Gradescope autograder zip",
         description="Write a Gradescope autograder zip (setup.sh, run_autograder and the grader) that grades "
         "/autograder/submission. Gradescope has no GPU: correctness, sanitizers and counters are graded on the CPU "
         "emulator, and speed shows as 'graded later on a GPU', worth 0 there. Grade the class on a GPU later "
         "(./cml batch --roster) and upload OUT/gradescope-speed.csv for the speed points. The due date comes "
-        "from Gradescope; the late policy, if any, from the options here.")
+        "from Gradescope; the late policy, if any, from the options here.",
+    )
     make.add_argument("--out", type=Path, default=Path("autograder.zip"), help="zip to write (default autograder.zip)")
     make.add_argument("--lab", action="append", metavar="N", help="grade only this lab (repeatable; default: all)")
     make.add_argument("--instructor-sizes", type=Path, metavar="TOML", help="extra sizes per lab (see grade --help)")
-    make.add_argument("--late-penalty", type=float, metavar="PERCENT",
-                      help="percent of the score taken off per started day after Gradescope's due date")
+    make.add_argument(
+        "--late-penalty",
+        type=float,
+        metavar="PERCENT",
+        help="percent of the score taken off per started day after Gradescope's due date",
+    )
     make.add_argument("--late-limit", type=float, metavar="DAYS", help="more days late than this scores 0")
-    make.add_argument("--visibility", choices=VISIBILITIES, default="visible",
-                      help="when students see the tests (Gradescope's visibility; default visible)")
+    make.add_argument(
+        "--visibility",
+        choices=VISIBILITIES,
+        default="visible",
+        help="when students see the tests (Gradescope's visibility; default visible)",
+    )
     prepare = commands.add_parser("gradescope-prepare", help="(setup.sh) build the grader's own parts ahead")
     prepare.add_argument("--lab", action="append", metavar="N")
     results = commands.add_parser("gradescope-results", help="(run_autograder) results.json from a grade's JSON")
@@ -81,12 +102,14 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool) -> 
     archive.writestr(info, data)
 
 
-def write_zip(out: Path, labs: list[str], sizes: Path | None, policy: late.LatePolicy | None,
-              visibility: str) -> Path:
+def write_zip(out: Path, labs: list[str], sizes: Path | None, policy: late.LatePolicy | None, visibility: str) -> Path:
     lab_args = " ".join(f"--lab {lab}" for lab in labs)
     options = f"--instructor-sizes {SIZES}" if sizes else ""
-    settings = {"labs": labs, "visibility": visibility,
-                "late": {"percent_per_day": policy.percent_per_day, "limit_days": policy.limit_days} if policy else None}
+    settings = {
+        "labs": labs,
+        "visibility": visibility,
+        "late": {"percent_per_day": policy.percent_per_day, "limit_days": policy.limit_days} if policy else None,
+    }
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w") as archive:
         for template in ("setup.sh", "run_autograder"):
@@ -106,13 +129,18 @@ def command(args, console: Console) -> int:
     if args.instructor_sizes and not args.instructor_sizes.is_file():
         raise UsageError(f"--instructor-sizes {args.instructor_sizes}: no such file")
     try:
-        policy = (late.LatePolicy(args.late_penalty or 0.0, args.late_limit)
-                  if args.late_penalty is not None or args.late_limit is not None else None)
+        policy = (
+            late.LatePolicy(args.late_penalty or 0.0, args.late_limit)
+            if args.late_penalty is not None or args.late_limit is not None
+            else None
+        )
     except ValueError as error:
         raise UsageError(str(error)) from error
     path = write_zip(args.out, labs, args.instructor_sizes, policy, args.visibility)
-    console.print(f"Wrote {path} ({path.stat().st_size // 1024} KiB): labs {', '.join(labs) or 'all'}. Upload it on "
-                  "the assignment's Configure Autograder page (base image: Ubuntu 22.04 or 24.04).")
+    console.print(
+        f"Wrote {path} ({path.stat().st_size // 1024} KiB): labs {', '.join(labs) or 'all'}. Upload it on "
+        "the assignment's Configure Autograder page (base image: Ubuntu 22.04 or 24.04)."
+    )
     return Exit.PASSED
 
 
@@ -148,8 +176,9 @@ def command_results(args, console: Console) -> int:
     submitted, due, who = submission_facts(metadata)
     run.update({k: v for k, v in who.items() if v})
     policy = late.LatePolicy(**settings["late"]) if settings.get("late") else None
-    run = late.apply(run, late.parse_time(submitted) if submitted else None, late.parse_time(due) if due else None,
-                     policy)
+    run = late.apply(
+        run, late.parse_time(submitted) if submitted else None, late.parse_time(due) if due else None, policy
+    )
     write_gradescope(run, args.out, visibility=settings.get("visibility", "visible"), speed_later=True)
     console.print(f"Written: {args.out} (score {run.get('score', 0):.1f})")
     return Exit.PASSED
@@ -159,8 +188,12 @@ def speed_points(run: dict) -> float | None:
     """The points the run's speed checks earned, after any late penalty; None where it had no GPU."""
     if not run.get("device"):
         return None
-    earned = sum(check.get("points", 0.0) for lab in run.get("labs", []) for check in lab.get("checks", [])
-                 if check["category"] == Category.PERFORMANCE.value)
+    earned = sum(
+        check.get("points", 0.0)
+        for lab in run.get("labs", [])
+        for check in lab.get("checks", [])
+        if check["category"] == Category.PERFORMANCE.value
+    )
     return earned * (run.get("late") or {}).get("kept", 1.0)
 
 
@@ -183,4 +216,3 @@ def write_speed_csv(out: Path, students: list[str]) -> tuple[Path, list[str]]:
 
 
 COMMANDS = {"gradescope": command, "gradescope-prepare": command_prepare, "gradescope-results": command_results}
-

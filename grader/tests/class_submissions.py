@@ -48,58 +48,134 @@ def hard_coded_for_public_sizes() -> str:
 
 # student -> (how it is packed, {path inside: contents}, {lab: (verdict, a check that must fail or "")})
 CLASS = {
-    "alice_correct": ("folder", {"01_vector_add/kernel.cu": solution("01_vector_add")}, {"01_vector_add": ("passed", "")}),
-    "bob_correct_tarball": ("tar.gz", {"bob/labs/01_vector_add/kernel.cu": solution("01_vector_add")},
-                            {"01_vector_add": ("passed", "")}),
-    "carol_two_labs_zip": ("zip", {"01_vector_add/kernel.cu": solution("01_vector_add"),
-                                   "06_warp_reduction/kernel.cu": solution("06_warp_reduction")},
-                           {"01_vector_add": ("passed", ""), "06_warp_reduction": ("passed", "")}),
-    "dan_untouched_skeleton": ("folder", {"01_vector_add/kernel.cu": skeleton("01_vector_add")},
-                               {"01_vector_add": ("failed", "matches the CPU reference*")}),
-    "erin_slow_strided": ("folder", {"01_vector_add/kernel.cu": fixture("01_lanes_32_apart")},
-                          {"01_vector_add": ("failed", "speedup over lanes 32 apart")}),
-    "frank_out_of_bounds": ("folder", {"01_vector_add/kernel.cu": fixture("01_no_bounds_check")},
-                            {"01_vector_add": ("failed", "memcheck: *")}),
-    "grace_hangs": ("folder", {"01_vector_add/kernel.cu": fixture("01_never_returns")},
-                    {"01_vector_add": ("failed", "matches the CPU reference at sizes around a warp*")}),
-    "heidi_does_not_compile": ("folder", {"01_vector_add/kernel.cu": fixture("01_compile_error")},
-                               {"01_vector_add": ("failed", "build")}),
-    "ivan_racy_warp": ("folder", {"06_warp_reduction/kernel.cu": fixture("06_legacy_warp_unroll")},
-                       {"06_warp_reduction": ("failed", "racecheck: *")}),
-    "judy_racy_tree": ("folder", {"02_dot_product/kernel.cu": fixture("02_no_syncthreads")},
-                       {"02_dot_product": ("failed", "racecheck: *")}),
-    "ken_atomic_per_element": ("folder", {"02_dot_product/kernel.cu": fixture("02_atomic_per_element")},
-                               {"02_dot_product": ("failed", "speedup over one atomicAdd per element")}),
-    "leo_edits_tests_and_thresholds": ("folder", {
-        "01_vector_add/kernel.cu": fixture("01_lanes_32_apart"),
-        "tests/01_vector_add/test.cpp": "int main() { return 0; }  // every test passes now\n",
-        "grader/targets/h100.toml": '[device]\ndescription = "H100"\nmatch = ["H100"]\n[lab.01_vector_add]\nmin_speedup = 0.1\n',
-    }, {"01_vector_add": ("failed", "speedup over lanes 32 apart")}),
-    "mia_redefines_compare": ("folder", {"01_vector_add/kernel.cu": solution("01_vector_add") + (
-        "\n#include \"cml/compare.hpp\"\nnamespace cml {\n"
-        "Comparison compare(const std::vector<float>&, const std::vector<double>&, Tolerance) { return {true}; }\n}\n")},
-        {"01_vector_add": ("failed", "integrity: *")}),
+    "alice_correct": (
+        "folder",
+        {"01_vector_add/kernel.cu": solution("01_vector_add")},
+        {"01_vector_add": ("passed", "")},
+    ),
+    "bob_correct_tarball": (
+        "tar.gz",
+        {"bob/labs/01_vector_add/kernel.cu": solution("01_vector_add")},
+        {"01_vector_add": ("passed", "")},
+    ),
+    "carol_two_labs_zip": (
+        "zip",
+        {
+            "01_vector_add/kernel.cu": solution("01_vector_add"),
+            "06_warp_reduction/kernel.cu": solution("06_warp_reduction"),
+        },
+        {"01_vector_add": ("passed", ""), "06_warp_reduction": ("passed", "")},
+    ),
+    "dan_untouched_skeleton": (
+        "folder",
+        {"01_vector_add/kernel.cu": skeleton("01_vector_add")},
+        {"01_vector_add": ("failed", "matches the CPU reference*")},
+    ),
+    "erin_slow_strided": (
+        "folder",
+        {"01_vector_add/kernel.cu": fixture("01_lanes_32_apart")},
+        {"01_vector_add": ("failed", "speedup over lanes 32 apart")},
+    ),
+    "frank_out_of_bounds": (
+        "folder",
+        {"01_vector_add/kernel.cu": fixture("01_no_bounds_check")},
+        {"01_vector_add": ("failed", "memcheck: *")},
+    ),
+    "grace_hangs": (
+        "folder",
+        {"01_vector_add/kernel.cu": fixture("01_never_returns")},
+        {"01_vector_add": ("failed", "matches the CPU reference at sizes around a warp*")},
+    ),
+    "heidi_does_not_compile": (
+        "folder",
+        {"01_vector_add/kernel.cu": fixture("01_compile_error")},
+        {"01_vector_add": ("failed", "build")},
+    ),
+    "ivan_racy_warp": (
+        "folder",
+        {"06_warp_reduction/kernel.cu": fixture("06_legacy_warp_unroll")},
+        {"06_warp_reduction": ("failed", "racecheck: *")},
+    ),
+    "judy_racy_tree": (
+        "folder",
+        {"02_dot_product/kernel.cu": fixture("02_no_syncthreads")},
+        {"02_dot_product": ("failed", "racecheck: *")},
+    ),
+    "ken_atomic_per_element": (
+        "folder",
+        {"02_dot_product/kernel.cu": fixture("02_atomic_per_element")},
+        {"02_dot_product": ("failed", "speedup over one atomicAdd per element")},
+    ),
+    "leo_edits_tests_and_thresholds": (
+        "folder",
+        {
+            "01_vector_add/kernel.cu": fixture("01_lanes_32_apart"),
+            "tests/01_vector_add/test.cpp": "int main() { return 0; }  // every test passes now\n",
+            "grader/targets/h100.toml": '[device]\ndescription = "H100"\nmatch = ["H100"]\n[lab.01_vector_add]\nmin_speedup = 0.1\n',
+        },
+        {"01_vector_add": ("failed", "speedup over lanes 32 apart")},
+    ),
+    "mia_redefines_compare": (
+        "folder",
+        {
+            "01_vector_add/kernel.cu": solution("01_vector_add")
+            + (
+                '\n#include "cml/compare.hpp"\nnamespace cml {\n'
+                "Comparison compare(const std::vector<float>&, const std::vector<double>&, Tolerance) { return {true}; }\n}\n"
+            )
+        },
+        {"01_vector_add": ("failed", "integrity: *")},
+    ),
     # The include names no file the compile can read (its sandbox has no solutions/), so the build fails; a
     # file that is found is named by the integrity check (grader/tests/test_integrity.py).
-    "nick_includes_the_solution": ("folder", {"01_vector_add/kernel.cu": '#include "../../solutions/01_vector_add/kernel.cu"\n'},
-                                   {"01_vector_add": ("failed", "build")}),
-    "olivia_calls_cublas": ("folder", {"04_tiled_gemm/kernel.cu": '#include <cublas_v2.h>\n' + solution("04_tiled_gemm")},
-                            {"04_tiled_gemm": ("failed", "integrity: *")}),
-    "pat_uses_thrust": ("folder", {"02_dot_product/kernel.cu": '#include <thrust/inner_product.h>\n' + solution("02_dot_product")},
-                        {"02_dot_product": ("failed", "integrity: *")}),
-    "quinn_hard_codes_public_sizes": ("folder", {"01_vector_add/kernel.cu": hard_coded_for_public_sizes()},
-                                      {"01_vector_add": ("failed", "matches the CPU reference at the sizes the grader drew*")}),
-    "rita_crashes": ("folder", {"01_vector_add/kernel.cu": edited("01_vector_add", LAUNCH, "    *(volatile int*)nullptr = n;\n" + LAUNCH)},
-                     {"01_vector_add": ("failed", "matches the CPU reference*")}),
-    "sam_two_copies": ("folder", {"01_vector_add/kernel.cu": solution("01_vector_add"),
-                                  "old/attempt/01_vector_add/kernel.cu": skeleton("01_vector_add")},
-                       {"01_vector_add": ("passed", "")}),
-    "uma_unpadded_tile": ("folder", {"05_padded_transpose/kernel.cu": fixture("05_no_padding")},
-                          {"05_padded_transpose": ("failed", "ncu: shared-memory bank conflicts*")}),
-    "victor_correct_warp": ("folder", {"06_warp_reduction/kernel.cu": solution("06_warp_reduction")},
-                            {"06_warp_reduction": ("passed", "")}),
-    "wendy_symlink_to_solution": ("symlink", {"01_vector_add/kernel.cu": str(REPO_ROOT / "solutions/01_vector_add/kernel.cu")},
-                                  {"01_vector_add": ("not submitted", "")}),
+    "nick_includes_the_solution": (
+        "folder",
+        {"01_vector_add/kernel.cu": '#include "../../solutions/01_vector_add/kernel.cu"\n'},
+        {"01_vector_add": ("failed", "build")},
+    ),
+    "olivia_calls_cublas": (
+        "folder",
+        {"04_tiled_gemm/kernel.cu": "#include <cublas_v2.h>\n" + solution("04_tiled_gemm")},
+        {"04_tiled_gemm": ("failed", "integrity: *")},
+    ),
+    "pat_uses_thrust": (
+        "folder",
+        {"02_dot_product/kernel.cu": "#include <thrust/inner_product.h>\n" + solution("02_dot_product")},
+        {"02_dot_product": ("failed", "integrity: *")},
+    ),
+    "quinn_hard_codes_public_sizes": (
+        "folder",
+        {"01_vector_add/kernel.cu": hard_coded_for_public_sizes()},
+        {"01_vector_add": ("failed", "matches the CPU reference at the sizes the grader drew*")},
+    ),
+    "rita_crashes": (
+        "folder",
+        {"01_vector_add/kernel.cu": edited("01_vector_add", LAUNCH, "    *(volatile int*)nullptr = n;\n" + LAUNCH)},
+        {"01_vector_add": ("failed", "matches the CPU reference*")},
+    ),
+    "sam_two_copies": (
+        "folder",
+        {
+            "01_vector_add/kernel.cu": solution("01_vector_add"),
+            "old/attempt/01_vector_add/kernel.cu": skeleton("01_vector_add"),
+        },
+        {"01_vector_add": ("passed", "")},
+    ),
+    "uma_unpadded_tile": (
+        "folder",
+        {"05_padded_transpose/kernel.cu": fixture("05_no_padding")},
+        {"05_padded_transpose": ("failed", "ncu: shared-memory bank conflicts*")},
+    ),
+    "victor_correct_warp": (
+        "folder",
+        {"06_warp_reduction/kernel.cu": solution("06_warp_reduction")},
+        {"06_warp_reduction": ("passed", "")},
+    ),
+    "wendy_symlink_to_solution": (
+        "symlink",
+        {"01_vector_add/kernel.cu": str(REPO_ROOT / "solutions/01_vector_add/kernel.cu")},
+        {"01_vector_add": ("not submitted", "")},
+    ),
     "xavier_corrupt_zip": ("bytes.zip", {"": "PK\x03\x04 this is not really a zip"}, {}),
 }
 
@@ -153,7 +229,7 @@ def mismatches(out: Path) -> list[str]:
                 wrong.append(f"{student} {lab}: want {verdict}, got {cell!r}")
             elif check:
                 grade = json.loads((out / "results" / "students" / student / "grade.json").read_text())
-                checks = [c for l in grade["labs"] if l["lab"] == lab for c in l["checks"]]
+                checks = [c for entry in grade["labs"] if entry["lab"] == lab for c in entry["checks"]]
                 names = [c["name"] for c in checks if c["status"] == "failed"]
                 if not any(n == check or (check.endswith("*") and n.startswith(check[:-1])) for n in names):
                     wrong.append(f"{student} {lab}: want {check!r} failed; failed: {names}")
@@ -166,5 +242,7 @@ if __name__ == "__main__":
         print(make(where))
     else:
         problems = mismatches(where)
-        print("\n".join(problems) or f"all {len(json.loads((where / 'expected.json').read_text()))} verdicts as expected")
+        print(
+            "\n".join(problems) or f"all {len(json.loads((where / 'expected.json').read_text()))} verdicts as expected"
+        )
         sys.exit(1 if problems else 0)

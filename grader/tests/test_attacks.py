@@ -45,8 +45,12 @@ def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
     """The attack graded as a submission (in-process), its lab's entry of the run's JSON."""
     wanted = expectations(attack, "fail", "pass", "unguarded_fail", "unguarded_pass", "gpu_fail", "gpu_unguarded_fail")
     request = GradeRequest(
-        labs=[attack.lab], submission=attack.write_submission(folder / "submission"), build_dir=BUILDS / attack.lab,
-        seed=SEED, mechanisms=any(p.startswith(MECHANISM_TOOLS) for p in wanted), bench=device.present,
+        labs=[attack.lab],
+        submission=attack.write_submission(folder / "submission"),
+        build_dir=BUILDS / attack.lab,
+        seed=SEED,
+        mechanisms=any(p.startswith(MECHANISM_TOOLS) for p in wanted),
+        bench=device.present,
         variants=("solution", "student") if attack.spec.get("solution_first") else ("student",),
     )
     session = start(request)
@@ -147,15 +151,17 @@ def embedded_bytes(attack: Attack, folder) -> int:
     source.write_text(attack.kernel())
     include = ["-I", str(REPO_ROOT / "common"), "-I", str(REPO_ROOT / "tests" / attack.lab)]
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    subprocess.run([nvcc, "-c", *include, str(source), "-o", str(folder / "attack.o")], cwd=BUILDS / attack.lab,
-                   check=True)
+    subprocess.run(
+        [nvcc, "-c", *include, str(source), "-o", str(folder / "attack.o")], cwd=BUILDS / attack.lab, check=True
+    )
     listed = subprocess.run(["nm", str(folder / "attack.o")], capture_output=True, text=True, check=True).stdout
     address = {line.split()[-1]: int(line.split()[0], 16) for line in listed.splitlines() if "solution_" in line}
     return address["solution_end"] - address["solution_start"]
 
 
-CONTROLLED = [a for a in ATTACKS if any(key.startswith(("unguarded_", "control_")) for key in a.spec)
-              or "flood_bytes" in a.spec]
+CONTROLLED = [
+    a for a in ATTACKS if any(key.startswith(("unguarded_", "control_")) for key in a.spec) or "flood_bytes" in a.spec
+]
 
 
 @pytest.mark.parametrize("attack", CONTROLLED, ids=lambda a: a.name)
@@ -172,8 +178,14 @@ def test_without_any_defence_the_attack_works(attack, device, victims, tmp_path)
     listener = Listener(spec["unguarded_port"]) if "unguarded_port" in spec else None
     output = tmp_path / "output.txt"
     with output.open("w") as sink:
-        ran = subprocess.run([str(program)], cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT, timeout=600,
-                             env={"CML_SEED": str(SEED), "PATH": "/usr/bin:/bin"})
+        ran = subprocess.run(
+            [str(program)],
+            cwd=tmp_path,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            timeout=600,
+            env={"CML_SEED": str(SEED), "PATH": "/usr/bin:/bin"},
+        )
     time.sleep(spec.get("unguarded_linger_s", 0))
     said = output.read_text(errors="replace")[:100_000]
     if spec.get("control_passes_its_own_tests"):

@@ -15,13 +15,24 @@ from grader.config import REPO_ROOT
 from grader.exits import Exit
 from grader.tests import class_submissions as generated
 
-STUDENTS = ["alice_correct", "bob_correct_tarball", "heidi_does_not_compile", "nick_includes_the_solution",
-            "wendy_symlink_to_solution", "xavier_corrupt_zip"]
+STUDENTS = [
+    "alice_correct",
+    "bob_correct_tarball",
+    "heidi_does_not_compile",
+    "nick_includes_the_solution",
+    "wendy_symlink_to_solution",
+    "xavier_corrupt_zip",
+]
 
 
 def cml(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=REPO_ROOT, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +127,22 @@ def test_one_student_is_regraded_and_the_roster_goes_into_the_results(graded, tm
     roster = tmp_path / "roster.csv"
     roster.write_text("student,sid,email,submitted_at\nalice_correct,17,alice@example.edu,2026-03-03T12:00:00Z\n")
     before = json.loads((out / "results" / "students" / "heidi_does_not_compile" / "01_vector_add.json").read_text())
-    again = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1", "--student", "alice_correct",
-                "--roster", str(roster), "--due", "2026-03-01T23:59:00Z", "--late-penalty", "10")
+    again = cml(
+        "batch",
+        str(submissions),
+        "--out",
+        str(out / "results"),
+        "--lab",
+        "1",
+        "--student",
+        "alice_correct",
+        "--roster",
+        str(roster),
+        "--due",
+        "2026-03-01T23:59:00Z",
+        "--late-penalty",
+        "10",
+    )
     assert again.returncode == 0, again.stdout + again.stderr
     assert "1 to grade" in again.stdout
     after = json.loads((out / "results" / "students" / "heidi_does_not_compile" / "01_vector_add.json").read_text())
@@ -125,7 +150,9 @@ def test_one_student_is_regraded_and_the_roster_goes_into_the_results(graded, tm
     row = rows(out)["alice_correct"]
     assert row["email"] == "alice@example.edu" and row["sid"] == "17" and row["days_late"] == 2
     grade = json.loads((out / "results" / "students" / "alice_correct" / "grade.json").read_text())
-    assert grade["late"]["kept"] == pytest.approx(0.8) and grade["score"] == pytest.approx(0.8 * grade["late"]["score_before"])
+    assert grade["late"]["kept"] == pytest.approx(0.8) and grade["score"] == pytest.approx(
+        0.8 * grade["late"]["score_before"]
+    )
     unknown = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1", "--student", "nobody")
     assert unknown.returncode == Exit.USAGE and "no such submission" in unknown.stderr
 

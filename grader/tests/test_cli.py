@@ -6,8 +6,7 @@ import sys
 
 import pytest
 
-from grader import build
-from grader import cli
+from grader import build, cli
 from grader.cli import main, parse_args
 from grader.config import REPO_ROOT, load_target
 from grader.exits import Exit
@@ -21,8 +20,9 @@ def test_help_explains_the_workflow(capsys):
     assert "./cml grade --lab 1" in text and "calibrate" in text and "not run" in text
 
 
-def test_grading_without_a_gpu_or_the_emulator_builds_and_passes_nothing_it_did_not_run(device, tmp_path, monkeypatch,
-                                                                                        capsys):
+def test_grading_without_a_gpu_or_the_emulator_builds_and_passes_nothing_it_did_not_run(
+    device, tmp_path, monkeypatch, capsys
+):
     if device.present:
         pytest.skip("this machine has a GPU")
     monkeypatch.setattr(build.BuildTree, "has_emulator", lambda tree: False)  # test_emulator.py grades with it
@@ -46,8 +46,22 @@ def test_an_unreadable_submission_is_a_zero_with_the_reason_on_every_platform(tm
     corrupt = tmp_path / "alice.zip"
     corrupt.write_bytes(b"PK\x03\x04 not really a zip")
     results, gradescope = tmp_path / "grade.json", tmp_path / "results.json"
-    command = [sys.executable, "-m", "grader", "grade", "--submission", str(corrupt), "--lab", "1",
-               "--json", str(results), "--gradescope", str(gradescope), "--junit", str(tmp_path / "junit.xml")]
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        "grade",
+        "--submission",
+        str(corrupt),
+        "--lab",
+        "1",
+        "--json",
+        str(results),
+        "--gradescope",
+        str(gradescope),
+        "--junit",
+        str(tmp_path / "junit.xml"),
+    ]
     finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
     assert finished.returncode == Exit.NOT_GRADABLE, finished.stdout + finished.stderr
     assert "not a folder, a tarball or a zip file" in " ".join(finished.stdout.split())

@@ -55,8 +55,10 @@ def write_64_kb_past_the_output() -> tuple[str, int]:
 def own_kernels(emulator, config) -> build.BuildTree:
     """A build of the skeletons with this file's own kernels in place of theirs: Lab 1 writing 64 KB past its
     output, Lab 2 with cooperative groups."""
-    kernels = {"01_vector_add": write_64_kb_past_the_output()[0],
-               "02_dot_product": (OWN_KERNELS / "02_dot_product_cooperative_groups.cu").read_text()}
+    kernels = {
+        "01_vector_add": write_64_kb_past_the_output()[0],
+        "02_dot_product": (OWN_KERNELS / "02_dot_product_cooperative_groups.cu").read_text(),
+    }
     tree = build.BuildTree(OWN_BUILD_DIR, write_labs(OWN_DIR, kernels), emulator.gpu_arch)
     outcome = build.configure(tree, config.timeouts["build"])
     assert outcome.ok, outcome.tail(30)
@@ -72,8 +74,16 @@ def built(tree: build.BuildTree, config, lab: str, variant: str) -> build.BuildT
 def graded_without_a_gpu(tree: build.BuildTree, config, lab: str, variant: str):
     seed = secrets.randbits(48)
     print(f"grading {lab} ({variant}) on the CPU emulator, seed {seed}")
-    ctx = Context(config, tree, Gpu(False, reason="the test grades on the CPU emulator"), None, None, None,
-                  seed=seed, emulator=True)
+    ctx = Context(
+        config,
+        tree,
+        Gpu(False, reason="the test grades on the CPU emulator"),
+        None,
+        None,
+        None,
+        seed=seed,
+        emulator=True,
+    )
     return grade_lab(ctx, config.lab(lab), variant)
 
 
@@ -95,7 +105,9 @@ def kernel_lines(counters: dict, kernel: str, role: str = "") -> list[dict]:
 
 @pytest.fixture(scope="session")
 def selftest(emulator, config) -> str:
-    outcome = proc.run(["meson", "compile", "-C", str(emulator.directory), "cml_emu_selftest"], config.timeouts["build"])
+    outcome = proc.run(
+        ["meson", "compile", "-C", str(emulator.directory), "cml_emu_selftest"], config.timeouts["build"]
+    )
     assert outcome.ok, build.compiler_errors(outcome)
     return str(emulator.directory / "cml_emu_selftest")
 
@@ -116,22 +128,39 @@ def test_a_block_whose_threads_wait_for_each_other_is_reported_not_hung(selftest
     assert "Barrier error detected" in run.stderr and "deadlock_kernel" in run.stderr
 
 
-@pytest.mark.parametrize("tool, case, report", [
-    ("memcheck", "a read one element past the end of an allocation", "Invalid __global__ read of size 4 bytes"),
-    ("memcheck", "writes 64 KB past the end of an allocation", "Invalid __global__ write of size 4 bytes"),
-    ("memcheck", "reads 4 GB past the end of an allocation where nothing is", "Invalid __global__ read of size 4 bytes"),
-    ("memcheck", "writes to the host's memory are not made", "Invalid __global__ write of size 4 bytes"),
-    ("memcheck", "reads past the end of a __shared__ array", "Invalid __shared__ read of size 4 bytes"),
-    ("initcheck", "reads of __shared__ memory no thread wrote", "Uninitialized __shared__ memory read of size 4 bytes"),
-    ("racecheck", "two tiles of one warp read each other's slots after each synced alone",
-     "Warning: Race reported between Write access at tiles_of_one_warp_race_kernel"),
-])
+@pytest.mark.parametrize(
+    "tool, case, report",
+    [
+        ("memcheck", "a read one element past the end of an allocation", "Invalid __global__ read of size 4 bytes"),
+        ("memcheck", "writes 64 KB past the end of an allocation", "Invalid __global__ write of size 4 bytes"),
+        (
+            "memcheck",
+            "reads 4 GB past the end of an allocation where nothing is",
+            "Invalid __global__ read of size 4 bytes",
+        ),
+        ("memcheck", "writes to the host's memory are not made", "Invalid __global__ write of size 4 bytes"),
+        ("memcheck", "reads past the end of a __shared__ array", "Invalid __shared__ read of size 4 bytes"),
+        (
+            "initcheck",
+            "reads of __shared__ memory no thread wrote",
+            "Uninitialized __shared__ memory read of size 4 bytes",
+        ),
+        (
+            "racecheck",
+            "two tiles of one warp read each other's slots after each synced alone",
+            "Warning: Race reported between Write access at tiles_of_one_warp_race_kernel",
+        ),
+    ],
+)
 def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, tool, case, report):
     # Each case checks what the program sees: an access outside every allocation is not made (a host buffer
     # written to keeps its values), and its launch succeeds under memcheck, which reports it, or fails with
     # cudaErrorIllegalAddress without, as on a GPU. Either way the program goes on to its end.
-    run = proc.run([selftest, "--no-skip", f"--test-case=planted: {case}"], config.timeouts["sanitizer"],
-                   env={"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)})
+    run = proc.run(
+        [selftest, "--no-skip", f"--test-case=planted: {case}"],
+        config.timeouts["sanitizer"],
+        env={"CML_EMU_CHECK": tool, "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)},
+    )
     assert run.returncode == sanitize.SANITIZER_FOUND and "Status: SUCCESS" in run.stdout, run.tail()
     nothing = "RACECHECK SUMMARY: 0 hazards" if tool == "racecheck" else "ERROR SUMMARY: 0 errors"
     assert report in run.stderr and "kernels.cu" in run.stderr and nothing not in run.stderr
@@ -214,7 +243,8 @@ def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(plante
     run = sanitize.run_emulated("racecheck", binary, planted.checker("06_warp_reduction"), config.timeouts["sanitizer"])
     # compute-sanitizer on the H100: "5 hazards displayed (0 errors, 5 warnings)" (labs.toml)
     assert re.fullmatch(r"RACECHECK SUMMARY: ([1-9]\d*) hazards displayed \(0 errors, \1 warnings\)", run.summary), (
-        run.outcome.tail())
+        run.outcome.tail()
+    )
     assert "block_sums_unrolled_kernel" in run.first_report
     assert sanitizer_check(RACECHECK, run).status is Status.FAILED  # the grader counts warnings
 
@@ -223,7 +253,9 @@ def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(plante
 def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
     binary = built(emulator, config, lab, "solution").binary(lab, "solution", "test", True)
     run = sanitize.run_emulated("racecheck", binary, emulator.checker(lab), config.timeouts["sanitizer"])
-    assert run.clean and run.summary == "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)", run.outcome.tail()
+    assert run.clean and run.summary == "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)", (
+        run.outcome.tail()
+    )
 
 
 # ---- the counters, at the sizes tools/ncu-planted.sh profiles ----
@@ -235,12 +267,15 @@ def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted
     ratios, per_request = {}, {}
     for tree, variant in ((planted, "student"), (emulator, "solution")):
         bench = built(tree, config, "01_vector_add", variant).binary("01_vector_add", variant, "bench", True)
-        runs = profile.read_emulated_counters(bench, [sectors, requests], ["student", "baseline"], "", 1 << 20,
-                                              config.timeouts["profile"])
+        runs = profile.read_emulated_counters(
+            bench, [sectors, requests], ["student", "baseline"], "", 1 << 20, config.timeouts["profile"]
+        )
         ratios[variant] = runs["student"].totals[sectors] / runs["baseline"].totals[sectors]
         per_request[variant] = runs["student"].totals[sectors] / runs["student"].totals[requests]
-        print(f"{variant}: {ratios[variant]:g} of the baseline's sectors; "
-              f"{counter_check(coalescing, runs['student'], runs['baseline']).detail}")
+        print(
+            f"{variant}: {ratios[variant]:g} of the baseline's sectors; "
+            f"{counter_check(coalescing, runs['student'], runs['baseline']).detail}"
+        )
     assert ratios == {"student": 1.0, "solution": 0.125}
     assert per_request == {"student": 32.0, "solution": 4.0}  # ncu on the H100: 32 and 4.0
 
@@ -248,7 +283,9 @@ def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted
 def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_none(planted, emulator, config):
     student = {}
     for tree, variant, ways in ((planted, "student", 32), (emulator, "solution", 1)):
-        bench = built(tree, config, "05_padded_transpose", variant).binary("05_padded_transpose", variant, "bench", True)
+        bench = built(tree, config, "05_padded_transpose", variant).binary(
+            "05_padded_transpose", variant, "bench", True
+        )
         counters = emulator_counters([bench, "--profile", "--size", 256], config)
         shared = [line for line in kernel_lines(counters, "transpose_kernel", "student") if line["space"] == "shared"]
         (tile_read,) = [line for line in shared if line["op"] == "load"]
@@ -257,7 +294,10 @@ def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_non
         assert all(line["max_ways"] == 1 for line in shared if line["op"] == "store")
         (student[variant],) = [k["metrics"] for k in counters["kernels"] if k["nvtx_range"] == "student"]
     # ncu on the H100 at 256 x 256, unpadded: 63,488 bank conflicts over 2,048 shared loads; padded: 0
-    conflicts, loads = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum"
+    conflicts, loads = (
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "smsp__inst_executed_op_shared_ld.sum",
+    )
     assert [(m[conflicts], m[loads]) for m in student.values()] == [(63488, 2048), (0, 2048)]
 
 
@@ -286,12 +326,14 @@ def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, em
 def test_all_seven_solutions_correctness_suites_run_on_the_emulator_in_under_a_minute(emulator, config):
     binaries = [built(emulator, config, lab, "solution").binary(lab, "solution", "test", True) for lab in LABS]
     seconds = {}
-    for lab, binary in zip(LABS, binaries):
+    for lab, binary in zip(LABS, binaries, strict=True):
         started = time.monotonic()
         run = suite.run_suite(binary, emulator.checker(lab), config.timeouts["tests"])
         seconds[lab] = time.monotonic() - started
         assert run.outcome.ok and all(case.passed for case in run.cases if case.ran), run.outcome.tail()
     total = sum(seconds.values())
-    print(f"correctness suites of the 7 solutions on the CPU emulator ({os.cpu_count()} cores): {total:.1f} s; "
-          + ", ".join(f"{lab[:2]} {s:.1f} s" for lab, s in seconds.items()))
+    print(
+        f"correctness suites of the 7 solutions on the CPU emulator ({os.cpu_count()} cores): {total:.1f} s; "
+        + ", ".join(f"{lab[:2]} {s:.1f} s" for lab, s in seconds.items())
+    )
     assert total < SUITES_SECONDS

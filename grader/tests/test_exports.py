@@ -98,7 +98,7 @@ def test_gradescope_lists_every_check_worth_points_or_not_passed_and_every_stret
     listed = [c for c in checks(run) if c["max_points"] > 0 or c["status"] != "passed" or c["category"] == "stretch"]
     assert len(tests) == len(listed)
     assert len({t["number"] for t in tests}) == len(tests)
-    for test, check in zip(tests, listed):
+    for test, check in zip(tests, listed, strict=True):
         assert test["name"].endswith(check["name"]) and test["name"].split(" · ")[0][:2].isdigit()
         assert test["status"] == ("passed" if check["status"] == "passed" else "failed")
         assert test["tags"][1] == check["category"]
@@ -128,14 +128,14 @@ def test_junit_has_a_suite_per_lab_and_counts_failures_and_skips(run, tmp_path):
     suites = list(xml)
     assert [s.name for s in suites] == [lab_label(lab) for lab in run["labs"]]
     assert suites[0].name == run["labs"][0]["lab"]
-    for suite, lab in zip(suites, run["labs"]):
+    for suite, lab in zip(suites, run["labs"], strict=True):
         statuses = [c["status"] for c in lab["checks"]]
         assert suite.tests == len(statuses) == len(list(suite))
         assert suite.failures == statuses.count("failed")
         assert suite.skipped == sum(statuses.count(s) for s in NOT_PASSED)
         assert suite.errors == 0
         assert suite.time == pytest.approx(lab["seconds"])
-        for case, check in zip(suite, lab["checks"]):
+        for case, check in zip(suite, lab["checks"], strict=True):
             assert case.name == check["name"]
             kinds = {type(r) for r in case.result}
             if check["status"] == "failed":
@@ -153,6 +153,7 @@ def test_junit_stays_well_formed_with_colour_codes_and_markup_in_a_detail(tmp_pa
     write_junit(with_student_text(load("h100-run.json")), path)
     root = ET.parse(path).getroot()  # raises on a control character
     failure = root.find("testsuite/testcase/failure")
+    assert failure is not None and failure.text is not None
     assert "<script>" in failure.text and "\x1b" not in failure.text and "\x07" not in failure.text
 
 
@@ -201,7 +202,9 @@ def test_the_html_report_has_a_plot_for_each_measured_lab_and_says_which_were_no
 
 def test_the_h100_run_measured_every_lab_that_built():
     run = load("h100-run.json")
-    broken = {lab["lab"] for lab in run["labs"] for c in lab["checks"] if (c["category"], c["status"]) == ("build", "failed")}
+    broken = {
+        lab["lab"] for lab in run["labs"] for c in lab["checks"] if (c["category"], c["status"]) == ("build", "failed")
+    }
     built = [lab for lab in run["labs"] if lab["lab"] not in broken]
     assert [lab["lab"] for lab in run["labs"] if group_rates(lab)] == [lab["lab"] for lab in built]
     halo = next(lab for lab in run["labs"] if lab["lab"] == "03_smoothing_halo")
@@ -262,9 +265,18 @@ def test_the_html_report_shows_in_chromium_without_errors(browser, tmp_path, nam
     write_html(run, path)
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     errors, requests = [], []
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+
+    def on_console(message) -> None:
+        if message.type == "error":
+            errors.append(message.text)
+
+    def on_dialog(dialog) -> None:
+        errors.append(f"a dialog opened: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("console", on_console)
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("dialog", lambda dialog: errors.append(f"a dialog opened: {dialog.message}") or dialog.dismiss())
+    page.on("dialog", on_dialog)
     page.on("request", lambda request: requests.append(request.url))
     page.goto(path.as_uri(), wait_until="load")
 

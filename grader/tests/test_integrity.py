@@ -6,6 +6,7 @@ command Meson writes for Lab 1's student kernel, into a folder of its own, two a
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,9 @@ template <int kBlock> __global__ void fill(float* c, int n)
 { const int i = blockIdx.x * kBlock + threadIdx.x; if (i < n) c[i] = twice(scale[0]); }
 __global__ void zero(float* c, int n) { const int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = 0; }
 namespace lab { __global__ void one(float* c) { c[0] = 1.0f; } }
-""", "fill<128><<<1, 128>>>(c, 0); zero<<<1, 32>>>(c, 0); lab::one<<<1, 1>>>(c);"),
+""",
+        "fill<128><<<1, 128>>>(c, 0); zero<<<1, 32>>>(c, 0); lab::one<<<1, 1>>>(c);",
+    ),
     "cooperative groups, host math, printf, a static local, an exception, scratch memory": kernel(
         """#include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
@@ -65,10 +68,12 @@ int sms()
     return count;
 }
 }
-""", """if (n < 0) throw std::runtime_error("n < 0");
+""",
+        """if (n < 0) throw std::runtime_error("n < 0");
 if (n > 1 << 30) std::printf("%f\\n", std::sqrt(double(n) / sms()));
 float* scratch = nullptr; CML_CHECK(cudaMalloc(&scratch, 4)); warp_sums<<<1, 32>>>(a, scratch);
-CML_CHECK(cudaMemcpy(c, scratch, 4, cudaMemcpyDeviceToDevice)); CML_CHECK(cudaFree(scratch));"""),
+CML_CHECK(cudaMemcpy(c, scratch, 4, cudaMemcpyDeviceToDevice)); CML_CHECK(cudaFree(scratch));""",
+    ),
 }
 
 HARNESS_COMPARE = """#include "cml/compare.hpp"
@@ -147,7 +152,7 @@ def compile_step(built_tree) -> build.CompileStep:
 
 def redirected(command: list[str], replaced: dict[str, str]) -> list[str]:
     """`command` with the argument after each flag of `replaced` (-o, -MF, -c) replaced."""
-    return command[:1] + [replaced.get(flag, arg) for flag, arg in zip(command, command[1:])]
+    return command[:1] + [replaced.get(flag, arg) for flag, arg in pairwise(command)]
 
 
 def case_step(step: build.CompileStep, folder: Path, source: str) -> build.CompileStep:
@@ -190,8 +195,9 @@ def include_problems(tree: build.BuildTree, step: build.CompileStep, interface: 
     """The grader's include check of `step`, from the files the preprocessor alone reads (nvcc -M)."""
     read = build.read_depfile(build.preprocess(tree, step, "dependencies", sandboxed=False), tree.directory)
     rules = includes.Rules(interface.headers, integrity.search_roots(tree.tool_path()))
-    return integrity.check_includes(read, step.source, rules, lambda view: build.preprocess(tree, step, view, False),
-                                    tree.directory)
+    return integrity.check_includes(
+        read, step.source, rules, lambda view: build.preprocess(tree, step, view, False), tree.directory
+    )
 
 
 @pytest.mark.parametrize("name", HONEST)
@@ -217,6 +223,8 @@ def test_an_include_of_a_forbidden_file_is_rejected_with_its_line(built_tree, co
 
 
 def test_allowed_headers_are_the_interface_cml_cuda_and_the_system(built_tree, compile_step, interface, tmp_path):
-    source = ('#include "cml/compare.hpp"\n#include <cuda/std/cmath>\n#include <cooperative_groups/memcpy_async.h>\n'
-              "#include <vector>\n#include <cstring>\n" + HEADER)
+    source = (
+        '#include "cml/compare.hpp"\n#include <cuda/std/cmath>\n#include <cooperative_groups/memcpy_async.h>\n'
+        "#include <vector>\n#include <cstring>\n" + HEADER
+    )
     assert include_problems(built_tree, case_step(compile_step, tmp_path, source), interface) == []

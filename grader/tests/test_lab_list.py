@@ -20,15 +20,28 @@ def labs_built(tree) -> set[str]:
 def test_every_place_has_the_labs_of_labs_toml(built_tree):
     listed = {lab.name for lab in load_config().labs}
     assert listed, "grader/labs.toml lists no lab"
-    places = {"labs/": folders("labs"), "solutions/": folders("solutions"), "tests/": folders("tests"),
-              "the build (meson.build)": labs_built(built_tree)}
-    disagree = {place: {"missing": sorted(listed - found), "not in labs.toml": sorted(found - listed)}
-                for place, found in places.items() if found != listed}
+    places = {
+        "labs/": folders("labs"),
+        "solutions/": folders("solutions"),
+        "tests/": folders("tests"),
+        "the build (meson.build)": labs_built(built_tree),
+    }
+    disagree = {
+        place: {"missing": sorted(listed - found), "not in labs.toml": sorted(found - listed)}
+        for place, found in places.items()
+        if found != listed
+    }
     assert not disagree, f"these places disagree with grader/labs.toml: {disagree}"
 
 
 def test_each_lab_folder_has_its_parts():
     for lab in load_config().labs:
-        for part in (f"labs/{lab.name}/kernel.cu", f"labs/{lab.name}/README.md", f"solutions/{lab.name}/kernel.cu",
-                     f"tests/{lab.name}/test.cpp", f"tests/{lab.name}/bench.cpp", f"tests/{lab.name}/baseline.cu"):
+        for part in (
+            f"labs/{lab.name}/kernel.cu",
+            f"labs/{lab.name}/README.md",
+            f"solutions/{lab.name}/kernel.cu",
+            f"tests/{lab.name}/test.cpp",
+            f"tests/{lab.name}/bench.cpp",
+            f"tests/{lab.name}/baseline.cu",
+        ):
             assert (REPO_ROOT / part).is_file(), f"{part} is missing"

@@ -90,8 +90,13 @@ def test_ncu_counters_are_summed_over_the_launches_of_each_role_ncu_named_them_a
     assert launches == 2
     assert totals["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 139266
     assert totals["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 65537
-    assert found["baseline"] == ({"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 65536,
-                                  "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 458750}, 1)
+    assert found["baseline"] == (
+        {
+            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": 65536,
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 458750,
+        },
+        1,
+    )
 
 
 def test_the_checked_launch_is_selected_by_its_group_range_and_its_role_range_inside_it():
@@ -104,12 +109,14 @@ def test_the_checked_launch_is_selected_by_its_group_range_and_its_role_range_in
 
 def test_the_emulator_counters_are_those_of_exactly_the_checked_launchs_ranges():
     metric = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
-    data = {"kernels": [
-        {"nvtx_range": "R = 1/student", "launches": 1, "metrics": {metric: 34}},
-        {"nvtx_range": "R = 16/student", "launches": 1, "metrics": {metric: 99}},
-        {"nvtx_range": "R = 1/baseline", "launches": 1, "metrics": {metric: 112}},
-        {"nvtx_range": "", "launches": 27, "metrics": {metric: 918}},  # timed launches: in no range
-    ]}
+    data = {
+        "kernels": [
+            {"nvtx_range": "R = 1/student", "launches": 1, "metrics": {metric: 34}},
+            {"nvtx_range": "R = 16/student", "launches": 1, "metrics": {metric: 99}},
+            {"nvtx_range": "R = 1/baseline", "launches": 1, "metrics": {metric: 112}},
+            {"nvtx_range": "", "launches": 27, "metrics": {metric: 918}},  # timed launches: in no range
+        ]
+    }
     assert parse_emulator_json(data, [metric], "student", "R = 1") == ({metric: 34}, 1)
     assert parse_emulator_json(data, [metric], "baseline", "R = 1") == ({metric: 112}, 1)
     assert parse_emulator_json(data, [metric], "student") == ({}, 0)

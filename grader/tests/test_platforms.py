@@ -53,36 +53,64 @@ def test_a_run_on_a_gpu_is_not_touched_by_speed_later():
 
 
 def test_the_zip_has_gradescopes_two_scripts_at_its_root_and_the_grader(tmp_path):
-    path = gradescope.write_zip(tmp_path / "autograder.zip", ["01_vector_add"], None,
-                                late.LatePolicy(10, 3), "after_due_date")
+    path = gradescope.write_zip(
+        tmp_path / "autograder.zip", ["01_vector_add"], None, late.LatePolicy(10, 3), "after_due_date"
+    )
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
         mode = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
         run_autograder = archive.read("run_autograder").decode()
         settings = json.loads(archive.read(gradescope.SETTINGS))
-    assert {"setup.sh", "run_autograder", "cml", "meson.build", "grader/cli.py", "tools/install-system.sh",
-            "tests/01_vector_add/test.cpp", "solutions/01_vector_add/kernel.cu"} <= names
+    assert {
+        "setup.sh",
+        "run_autograder",
+        "cml",
+        "meson.build",
+        "grader/cli.py",
+        "tools/install-system.sh",
+        "tests/01_vector_add/test.cpp",
+        "solutions/01_vector_add/kernel.cu",
+    } <= names
     assert not any(name.startswith("grader/tests/") or "__pycache__" in name for name in names)
     assert all(mode[name] & stat.S_IXUSR for name in ("setup.sh", "run_autograder", "cml"))
     assert "--submission /autograder/submission --lab 01_vector_add" in run_autograder and "@" not in run_autograder
-    assert settings == {"labs": ["01_vector_add"], "visibility": "after_due_date",
-                        "late": {"percent_per_day": 10, "limit_days": 3}}
+    assert settings == {
+        "labs": ["01_vector_add"],
+        "visibility": "after_due_date",
+        "late": {"percent_per_day": 10, "limit_days": 3},
+    }
 
 
 def test_gradescope_results_takes_the_time_and_due_date_from_gradescopes_metadata(tmp_path):
     grade = tmp_path / "grade.json"
     grade.write_text(json.dumps(load("no-gpu-run.json") | {"score": 50.0}))
     metadata = tmp_path / "submission_metadata.json"
-    metadata.write_text(json.dumps({
-        "created_at": "2026-03-03T09:00:00.000000-05:00",
-        "assignment": {"due_date": "2026-03-01T23:59:00.000000-05:00"},
-        "users": [{"email": "ada@example.edu", "id": 7, "name": "Ada"}]}))
+    metadata.write_text(
+        json.dumps(
+            {
+                "created_at": "2026-03-03T09:00:00.000000-05:00",
+                "assignment": {"due_date": "2026-03-01T23:59:00.000000-05:00"},
+                "users": [{"email": "ada@example.edu", "id": 7, "name": "Ada"}],
+            }
+        )
+    )
     settings = tmp_path / "autograder.json"
     settings.write_text(json.dumps({"late": {"percent_per_day": 10, "limit_days": 3}}))
     out = tmp_path / "results.json"
     parser = _parser()
-    args = parser.parse_args(["gradescope-results", "--grade", str(grade), "--metadata", str(metadata),
-                              "--settings", str(settings), "--out", str(out)])
+    args = parser.parse_args(
+        [
+            "gradescope-results",
+            "--grade",
+            str(grade),
+            "--metadata",
+            str(metadata),
+            "--settings",
+            str(settings),
+            "--out",
+            str(out),
+        ]
+    )
     assert gradescope.command_results(args, Console(file=open(os.devnull, "w"))) == 0
     results = json.loads(out.read_text())
     assert results["score"] == 40.0 and results["extra_data"]["late"]["days"] == 2
@@ -108,8 +136,9 @@ def test_the_speed_csv_lists_only_students_graded_on_a_gpu(tmp_path):
     path, left_out = gradescope.write_speed_csv(tmp_path, ["alice", "bob"])
     lines = path.read_text().splitlines()
     assert lines[0] == "Name,SID,Email,Score" and left_out == ["bob"]
-    speed = sum(c["points"] for lab in load("h100-run.json")["labs"] for c in lab["checks"]
-                if c["category"] == "performance")
+    speed = sum(
+        c["points"] for lab in load("h100-run.json")["labs"] for c in lab["checks"] if c["category"] == "performance"
+    )
     assert lines[1] == f"alice,17,alice@example.edu,{speed:.2f}" and len(lines) == 2
 
 
@@ -128,9 +157,13 @@ def test_junit_checks_become_annotations(tmp_path):
     junit = tmp_path / "junit.xml"
     write_junit(load("no-gpu-run.json"), junit)
     commands, rows = classroom.workflow_commands(junit)
-    assert commands and all(line.startswith(("::error title=", "::warning title=", "::notice title=")) for line in commands)
-    assert any(line.startswith("::warning title=01_vector_add%3A speedup over lanes 32 apart::NOT PASSED (not run)")
-               for line in commands)
+    assert commands and all(
+        line.startswith(("::error title=", "::warning title=", "::notice title=")) for line in commands
+    )
+    assert any(
+        line.startswith("::warning title=01_vector_add%3A speedup over lanes 32 apart::NOT PASSED (not run)")
+        for line in commands
+    )
     assert all("\n" not in line for line in commands) and len(rows) == len(commands)
 
 
@@ -190,8 +223,10 @@ def test_the_roster_gives_ids_emails_and_times(tmp_path):
     (tmp_path / "subs" / "bob.zip").write_bytes(b"")
     os.utime(tmp_path / "subs" / "bob.zip", (0, 1_700_000_000))
     path = tmp_path / "roster.csv"
-    path.write_text("Student,SID,Email,Name,submitted_at\nalice,17,alice@example.edu,Alice A,2026-03-02T10:00:00Z\n"
-                    "bob,18,bob@example.edu,,\n")
+    path.write_text(
+        "Student,SID,Email,Name,submitted_at\nalice,17,alice@example.edu,Alice A,2026-03-02T10:00:00Z\n"
+        "bob,18,bob@example.edu,,\n"
+    )
     entries = {"alice": tmp_path / "subs" / "alice", "bob": tmp_path / "subs" / "bob.zip"}
     info = roster.gather(entries, path, "2026-03-01T23:59:00Z", late.LatePolicy(50))
     roster.write(tmp_path, info)

@@ -1,15 +1,16 @@
 """From what the steps saw to checks, points and verdicts."""
 
 import dataclasses
+from typing import Any
 
 from grader.bench import BenchRun, median_of, parse_bench
 from grader.checks import correctness_checks, counter_check, performance_checks
 from grader.config import Lab, MechanismCheck, Thresholds
+from grader.grade import later_checks
 from grader.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
 from grader.proc import Outcome
 from grader.profile import CounterRun
 from grader.score import score, verdict
-from grader.grade import later_checks
 from grader.suite import SKIPPED_BY_PROGRAM, CaseResult, SuiteRun
 
 LAB = Lab("01_vector_add", "Vector add", {"correctness": 50, "mechanism": 20, "performance": 30}, "lanes 32 apart")
@@ -29,9 +30,24 @@ def bench(student_ms, baseline_ms=10.0, correct=True, copy_gbps=20.0) -> BenchRu
     return BenchRun(outcome(), BenchResult("H100", copy_gbps, "n", kernels))
 
 
+def result_of(run: BenchRun) -> BenchResult:
+    """The run's result, which every benchmark of these tests has."""
+    assert run.result is not None
+    return run.result
+
+
+def kernel_of(result: BenchResult, role: str) -> KernelTiming:
+    found = result.kernel(role)
+    assert found is not None, f"no {role} kernel"
+    return found
+
+
 def test_without_a_gpu_cases_are_not_run_and_their_points_not_graded():
-    checks = [c for c in later_checks(LAB, Status.NOT_RUN, "no usable CUDA device", tests=True)
-              if c.category is Category.CORRECTNESS]
+    checks = [
+        c
+        for c in later_checks(LAB, Status.NOT_RUN, "no usable CUDA device", tests=True)
+        if c.category is Category.CORRECTNESS
+    ]
     assert [c.status for c in checks] == [Status.NOT_RUN]
     grade = score(LabGrade("01", "t", "student", "k", [Check("build", Category.BUILD, Status.PASSED)] + checks), POINTS)
     assert grade.points == 0 and grade.ungraded_points == 50
@@ -47,7 +63,9 @@ def test_cases_a_crashed_program_never_finished_fail_with_how_it_ended():
 
 def test_an_unattempted_stretch_is_skipped_and_worth_nothing():
     skipped = f"exception: {SKIPPED_BY_PROGRAM} (a stretch goal not attempted)"  # the checker's words
-    suite = SuiteRun(outcome(0), [CaseResult("a", "vector_add", True, True), CaseResult("f4", "stretch: x", True, False, skipped)])
+    suite = SuiteRun(
+        outcome(0), [CaseResult("a", "vector_add", True, True), CaseResult("f4", "stretch: x", True, False, skipped)]
+    )
     checks = [Check("build", Category.BUILD, Status.PASSED)] + correctness_checks(suite, "README.md")
     assert checks[-1].status is Status.SKIPPED and checks[-1].category is Category.STRETCH
     assert score(LabGrade("01", "t", "student", "k", checks), {"correctness": 50}).points == 50
@@ -72,13 +90,16 @@ def test_a_wrong_result_earns_no_speed_points_however_fast():
     assert check.status is Status.FAILED and "wrong" in check.detail
 
 
-CLOCK = ("did work outside the timed stream: the host's clock saw 5.2 ms per launch and device-wide synchronise, "
-         "the CUDA events on the default stream 0.01 ms (allowed: 0.0625 ms)")
+CLOCK = (
+    "did work outside the timed stream: the host's clock saw 5.2 ms per launch and device-wide synchronise, "
+    "the CUDA events on the default stream 0.01 ms (allowed: 0.0625 ms)"
+)
 
 
 def with_problems(run: BenchRun, role: str, *problems: str) -> BenchRun:
-    kernels = [dataclasses.replace(k, problems=list(problems)) if k.role == role else k for k in run.result.kernels]
-    return BenchRun(run.outcome, dataclasses.replace(run.result, kernels=kernels))
+    result = result_of(run)
+    kernels = [dataclasses.replace(k, problems=list(problems)) if k.role == role else k for k in result.kernels]
+    return BenchRun(run.outcome, dataclasses.replace(result, kernels=kernels))
 
 
 def test_a_time_the_benchmark_cannot_trust_earns_nothing_and_the_check_says_why():
@@ -86,13 +107,16 @@ def test_a_time_the_benchmark_cannot_trust_earns_nothing_and_the_check_says_why(
     checks = performance_checks(LAB, run, {"": Thresholds(10.7, 0.55)}, "H100")
     assert [c.status for c in checks] == [Status.FAILED]
     assert "cannot be trusted" in checks[0].detail and "outside the timed stream" in checks[0].detail
-    (rates,) = run.result.rates(memory_bound=True)
+    (rates,) = result_of(run).rates(memory_bound=True)
     assert rates.correct and rates.speedup is None and rates.copy_fraction is None
 
 
 def test_a_baseline_time_that_cannot_be_trusted_leaves_the_speedup_not_run_rather_than_failed():
-    run = with_problems(bench(student_ms=0.5), "baseline", "faster than its 12 bytes can move at this GPU's copy "
-                        "bandwidth: 0.0001 ms < 0.0004 ms")
+    run = with_problems(
+        bench(student_ms=0.5),
+        "baseline",
+        "faster than its 12 bytes can move at this GPU's copy bandwidth: 0.0001 ms < 0.0004 ms",
+    )
     (check,) = performance_checks(LAB, run, {"": Thresholds(10.7)}, "H100")
     assert check.status is Status.NOT_RUN and "baseline's time cannot be trusted" in check.detail
 
@@ -100,25 +124,43 @@ def test_a_baseline_time_that_cannot_be_trusted_leaves_the_speedup_not_run_rathe
 def test_a_wrong_timed_launch_fails_the_speed_check_with_which_launch_and_what_was_wrong():
     wrong = "timed launch 17 of 25 left its output unwritten (poison): 1 of 1 elements wrong"
     run = bench(student_ms=0.01, correct=False)
-    run.result.kernels[1].check = wrong
+    result_of(run).kernels[1].check = wrong
     (check,) = performance_checks(LAB, run, {"": Thresholds(10.7)}, "H100")
     assert check.status is Status.FAILED and wrong in check.detail
 
 
 def test_a_stretch_with_a_time_not_trusted_fails_though_its_result_is_right():
-    stretch = dataclasses.replace(timing("stretch", 0.1), name="float4", problems=["the checked launch set aside "
-                                  "1048576 bytes of L2 for persisting accesses (the benchmark holds it at 0)"])
+    stretch = dataclasses.replace(
+        timing("stretch", 0.1),
+        name="float4",
+        problems=[
+            "the checked launch set aside 1048576 bytes of L2 for persisting accesses (the benchmark holds it at 0)"
+        ],
+    )
     run = bench(student_ms=0.5)
-    run.result.kernels.append(stretch)
+    result_of(run).kernels.append(stretch)
     found = [c for c in performance_checks(LAB, run, {"": Thresholds(10.7)}, "H100") if c.category is Category.STRETCH]
     assert [c.status for c in found] == [Status.FAILED] and "persisting accesses" in found[0].detail
 
 
-BENCH_JSON = {
+BENCH_JSON: dict[str, Any] = {
     "device": {"name": "H100", "copy_gbps": 2956.0},
     "problem": "n",
-    "kernels": [{"name": "k", "role": "student", "group": "", "attempted": True, "correct": True, "check": "ok",
-                 "median_ms": 1.0, "min_ms": 1.0, "max_ms": 1.0, "gbps": 1.0, "gflops": 0.0}],
+    "kernels": [
+        {
+            "name": "k",
+            "role": "student",
+            "group": "",
+            "attempted": True,
+            "correct": True,
+            "check": "ok",
+            "median_ms": 1.0,
+            "min_ms": 1.0,
+            "max_ms": 1.0,
+            "gbps": 1.0,
+            "gflops": 0.0,
+        }
+    ],
 }
 
 
@@ -131,9 +173,9 @@ def test_the_benchmarks_checks_of_its_timed_launches_are_read_and_older_json_get
 
 
 def test_a_problem_in_any_of_the_runs_measured_again_stays_in_their_median():
-    runs = [bench(student_ms=1.0).result, with_problems(bench(student_ms=1.0), "student", CLOCK).result]
+    runs = [result_of(bench(student_ms=1.0)), result_of(with_problems(bench(student_ms=1.0), "student", CLOCK))]
     merged = median_of(runs)
-    assert merged.kernel("student").problems == [CLOCK] and merged.kernel("baseline").problems == []
+    assert kernel_of(merged, "student").problems == [CLOCK] and kernel_of(merged, "baseline").problems == []
 
 
 def test_no_thresholds_for_this_gpu_means_not_run():
@@ -142,8 +184,12 @@ def test_no_thresholds_for_this_gpu_means_not_run():
 
 
 def test_groups_are_each_graded_against_their_own_threshold():
-    kernels = [timing("baseline", 1.0, group="R = 1"), timing("student", 1.1, group="R = 1"),
-               timing("baseline", 1.6, group="R = 32"), timing("student", 1.0, group="R = 32")]
+    kernels = [
+        timing("baseline", 1.0, group="R = 1"),
+        timing("student", 1.1, group="R = 1"),
+        timing("baseline", 1.6, group="R = 32"),
+        timing("student", 1.0, group="R = 32"),
+    ]
     run = BenchRun(outcome(), BenchResult("H100", 20.0, "n", kernels))
     thresholds = {"R = 1": Thresholds(0.8), "R = 32": Thresholds(1.3)}
     checks = performance_checks(LAB, run, thresholds, "H100")
@@ -209,11 +255,16 @@ def test_a_speed_short_of_its_threshold_earns_its_share_of_the_way_from_the_base
 
 def test_a_speed_check_time_cannot_separate_gives_its_points_to_the_mechanisms():
     why = "time cannot separate them on this GPU: ..."
-    speed = performance_checks(LAB, bench(student_ms=1.0), {"": Thresholds(not_graded=why, reference_speedup=9.0)},
-                               "H100")
+    speed = performance_checks(
+        LAB, bench(student_ms=1.0), {"": Thresholds(not_graded=why, reference_speedup=9.0)}, "H100"
+    )
     assert {c.status for c in speed} == {Status.NOT_GRADED} and why in speed[0].detail and "x9.00" in speed[0].detail
-    checks = [Check("build", Category.BUILD, Status.PASSED), Check("c", Category.CORRECTNESS, Status.PASSED),
-              Check("m", Category.MECHANISM, Status.PASSED), *speed]
+    checks = [
+        Check("build", Category.BUILD, Status.PASSED),
+        Check("c", Category.CORRECTNESS, Status.PASSED),
+        Check("m", Category.MECHANISM, Status.PASSED),
+        *speed,
+    ]
     grade = score(LabGrade("01", "t", "student", "k", checks), POINTS)
     assert grade.points == 100 and checks[2].max_points == 50 and all(c.max_points == 0 for c in speed)
     assert verdict(grade) == "passed"

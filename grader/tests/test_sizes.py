@@ -15,7 +15,10 @@ def test_drawn_sizes_follow_the_seed_and_stay_in_range(config):
     assert len(first) == gemm.grader_sizes.count
     for size in first + other:
         parts = [int(p) for p in size.split("x")]
-        assert all(low <= v <= high for v, (low, high) in zip(parts, gemm.grader_sizes.ranges)) and len(parts) == 3
+        assert (
+            all(low <= v <= high for v, (low, high) in zip(parts, gemm.grader_sizes.ranges, strict=True))
+            and len(parts) == 3
+        )
 
 
 def test_every_lab_has_sizes(config):

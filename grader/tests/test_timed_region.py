@@ -13,7 +13,7 @@ from grader import build, proc
 from grader.bench import BenchRun, parse_bench
 from grader.checks import performance_checks
 from grader.config import REPO_ROOT, Thresholds, load_config
-from grader.model import BenchResult, Category, Status
+from grader.model import BenchResult, Category, KernelTiming, Status
 from grader.tests.fixture_kernels import write_measured_labs
 
 LABS = [lab.name for lab in load_config().labs]
@@ -39,10 +39,22 @@ def benchmarked(tree: build.BuildTree, config, lab: str, variant: str, tmp_path)
     built = build.build_lab(tree, lab, variant, config.timeouts["build"], emulated=True)
     assert built.ok, build.compiler_errors(built)
     results = tmp_path / f"{lab}.json"
-    command = [str(tree.binary(lab, variant, "bench", emulated=True)), "--size", str(SIZES[lab[:2]]), "--json", str(results)]
+    command = [
+        str(tree.binary(lab, variant, "bench", emulated=True)),
+        "--size",
+        str(SIZES[lab[:2]]),
+        "--json",
+        str(results),
+    ]
     outcome = proc.run(command, config.timeouts["bench"])
     assert outcome.ok, outcome.tail(20)
     return outcome, parse_bench(json.loads(results.read_text()))
+
+
+def kernel_of(result: BenchResult, role: str) -> KernelTiming:
+    found = result.kernel(role)
+    assert found is not None, f"the benchmark reported no {role} kernel"
+    return found
 
 
 def speed_check(config, lab: str, outcome: proc.Outcome, result: BenchResult):
@@ -54,7 +66,9 @@ def speed_check(config, lab: str, outcome: proc.Outcome, result: BenchResult):
 
 
 @pytest.mark.parametrize("lab", LABS)
-def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_against_its_time(emulator, config, lab, tmp_path):
+def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_against_its_time(
+    emulator, config, lab, tmp_path
+):
     outcome, result = benchmarked(emulator, config, lab, "solution", tmp_path)
     for kernel in (k for k in result.kernels if k.attempted):
         where = f"{kernel.role} {kernel.name} [{kernel.group}]"
@@ -69,11 +83,11 @@ def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_ag
 @pytest.mark.slow
 def test_a_launcher_that_skips_pointers_it_has_seen_is_wrong_at_a_verified_timed_launch(cheats, config, tmp_path):
     outcome, result = benchmarked(cheats, config, "04_tiled_gemm", "student", tmp_path)
-    student = result.kernel("student")
+    student = kernel_of(result, "student")
     print(student.check)
     assert not student.correct
     assert re.match(rf"timed launch \d+ of {TIMED_LAUNCHES} left its output unwritten \(poison\): ", student.check)
-    assert result.kernel("baseline").correct
+    assert kernel_of(result, "baseline").correct
     (check, *_) = speed_check(config, "04_tiled_gemm", outcome, result)
     assert check.status is Status.FAILED and "left its output unwritten (poison)" in check.detail
 
@@ -81,7 +95,7 @@ def test_a_launcher_that_skips_pointers_it_has_seen_is_wrong_at_a_verified_timed
 @pytest.mark.slow
 def test_a_launcher_that_works_on_its_first_call_only_is_wrong_at_a_verified_timed_launch(cheats, config, tmp_path):
     outcome, result = benchmarked(cheats, config, "01_vector_add", "student", tmp_path)
-    student = result.kernel("student")
+    student = kernel_of(result, "student")
     print(student.check)
     # Its first call is the checked launch, which it gets right; every timed launch leaves the poison.
     assert not student.correct
@@ -93,22 +107,25 @@ def test_a_launcher_that_works_on_its_first_call_only_is_wrong_at_a_verified_tim
 @pytest.mark.slow
 def test_a_launcher_that_writes_to_its_input_is_wrong_with_the_input_named(cheats, config, tmp_path):
     outcome, result = benchmarked(cheats, config, "05_padded_transpose", "student", tmp_path)
-    student = result.kernel("student")
+    student = kernel_of(result, "student")
     print(student.check)
     assert not student.correct and re.search(r"changed its inputs \(instance \d: in\[0\] is 0 where ", student.check)
-    assert result.kernel("baseline").correct and result.kernel("reference").correct  # the inputs were put back
+    assert kernel_of(result, "baseline").correct and kernel_of(result, "reference").correct  # the inputs were put back
     (check, *_) = speed_check(config, "05_padded_transpose", outcome, result)
     assert check.status is Status.FAILED and "changed its inputs" in check.detail
 
 
 @pytest.mark.slow
-def test_a_launcher_that_sets_aside_persisting_l2_has_its_time_failed_though_its_result_is_right(cheats, config, tmp_path):
+def test_a_launcher_that_sets_aside_persisting_l2_has_its_time_failed_though_its_result_is_right(
+    cheats, config, tmp_path
+):
     outcome, result = benchmarked(cheats, config, "02_dot_product", "student", tmp_path)
-    student = result.kernel("student")
+    student = kernel_of(result, "student")
     print(student.problems)
     assert student.correct
-    assert student.problems == ["the checked launch set aside 1048576 bytes of L2 for persisting accesses (the "
-                                "benchmark holds it at 0)"]
-    assert result.kernel("baseline").problems == []
+    assert student.problems == [
+        "the checked launch set aside 1048576 bytes of L2 for persisting accesses (the benchmark holds it at 0)"
+    ]
+    assert kernel_of(result, "baseline").problems == []
     (check, *_) = speed_check(config, "02_dot_product", outcome, result)
     assert check.status is Status.FAILED and "set aside 1048576 bytes of L2" in check.detail

@@ -18,7 +18,7 @@ def variants() -> list[Variant]:
 
 def lab_groups(config, lab: str) -> set[str]:
     """The benchmark groups a lab is timed at: in labs.toml, or in any target file's thresholds."""
-    groups = set(next(l for l in config.labs if l.name == lab).graded_groups)
+    groups = set(next(known for known in config.labs if known.name == lab).graded_groups)
     for path in TARGETS_DIR.glob("*.toml"):
         groups |= set(load_target(path).thresholds.get(lab, {})) - {""}
     return groups
@@ -67,8 +67,9 @@ def check(name: str, status: str, category: str = "mechanism") -> dict:
 
 
 def variant(kind: str, must_fail: str = "", shows_in: str = "") -> Variant:
-    return Variant("06_warp_reduction", "v", VARIANTS_DIR / "v.cu", kind, "d", "", "l" if must_fail else "",
-                   must_fail, shows_in)
+    return Variant(
+        "06_warp_reduction", "v", VARIANTS_DIR / "v.cu", kind, "d", "", "l" if must_fail else "", must_fail, shows_in
+    )
 
 
 RACECHECK = "racecheck: no hazard in shared memory, warnings included (the lanes of the last warp)"

@@ -1,4 +1,5 @@
 """The decks' pictures: diagrams drawn as SVG by small Python functions, and plots of the measured numbers."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,15 @@ from . import banks, coalescing, constant_cache, gemm_tiles, halo, hierarchy, pl
 from .measured import read_calibration, read_grade
 from .svg import GRID, Svg
 
-LABS = ["01_vector_add", "02_dot_product", "03_smoothing_halo", "04_tiled_gemm", "05_padded_transpose",
-        "06_warp_reduction", "07_constant_memory"]
+LABS = [
+    "01_vector_add",
+    "02_dot_product",
+    "03_smoothing_halo",
+    "04_tiled_gemm",
+    "05_padded_transpose",
+    "06_warp_reduction",
+    "07_constant_memory",
+]
 
 
 def _save_plot(fig, path: Path) -> None:
@@ -63,8 +71,11 @@ def write_all(out: Path, calibration: Path, solutions: Path, learner: Path | Non
         if bench and any(k.correct and k.role in ("student", "stretch") for k in bench.kernels):
             _save_plot(plots.yours(lab, bench, labs[lab], device), path)
         else:
-            reason = (f"{learner} has no timed, correct kernel of this lab" if learner and learner.is_file()
-                      else "no .results/grade.json in this checkout")
+            reason = (
+                f"{learner} has no timed, correct kernel of this lab"
+                if learner and learner.is_file()
+                else "no .results/grade.json in this checkout"
+            )
             _placeholder(lab, reason).save(path)
         written.append(path)
     return written

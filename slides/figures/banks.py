@@ -1,4 +1,5 @@
 """Lab 5: where the 32 elements of one tile column land among the 32 banks, for three layouts of the tile."""
+
 from .svg import CONFLICT, GRID, IDLE, INK, Svg
 
 BANKS = 32
@@ -29,13 +30,28 @@ def _panel(svg: Svg, x0: int, y0: int, title: str, row_words: int, stored) -> No
     for r in range(TILE):
         if row_words > TILE:  # the padding word at the end of each row: never used
             w = r * row_words + TILE
-            svg.rect(x0 + (w % BANKS) * CELL, y0 + (w // BANKS) * CELL, CELL, CELL, fill=IDLE, stroke="#bbbbbb", stroke_width=0.5)
+            svg.rect(
+                x0 + (w % BANKS) * CELL,
+                y0 + (w // BANKS) * CELL,
+                CELL,
+                CELL,
+                fill=IDLE,
+                stroke="#bbbbbb",
+                stroke_width=0.5,
+            )
         w = r * row_words + stored(r, COLUMN)
         hit.append(w % BANKS)
-        svg.rect(x0 + (w % BANKS) * CELL, y0 + (w // BANKS) * CELL, CELL, CELL, fill=CONFLICT, stroke=INK, stroke_width=0.6)
+        svg.rect(
+            x0 + (w % BANKS) * CELL, y0 + (w // BANKS) * CELL, CELL, CELL, fill=CONFLICT, stroke=INK, stroke_width=0.6
+        )
     worst = max(hit.count(b) for b in set(hit))
     y = y0 + lines * CELL + 24
-    svg.text(x0 + BANKS * CELL / 2, y, f"column {COLUMN}: " + ("all in one bank" if len(set(hit)) == 1 else f"{len(set(hit))} different banks"), size=15)
+    svg.text(
+        x0 + BANKS * CELL / 2,
+        y,
+        f"column {COLUMN}: " + ("all in one bank" if len(set(hit)) == 1 else f"{len(set(hit))} different banks"),
+        size=15,
+    )
     verdict = "1 pass" if worst == 1 else f"{worst} passes ({worst - 1} conflicts per load)"
     svg.text(x0 + BANKS * CELL / 2, y + 22, verdict, size=15, weight="bold", fill=CONFLICT if worst > 1 else INK)
 
@@ -44,8 +60,14 @@ def banks() -> Svg:
     svg = Svg(1160, 470)
     for n, (title, row_words, stored) in enumerate(_layouts()):
         _panel(svg, 30 + n * 390, 60, title, row_words, stored)
-    svg.text(580, 462, "one cell = one 4-byte word; columns = the 32 banks; red = the 32 elements (r, 1) a warp reads at once;"
-             " grey = padding", size=13, fill=GRID)
+    svg.text(
+        580,
+        462,
+        "one cell = one 4-byte word; columns = the 32 banks; red = the 32 elements (r, 1) a warp reads at once;"
+        " grey = padding",
+        size=13,
+        fill=GRID,
+    )
     return svg
 
 

@@ -1,4 +1,5 @@
 """Lab 7: the constant cache broadcasts one address to a warp, and serialises different ones."""
+
 import random
 
 from .svg import CONFLICT, GRID, HALO, INK, LANE, Svg
@@ -41,23 +42,44 @@ def constant_cache() -> Svg:
     distinct = len(set(entries))
     # The constant cache serves one address per access: a timeline of accesses, one after another.
     ty = 262
-    svg.text(bx, ty - 30, f"__constant__: {distinct} different addresses = {distinct} accesses,", size=15,
-             anchor="start", weight="bold", fill=CONFLICT)
+    svg.text(
+        bx,
+        ty - 30,
+        f"__constant__: {distinct} different addresses = {distinct} accesses,",
+        size=15,
+        anchor="start",
+        weight="bold",
+        fill=CONFLICT,
+    )
     svg.text(bx, ty - 10, "served one after another", size=15, anchor="start", weight="bold", fill=CONFLICT)
     for n in range(distinct):
         svg.rect(bx + n * lw, ty, lw - 2, 20, fill=CONFLICT, stroke="white")
     svg.line(bx, ty + 34, bx + distinct * lw, ty + 34, arrow=True, width=1.5)
     svg.text(bx + distinct * lw + 8, ty + 39, "time", size=13, anchor="start", fill=GRID)
     lines = len({e * 4 // 128 for e in entries})
-    svg.text(bx, ty + 72, f"__device__ (global, through L1): one pass per 128-byte", size=15, anchor="start")
+    svg.text(bx, ty + 72, "__device__ (global, through L1): one pass per 128-byte", size=15, anchor="start")
     svg.text(bx, ty + 92, f"line the warp touches: {lines} of the table's 32", size=15, anchor="start")
     for n in range(lines):
         svg.rect(bx + n * lw, ty + 104, lw - 2, 20, fill=GRID, stroke="white")
 
-    svg.text(40, 440, "The question to ask of each array is not \"is it read-only?\" but \"what do the 32 lanes read at the "
-             "same moment?\"", size=17, anchor="start", italic=True)
-    svg.text(40, 472, f"drawn: one warp, 32 random indices into a {TABLE}-entry table (seeded); on average ~31.5 "
-             "different entries and ~20 lines", size=14, anchor="start", fill=GRID)
+    svg.text(
+        40,
+        440,
+        'The question to ask of each array is not "is it read-only?" but "what do the 32 lanes read at the '
+        'same moment?"',
+        size=17,
+        anchor="start",
+        italic=True,
+    )
+    svg.text(
+        40,
+        472,
+        f"drawn: one warp, 32 random indices into a {TABLE}-entry table (seeded); on average ~31.5 "
+        "different entries and ~20 lines",
+        size=14,
+        anchor="start",
+        fill=GRID,
+    )
     return svg
 
 

@@ -1,10 +1,11 @@
 """Lab 4: a block's tiles of A and B walking along K while its tile of C stays put."""
+
 from .svg import GRID, HALO, INK, LANE, USED, Svg
 
-TILES = 4     # each matrix drawn as 4 x 4 tiles
-T = 56        # a tile's size in pixels
-ROW, COL = 1, 2   # the block's tile of C
-STEP = 1      # the step of K drawn as current: earlier ones faded, later ones dashed
+TILES = 4  # each matrix drawn as 4 x 4 tiles
+T = 56  # a tile's size in pixels
+ROW, COL = 1, 2  # the block's tile of C
+STEP = 1  # the step of K drawn as current: earlier ones faded, later ones dashed
 
 
 def _tile_style(k: int):
@@ -26,9 +27,9 @@ def _matrix(svg: Svg, x0, y0, name, label):
 
 def gemm_tiles() -> Svg:
     svg = Svg(1200, 640)
-    ax, ay = 60, 330          # A: M x K, bottom left
-    bx, by = ax + TILES * T + 40, 10   # B: K x N, top right
-    cx, cy = bx, ay           # C: M x N, bottom right
+    ax, ay = 60, 330  # A: M x K, bottom left
+    bx, by = ax + TILES * T + 40, 10  # B: K x N, top right
+    cx, cy = bx, ay  # C: M x N, bottom right
     _matrix(svg, ax, ay, "A", "M x K: the tile moves right")
     _matrix(svg, bx, by, "B", "K x N: the tile moves down")
     _matrix(svg, cx, cy, "C", "M x N: the block's tile stays")

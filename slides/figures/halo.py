@@ -1,10 +1,11 @@
 """Lab 3: one block's tile in shared memory, its halo from the neighbouring blocks, and one thread's window."""
+
 from .svg import HALO, IDLE, INK, LANE, USED, Svg
 
-BLOCK = 12   # drawn; the lab's block is 256 threads
+BLOCK = 12  # drawn; the lab's block is 256 threads
 RADIUS = 3
 CELL = 40
-THREAD = 4   # the thread whose window is shown
+THREAD = 4  # the thread whose window is shown
 
 
 def halo() -> Svg:
@@ -35,13 +36,26 @@ def halo() -> Svg:
         mine = RADIUS <= s < RADIUS + BLOCK
         svg.rect(x_tile + s * CELL, tile_y, CELL, 36, fill=USED if mine else HALO, stroke="white", stroke_width=2)
         svg.text(x_tile + s * CELL + CELL / 2, tile_y + 24, s, size=14, fill="white")
-        svg.line(x_tile + s * CELL + CELL / 2, 136, x_tile + s * CELL + CELL / 2, tile_y - 4, stroke="#aaaaaa", width=1, arrow=True)
+        svg.line(
+            x_tile + s * CELL + CELL / 2,
+            136,
+            x_tile + s * CELL + CELL / 2,
+            tile_y - 4,
+            stroke="#aaaaaa",
+            width=1,
+            arrow=True,
+        )
 
     # Thread THREAD's window: tile[t .. t + 2R]; its own element is tile[t + R].
     win_x = x_tile + THREAD * CELL
     svg.rect(win_x - 3, tile_y - 5, (2 * RADIUS + 1) * CELL + 6, 46, stroke=LANE, stroke_width=3, rx=6)
-    svg.brace(win_x, win_x + (2 * RADIUS + 1) * CELL, tile_y + 44,
-              f"thread {THREAD} averages tile[{THREAD} .. {THREAD + 2 * RADIUS}] = in[{first + THREAD - RADIUS} .. {first + THREAD + RADIUS}]", size=15)
+    svg.brace(
+        win_x,
+        win_x + (2 * RADIUS + 1) * CELL,
+        tile_y + 44,
+        f"thread {THREAD} averages tile[{THREAD} .. {THREAD + 2 * RADIUS}] = in[{first + THREAD - RADIUS} .. {first + THREAD + RADIUS}]",
+        size=15,
+    )
     steps = [
         "1. every thread copies its own element: tile[R + t] = in[first + t]",
         "2. threads 0 .. R-1 also copy one left-halo and one right-halo element",
@@ -50,8 +64,15 @@ def halo() -> Svg:
     ]
     for n, step in enumerate(steps):
         svg.text(left, 320 + 26 * n, step, size=16, anchor="start")
-    svg.text(left, 445, f"drawn: {BLOCK} threads, R = {RADIUS}.  The lab: 256 threads, R from 1 to 64; "
-             "every index goes through clamp_to_edge.", size=14, anchor="start", italic=True)
+    svg.text(
+        left,
+        445,
+        f"drawn: {BLOCK} threads, R = {RADIUS}.  The lab: 256 threads, R from 1 to 64; "
+        "every index goes through clamp_to_edge.",
+        size=14,
+        anchor="start",
+        italic=True,
+    )
     return svg
 
 

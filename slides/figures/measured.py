@@ -1,5 +1,6 @@
 """The measured numbers the pictures are drawn from: the H100 calibration (a Markdown file of tables) and the
 grader's JSON results (the reference solutions' run in results/, and the learner's own in .results/)."""
+
 from __future__ import annotations
 
 import json
@@ -62,7 +63,7 @@ def read_calibration(path: Path) -> Calibration:
             if header is None:
                 header, rows = cells, []
             elif not set("".join(cells)) <= set("-: "):
-                rows.append(dict(zip(header, cells)))
+                rows.append(dict(zip(header, cells, strict=False)))
         elif header is not None:
             calibration.sections[heading].append(rows)
             header = None
@@ -101,7 +102,17 @@ def read_grade(path: Path, variant: str) -> dict[str, Bench]:
         bench = lab.get("bench")
         if lab.get("variant") != variant or not bench or not bench.get("kernels"):
             continue
-        kernels = [Kernel(k["name"], k["role"], k.get("group", ""), k.get("gbps", 0.0), k.get("gflops", 0.0),
-                          k.get("spread", 0.0), bool(k.get("correct")) and bool(k.get("attempted", True))) for k in bench["kernels"]]
+        kernels = [
+            Kernel(
+                k["name"],
+                k["role"],
+                k.get("group", ""),
+                k.get("gbps", 0.0),
+                k.get("gflops", 0.0),
+                k.get("spread", 0.0),
+                bool(k.get("correct")) and bool(k.get("attempted", True)),
+            )
+            for k in bench["kernels"]
+        ]
         benches[lab["lab"]] = Bench(lab["lab"], bench.get("copy_gbps", 0.0), kernels)
     return benches

@@ -1,4 +1,5 @@
 """A small SVG writer: just the shapes the course's pictures use, one palette for all of them."""
+
 from __future__ import annotations
 
 from html import escape
@@ -8,12 +9,12 @@ FONT = "DejaVu Sans, Liberation Sans, Arial, sans-serif"
 MONO = "DejaVu Sans Mono, Liberation Mono, monospace"
 
 # One meaning per colour, in every picture.
-LANE = "#4c72b0"      # threads and lanes
-USED = "#55a868"      # bytes fetched and used
-WASTED = "#f0b8b8"    # bytes fetched and thrown away
+LANE = "#4c72b0"  # threads and lanes
+USED = "#55a868"  # bytes fetched and used
+WASTED = "#f0b8b8"  # bytes fetched and thrown away
 CONFLICT = "#c44e52"  # serialisation: bank conflicts, one-after-another accesses
-HALO = "#dd8452"      # the halo, the moving tiles, broadcast
-IDLE = "#e6e6e6"      # idle lanes, unused slots
+HALO = "#dd8452"  # the halo, the moving tiles, broadcast
+IDLE = "#e6e6e6"  # idle lanes, unused slots
 INK = "#222222"
 GRID = "#888888"
 

@@ -4,6 +4,7 @@ without console errors or missing assets, has one slide per heading of its Markd
 
 Chromium missing is a failure, not a skip, unless CML_SKIP_BROWSER=1 says so. CML_SLIDES_SCREENSHOTS=DIR
 also saves a PNG of every slide there, to look at."""
+
 from __future__ import annotations
 
 import io
@@ -38,8 +39,11 @@ def expected_slides(deck: str) -> int:
 
 
 def _build(out: Path, learner: Path) -> Path:
-    proc = subprocess.run([sys.executable, str(SLIDES / "build.py"), "--out", str(out), "--learner", str(learner)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(SLIDES / "build.py"), "--out", str(out), "--learner", str(learner)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, f"slides/build.py failed:\n{proc.stdout}\n{proc.stderr}"
     return out / "html"
 
@@ -125,7 +129,7 @@ def test_deck_opens_cleanly_in_chromium(site, browser, deck):
     overflowing = []
     for n in range(expected_slides(deck)):
         page.evaluate(f"Reveal.slide({n})")
-        if page.evaluate("(s => s.scrollHeight > %d || s.scrollWidth > %d)(Reveal.getCurrentSlide())" % (HEIGHT, WIDTH)):
+        if page.evaluate(f"(s => s.scrollHeight > {HEIGHT} || s.scrollWidth > {WIDTH})(Reveal.getCurrentSlide())"):
             overflowing.append(page.evaluate("Reveal.getCurrentSlide().querySelector('h1, h2').textContent"))
         if shots:
             Path(shots).mkdir(parents=True, exist_ok=True)

@@ -44,5 +44,6 @@ class Attack:
 
 
 def load_attacks() -> list[Attack]:
-    return [Attack(path.parent.name, tomllib.loads(path.read_text()))
-            for path in sorted(ATTACKS_DIR.glob("*/attack.toml"))]
+    return [
+        Attack(path.parent.name, tomllib.loads(path.read_text())) for path in sorted(ATTACKS_DIR.glob("*/attack.toml"))
+    ]

@@ -50,8 +50,12 @@ def lab_grade(entry: dict, lab) -> LabGrade:
 
 
 def broken_build() -> LabGrade:
-    grade = LabGrade("02_dot_product", "Dot product: a tree in shared memory, and the cost of atomics", "student",
-                     "submission/02_dot_product/kernel.cu")
+    grade = LabGrade(
+        "02_dot_product",
+        "Dot product: a tree in shared memory, and the cost of atomics",
+        "student",
+        "submission/02_dot_product/kernel.cu",
+    )
     hint = "fix submission/02_dot_product/kernel.cu until it compiles; the other labs are graded anyway"
     grade.checks = [Check("build", Category.BUILD, Status.FAILED, COMPILER_OUTPUT, hint)]
     return grade
@@ -78,8 +82,13 @@ def main() -> None:
     grades = [finish(lab_grade(entries[lab, variant], config.lab(lab)), config.lab(lab), s) for lab, variant, s in KEEP]
     grades.insert(2, finish(broken_build(), config.lab("02"), 12.6))
     target = load_target(REPO_ROOT / "grader" / "targets" / "h100.toml")
-    context = {"device": saved["device"], "gpu_reason": None, "target": "grader/targets/h100.toml",
-               "student": "ada.lovelace", "seed": SEED}
+    context = {
+        "device": saved["device"],
+        "gpu_reason": None,
+        "target": "grader/targets/h100.toml",
+        "student": "ada.lovelace",
+        "seed": SEED,
+    }
     write_json(DATA / "h100-run.json", grades, context, target)
 
     reason = "no NVIDIA GPU here: nvidia-smi not found"
