@@ -93,18 +93,29 @@ ensure_env() {
     ensure_bubblewrap
 }
 
-# The slides' packages (slides/requirements.txt) go into the same .venv, and only when slides are built or
-# tested (./cml slides, ./cml test). Call after ensure_python_env. Returns non-zero if pip fails.
-ensure_slides_env() {
-    local venv="$CML_ROOT/.venv" requirements="$CML_ROOT/slides/requirements.txt"
-    local wanted stamp="$venv/.slides-requirements.sha256"
+# The packages of a requirements file into .venv, once per version of the file (a stamp in .venv). Call after
+# ensure_python_env. Returns non-zero if pip fails.
+install_requirements_once() {  # file stamp-name what
+    local venv="$CML_ROOT/.venv" requirements=$1 stamp="$CML_ROOT/.venv/.$2.sha256" wanted
     wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
     [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ] && return
     local pip=("$venv/bin/python" -m pip)
     "$venv/bin/python" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$venv/bin/python")
-    say "installing the slides' Python packages (slides/requirements.txt) into .venv"
+    say "installing $3 (${requirements#"$CML_ROOT"/}) into .venv"
     "${pip[@]}" install --quiet --disable-pip-version-check -r "$requirements" || return 1
     echo "$wanted" >"$stamp"
+}
+
+# The slides' packages go into the same .venv, and only when slides are built or tested (./cml slides,
+# ./cml test).
+ensure_slides_env() {
+    install_requirements_once "$CML_ROOT/slides/requirements.txt" slides-requirements "the slides' Python packages"
+}
+
+# The linters of tools/lint.sh (./cml lint), pinned in grader/requirements-lint.txt.
+ensure_lint_env() {
+    install_requirements_once "$CML_ROOT/grader/requirements-lint.txt" lint-requirements "the linters" ||
+        die "pip could not install grader/requirements-lint.txt"
 }
 
 # Debian's chromium, which the slides' browser test drives through Playwright (Playwright's own browser

@@ -4,8 +4,8 @@
 # tracked files whose first line runs sh or bash: ./cml, .ci/run, run_autograder, ...; never build*/, .venv/,
 # .deps/). Every linter runs, so one run shows every finding; the exit status is 1 if any found anything (or
 # is not installed), else 0.
-#   tools/lint.sh
-# The tools come from PATH: pip install -e '.[lint]' gives the versions pinned in pyproject.toml, with the
+#   ./cml lint   (or tools/lint.sh, with the linters on PATH)
+# The tools come from PATH: ./cml lint installs the versions pinned in grader/requirements-lint.txt, with the
 # grader's dependencies that mypy reads the types of, and a shellcheck (or apt-get install shellcheck).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -18,7 +18,7 @@ run() {  # name command...: the command's findings, and failed=1 if it exits non
 }
 needs() {  # tool: whether it is on PATH; says so and sets failed=1 where it is not
     command -v "$1" >/dev/null && return 0
-    echo "== $1: not installed (pip install -e '.[lint]')" >&2
+    echo "== $1: not installed (./cml lint installs it)" >&2
     failed=1
     return 1
 }
