@@ -13,6 +13,7 @@
 #                                            solutions and grader/variants, time-boxed (CALIBRATE_SECONDS), adding
 #                                            to .calib/measurements.json: carry .calib from one call to the next
 #   tools/gpu-check.sh solutions             the solutions graded, every mechanism on, against .calib/target.toml
+#                                            where a calibrate call left one, else grader/targets/
 #   tools/gpu-check.sh speed [OLD_CHECKOUT]  the seven solutions graded from a clean build, with each step's time;
 #                                            and by an older checkout's grader, for comparison (same machine)
 #   tools/gpu-check.sh attacks [-k EXPR]     the attack submissions' verdicts that need a GPU (test_attacks.py)
@@ -64,7 +65,9 @@ case "$part" in
             --output .calib/target.toml --measurements .calib/measurements.json 2>&1 | tee "$out/calibrate.log"
         cp .calib/measurements.json .calib/target.toml "$out/" ;;
     solutions)
-        ./cml grade --solutions --target .calib/target.toml --json "$out/grade-solutions.json" 2>&1 |
+        target=()
+        [ -f .calib/target.toml ] && target=(--target .calib/target.toml)
+        ./cml grade --solutions "${target[@]}" --json "$out/grade-solutions.json" 2>&1 |
             tee "$out/solutions.log" | tail -30 ;;
     speed)
         rm -rf build-speed
