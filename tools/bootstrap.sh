@@ -27,11 +27,24 @@ ensure_nvcc() {
     export PATH="/usr/local/cuda/bin:$PATH"
 }
 
+# The packages of a requirements file into .venv (which must exist), once per version of the file (a stamp in
+# .venv). Returns non-zero if pip fails.
+install_requirements_once() {  # file stamp-name what
+    local venv="$CML_ROOT/.venv" requirements=$1 wanted
+    local stamp="$venv/.$2.sha256"
+    wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
+    [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ] && return
+    local pip=("$venv/bin/python" -m pip)
+    "$venv/bin/python" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$venv/bin/python")
+    say "installing $3 (${requirements#"$CML_ROOT"/}) into .venv"
+    "${pip[@]}" install --quiet --disable-pip-version-check -r "$requirements" || return 1
+    echo "$wanted" >"$stamp"
+}
+
 ensure_python_env() {
     local venv="$CML_ROOT/.venv" requirements="$CML_ROOT/grader/requirements.txt"
     python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
         die "Python 3.11 or newer is needed (found $(python3 --version 2>&1))"
-    local pip=("$venv/bin/python" -m pip)
     if [ ! -x "$venv/bin/python" ]; then
         say "creating the Python environment .venv"
         if ! python3 -m venv "$venv" 2>/dev/null; then
@@ -40,15 +53,8 @@ ensure_python_env() {
             python3 -m venv --without-pip "$venv" || die "python3 -m venv failed"
         fi
     fi
-    "$venv/bin/python" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$venv/bin/python")
-    local wanted stamp="$venv/.requirements.sha256"
-    wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
-    if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-        say "installing the grader's Python packages (grader/requirements.txt) into .venv"
-        "${pip[@]}" install --quiet --disable-pip-version-check -r "$requirements" ||
-            die "pip could not install grader/requirements.txt"
-        echo "$wanted" >"$stamp"
-    fi
+    install_requirements_once "$requirements" requirements "the grader's Python packages" ||
+        die "pip could not install grader/requirements.txt"
     export PATH="$venv/bin:$PATH"
 }
 
@@ -91,19 +97,6 @@ ensure_env() {
     ensure_python_env
     ensure_doctest
     ensure_bubblewrap
-}
-
-# The packages of a requirements file into .venv, once per version of the file (a stamp in .venv). Call after
-# ensure_python_env. Returns non-zero if pip fails.
-install_requirements_once() {  # file stamp-name what
-    local venv="$CML_ROOT/.venv" requirements=$1 stamp="$CML_ROOT/.venv/.$2.sha256" wanted
-    wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
-    [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ] && return
-    local pip=("$venv/bin/python" -m pip)
-    "$venv/bin/python" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --python "$venv/bin/python")
-    say "installing $3 (${requirements#"$CML_ROOT"/}) into .venv"
-    "${pip[@]}" install --quiet --disable-pip-version-check -r "$requirements" || return 1
-    echo "$wanted" >"$stamp"
 }
 
 # The slides' packages go into the same .venv, and only when slides are built or tested (./cml slides,
