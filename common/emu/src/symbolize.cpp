@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <link.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -61,9 +60,11 @@ public:
     {
         std::vector<std::string> argv;
         const std::string exe = executable();
-        const char* chosen = std::getenv("CML_EMU_SYMBOLIZER");
-        for (const char* name : {"llvm-symbolizer", "llvm-symbolizer-14", "llvm-symbolizer-15", "llvm-symbolizer-16"}) {
-            const std::string found = find_on_path(chosen != nullptr ? chosen : name);
+        std::vector<std::string> names = {"llvm-symbolizer", "llvm-symbolizer-14", "llvm-symbolizer-15",
+                                          "llvm-symbolizer-16"};
+        if (const char* chosen = std::getenv("CML_EMU_SYMBOLIZER")) names = {chosen};
+        for (const std::string& name : names) {
+            const std::string found = find_on_path(name);
             if (!found.empty()) {
                 argv = {found, "--inlining", "--demangle", "--obj=" + exe};
                 break;
@@ -152,12 +153,6 @@ private:
     std::FILE* from_ = nullptr;
 };
 
-std::mutex& symbolizer_mutex()
-{
-    static std::mutex mutex;
-    return mutex;
-}
-
 Symbolizer& symbolizer()
 {
     static Symbolizer one;
@@ -214,8 +209,9 @@ std::string readable_function(std::string name)
 
 std::vector<SourceLocation> symbolize(const std::vector<const void*>& addresses, bool return_addresses)
 {
+    static std::mutex mutex;
     static std::map<std::pair<const void*, bool>, SourceLocation> cache;
-    std::lock_guard<std::mutex> lock(symbolizer_mutex());
+    std::lock_guard<std::mutex> lock(mutex);
     std::vector<SourceLocation> out;
     out.reserve(addresses.size());
     for (const void* a : addresses) {
