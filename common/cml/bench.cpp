@@ -92,7 +92,8 @@ void write_json(std::ostream& out, const std::string& lab, const DeviceFacts& de
             << ", \"max_ms\": " << r.timing.max_ms << ", \"samples\": " << r.timing.samples
             << ", \"bytes\": " << r.bytes << ", \"gbps\": " << r.gbps() << ", \"flops\": " << r.flops
             << ", \"gflops\": " << r.gflops() << ", \"problems\": " << quoted_list(r.problems)
-            << ", \"timed_launches_verified\": " << r.timed_verified << ", \"host_median_ms\": " << r.host_median_ms
+            << ", \"timed_launches_verified\": " << r.timed_verified
+            << ", \"timed_launches_checked\": " << r.timed_checked << ", \"host_median_ms\": " << r.host_median_ms
             << ", \"floor_ms\": " << r.floor_ms << "}";
         separator = ",\n";
     }
@@ -136,6 +137,7 @@ void add_timed(KernelResult& result, const TimedLaunches& timed, bool cache_chan
     result.timing = timed.timing;
     result.host_median_ms = timed.host_median_ms;
     result.timed_verified = timed.verified;
+    result.timed_checked = timed.checked;
     if (!timed.wrong.empty()) fail(result, timed.wrong);
     // A kernel that changes the L2 settings on every call is told once, at the first.
     if (!timed.cache_changed.empty() && !cache_changed_before) result.problems.push_back(timed.cache_changed);

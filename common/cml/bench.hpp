@@ -34,6 +34,9 @@ struct KernelUnderTest {
                                          // arguments (Lab 7's constants): before every launch
     std::function<void(int)> launch;     // one call of the launcher on instance i
     std::function<Comparison(int)> verify;  // instance i's outputs against its expected result
+    // A cheap look at instance i's outputs (cml/spot_check.hpp) after the timed launches not verified in full;
+    // none: verify. For outputs too large to read back after every launch.
+    std::function<Comparison(int)> spot_check;
     // What a kernel changed in instance i's inputs since they were uploaded ("" if nothing), after putting
     // them back (BenchInput::restore_if_changed). Asked of the student's kernels only.
     std::function<std::string(int)> restore_inputs;
@@ -53,8 +56,10 @@ struct KernelResult {
     // setting, a time below the physical floor. Empty when none.
     std::vector<std::string> problems;
     Timing timing;
-    int timed_verified = 0;       // timed launches whose outputs were compared with the expected result (2 of
-                                  // a student's kernel, none of the grader's own: cml/launches.hpp)
+    int timed_verified = 0;       // timed launches whose outputs were compared in full with the expected result
+                                  // (2 of a student's kernel, none of the grader's own: cml/launches.hpp);
+                                  // the student's others were spot-checked
+    int timed_checked = 0;        // timed launches whose outputs were looked at, in full or by a spot check
     double host_median_ms = 0.0;  // host clock around each timed launch and a device-wide synchronise
     double floor_ms = 0.0;        // `bytes` at 1.5 x this GPU's copy bandwidth: no time can be lower
     double bytes = 0.0;

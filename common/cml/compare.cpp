@@ -48,7 +48,12 @@ Comparison compare_range(const std::vector<float>& got, const std::vector<double
     return result;
 }
 
-// `later`, the comparison of the elements after those of `whole`, added to it.
+// Below this many elements a comparison runs on the calling thread; a benchmark's 64M-float outputs are
+// compared on every core, a few times per kernel.
+constexpr std::size_t kParallelFrom = std::size_t(1) << 22;
+
+}  // namespace
+
 void append(Comparison& whole, const Comparison& later)
 {
     if (whole.ok && !later.ok) {
@@ -63,12 +68,6 @@ void append(Comparison& whole, const Comparison& later)
     const bool nan = std::isnan(whole.max_rel_error) || std::isnan(later.max_rel_error);
     whole.max_rel_error = nan ? std::numeric_limits<double>::quiet_NaN() : std::max(whole.max_rel_error, later.max_rel_error);
 }
-
-// Below this many elements a comparison runs on the calling thread; a benchmark's 64M-float outputs are
-// compared on every core, a few times per kernel.
-constexpr std::size_t kParallelFrom = std::size_t(1) << 22;
-
-}  // namespace
 
 Comparison compare(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance)
 {

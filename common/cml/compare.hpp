@@ -30,6 +30,9 @@ struct Comparison {
 
 Comparison compare(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance);
 
+// `later`, the comparison of other elements (its first_bad an index into the same output), added to `whole`.
+void append(Comparison& whole, const Comparison& later);
+
 // True when the value still has every byte of the poison pattern.
 bool is_poison(float value);
 

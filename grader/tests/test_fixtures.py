@@ -59,3 +59,6 @@ def test_planted_bug_gets_its_verdict(folder, device, tmp_path):
         assert "failed" in status_of(lab["checks"], pattern), f"{pattern} should have failed"
     for pattern in expect.get("pass", []):
         assert set(status_of(lab["checks"], pattern)) == {"passed"}, f"{pattern} should have passed"
+    for text in expect.get("not_in_any_detail", []):
+        blamed = [c["name"] for c in lab["checks"] if text in c.get("detail", "")]
+        assert not blamed, f"{text!r} should appear in no check's detail, but does in {blamed}"

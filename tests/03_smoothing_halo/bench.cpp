@@ -11,6 +11,7 @@
 #include "cml/bench.hpp"
 #include "cml/device_buffer.hpp"
 #include "cml/random.hpp"
+#include "cml/spot_check.hpp"
 #include "reference.hpp"
 #include "smoothing.hpp"
 
@@ -55,6 +56,11 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
                 const Instance& instance = instances[i];
                 const double tolerance = smooth_tolerance(radius, instance.max_abs_in);
                 return cml::compare(instance.out.download(), instance.want, {0.0, tolerance});
+            };
+            k.spot_check = [&, radius](int i) {
+                const Instance& instance = instances[i];
+                const double tolerance = smooth_tolerance(radius, instance.max_abs_in);
+                return cml::spot_check(instance.out, instance.want, {0.0, tolerance});
             };
             k.restore_inputs = [&](int i) { return cml::restore_changed(instances[i].in); };
             k.bytes = 8.0 * n;

@@ -1,0 +1,23 @@
+// A cheap look at a large device output, for every timed launch of a student's kernel (cml/launches.hpp):
+// a few chunks at random places, copied back and compared with the expected values there. Skipping a
+// launch, or doing part of its work, shows in the sample; the full comparison stays for the checked launch,
+// the last timed one and one drawn at random.
+#pragma once
+
+#include <vector>
+
+#include "cml/compare.hpp"
+#include "cml/device_buffer.hpp"
+
+namespace cml {
+
+// kSpotChunks chunks of kSpotChunk consecutive elements each, placed at random (the machine's entropy, not the
+// run's seed): a kernel that leaves a fraction f of its output unwritten or wrong passes one look with a
+// probability of about (1 - f)^kSpotChunks, and no launch goes unlooked-at.
+constexpr std::size_t kSpotChunks = 64;
+constexpr std::size_t kSpotChunk = 1024;
+
+// The sample of `got` against `want`, as compare() would report it (first_bad indexes the whole output).
+Comparison spot_check(const DeviceBuffer<float>& got, const std::vector<double>& want, Tolerance tolerance);
+
+}  // namespace cml
