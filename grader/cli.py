@@ -111,7 +111,8 @@ def add_grade_command(commands) -> None:
         type=int,
         metavar="N",
         help="grade N labs at once (default: with a GPU, all of them, up to one per CPU core; 1 on the CPU "
-        "emulator). Builds take turns, and a benchmark or ncu run always has the GPU to itself",
+        "emulator). Builds take turns, and a benchmark or ncu run always runs alone: no other lab's program "
+        "or build beside it",
     )
     grade.add_argument(
         "--step-timeout",

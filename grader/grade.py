@@ -107,22 +107,24 @@ class Steps:
 
     @contextmanager
     def building(self) -> Iterator[None]:
-        """The build folder, to this lab alone: Ninja must never run twice at once in it."""
-        lock = self.ctx.build_lock
-        step = self.step
+        """The build folder, to this lab alone: Ninja must never run twice at once in it. And the GPU, shared: a
+        build keeps every core busy, which would disturb a benchmark's clocks and launches (its thresholds were
+        measured on a quiet machine), so no build runs beside a benchmark or an ncu run."""
+        lock, step = self.ctx.build_lock, self.step
         if not lock.acquire(blocking=False):
             self.next(WAITING_TO_BUILD)
             lock.acquire()
             self.next(step)
         try:
-            yield
+            with self.gpu():
+                yield
         finally:
             lock.release()
 
     @contextmanager
     def gpu(self, exclusive: bool = False) -> Iterator[None]:
-        """The GPU, shared with the other labs' tests and sanitizers, or, `exclusive`, to this run alone; nothing
-        to hold on the CPU emulator."""
+        """The GPU, shared with the other labs' tests, sanitizers and builds, or, `exclusive`, to this run alone;
+        nothing to hold on the CPU emulator."""
         if self.ctx.emulator:
             yield
             return

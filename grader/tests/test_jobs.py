@@ -67,29 +67,34 @@ def test_jobs_is_an_option_of_grade_and_at_least_one():
         start(GradeRequest(jobs=0))
 
 
-def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_step():
+@pytest.mark.parametrize(
+    "other, step, exclusive",
+    [("tests", "benchmarking", True), ("a benchmark", "building", False), ("ncu", "memcheck", False)],
+)
+def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_step(other, step, exclusive):
     ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=GpuLock(), build_lock=threading.Lock()))
     grade, said = LabGrade("01_vector_add", "", "student", ""), list[str]()
-    inside, tests_may_end = threading.Event(), threading.Event()
+    inside, other_may_end = threading.Event(), threading.Event()
 
-    def progress(step: str) -> None:
-        said.append(step)
-        if step == WAITING_FOR_THE_GPU:
-            tests_may_end.set()  # the benchmark waits for them: now they may let go
+    def progress(name: str) -> None:
+        said.append(name)
+        if name == WAITING_FOR_THE_GPU:
+            other_may_end.set()  # this lab waits for the other one: now it may let go
 
-    def other_labs_tests() -> None:
-        with ctx.gpu_lock.shared():
+    def other_lab() -> None:
+        hold = ctx.gpu_lock.shared if other == "tests" else ctx.gpu_lock.exclusive
+        with hold():
             inside.set()
-            assert tests_may_end.wait(5)
+            assert other_may_end.wait(5)
 
-    tests = threading.Thread(target=other_labs_tests)
-    tests.start()
+    thread = threading.Thread(target=other_lab)
+    thread.start()
     assert inside.wait(5)
     steps = Steps(ctx, grade, progress)
-    steps.next("benchmarking")
-    with steps.gpu(exclusive=True):
+    steps.next(step)
+    with steps.building() if step == "building" else steps.gpu(exclusive):
         pass
     steps.next("done")
-    tests.join(5)
-    assert said == ["benchmarking", WAITING_FOR_THE_GPU, "benchmarking", "done"]
-    assert list(grade.steps) == ["checking the source", "benchmarking", WAITING_FOR_THE_GPU]
+    thread.join(5)
+    assert said == [step, WAITING_FOR_THE_GPU, step, "done"]
+    assert list(grade.steps) == ["checking the source", step, WAITING_FOR_THE_GPU]
