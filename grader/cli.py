@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 import textwrap
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress, TextColumn
+from rich.status import Status
 from rich.table import Table
 
 from grader import batch, late, report, roster, sandbox, slurm
@@ -104,6 +106,14 @@ def add_grade_command(commands) -> None:
         "--no-mechanisms", action="store_true", help="skip sanitizers and counters (reported as not run)"
     )
     grade.add_argument("--no-bench", action="store_true", help="skip the benchmarks (reported as not run)")
+    grade.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="grade N labs at once (default: with a GPU, all of them, up to one per CPU core; 1 on the CPU "
+        "emulator). Builds take turns, and a benchmark or ncu run always runs alone: no other lab's program "
+        "or build beside it",
+    )
     grade.add_argument(
         "--step-timeout",
         type=float,
@@ -290,7 +300,25 @@ def grade_request(args) -> GradeRequest:
         mechanisms=not args.no_mechanisms,
         bench=not args.no_bench,
         step_timeout=args.step_timeout,
+        jobs=args.jobs,
     )
+
+
+class LabSteps:
+    """The status line of a run: the step each lab being graded is at, a line per lab (several labs are graded
+    at once with --jobs). Called from the thread grading each lab."""
+
+    def __init__(self, status: Status) -> None:
+        self.status, self.lock = status, threading.Lock()
+        self.steps: dict[str, str] = {}  # "Lab 02_dot_product (student)" -> its step now
+
+    def __call__(self, lab: str, variant: str, step: str) -> None:
+        with self.lock:
+            if step == "done":
+                self.steps.pop(f"Lab {lab} ({variant})", None)
+            else:
+                self.steps[f"Lab {lab} ({variant})"] = step
+            self.status.update("\n".join(f"{which}: {now}" for which, now in self.steps.items()))
 
 
 def command_grade(args, console: Console) -> int:
@@ -314,7 +342,7 @@ def command_grade(args, console: Console) -> int:
             f"thresholds: {context.target.shown_path() if context.target else 'none'}"
         )
     with console.status("") as status:
-        grades = session.grade(lambda lab, variant, step: status.update(f"Lab {lab} ({variant}): {step}"))
+        grades = session.grade(LabSteps(status))
     report.print_report(console, grades, context.target, session.notes)
     run = report.write_json(args.json, grades, session.facts(), context.target)
     console.print(f"Results written to {args.json}")

@@ -7,14 +7,17 @@ With no GPU, the tests, sanitizers and counters run on the CPU emulator's build 
 from __future__ import annotations
 
 import re
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import bench, build, checks, integrity, profile, sanitize, suite
 from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
+from grader.gpu_lock import GpuLock
 from grader.model import Category, Check, LabGrade, Status
 from grader.score import correctness_passed, score
 from grader.sizes import lab_sizes
@@ -28,6 +31,9 @@ INTEGRITY_HINT = (
 )
 EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
+# Steps of their own when labs are graded at once (./cml grade --jobs), so that the others' times stay honest.
+WAITING_TO_BUILD = "waiting to build"  # another lab of the run is building in the same folder
+WAITING_FOR_THE_GPU = "waiting for the GPU"  # a benchmark or counter run has it, or is next in line
 
 
 @dataclass
@@ -46,6 +52,9 @@ class Context:
     emulator: bool = False  # no GPU: tests, sanitizers and counters on the CPU emulator's builds (common/emu)
     # False only in the project's own tests of the defences behind the static checks (test_attacks.py).
     static_checks: bool = True
+    # What the labs graded at once share: the build folder (one Ninja at a time) and the GPU (gpu_lock.py).
+    build_lock: threading.Lock = field(default_factory=threading.Lock)
+    gpu_lock: GpuLock = field(default_factory=GpuLock)
 
 
 Progress = Callable[[str], None]
@@ -81,42 +90,87 @@ def emulated(check: Check) -> Check:
     return check
 
 
+class Steps:
+    """A lab's way through its steps: each step's wall time, from one to the next, into grade.steps, and each
+    reported to `progress` as it starts. Waiting for the build folder or the GPU, which the other labs of the
+    run may hold, is a step of its own."""
+
+    def __init__(self, ctx: Context, grade: LabGrade, progress: Progress) -> None:
+        self.ctx, self.grade, self.progress = ctx, grade, progress
+        self.step, self.started = "checking the source", time.monotonic()
+
+    def next(self, name: str) -> None:
+        now = time.monotonic()
+        self.grade.steps[self.step] = round(self.grade.steps.get(self.step, 0.0) + now - self.started, 2)
+        self.step, self.started = name, now
+        self.progress(name)
+
+    @contextmanager
+    def building(self) -> Iterator[None]:
+        """The build folder, to this lab alone: Ninja must never run twice at once in it. And the GPU, shared: a
+        build keeps every core busy, which would disturb a benchmark's clocks and launches (its thresholds were
+        measured on a quiet machine), so no build runs beside a benchmark or an ncu run."""
+        lock, step = self.ctx.build_lock, self.step
+        if not lock.acquire(blocking=False):
+            self.next(WAITING_TO_BUILD)
+            lock.acquire()
+            self.next(step)
+        try:
+            with self.gpu():
+                yield
+        finally:
+            lock.release()
+
+    @contextmanager
+    def gpu(self, exclusive: bool = False) -> Iterator[None]:
+        """The GPU, shared with the other labs' tests, sanitizers and builds, or, `exclusive`, to this run alone;
+        nothing to hold on the CPU emulator."""
+        if self.ctx.emulator:
+            yield
+            return
+        hold = self.ctx.gpu_lock.exclusive if exclusive else self.ctx.gpu_lock.shared
+        step, waited = self.step, False
+
+        def waiting() -> None:
+            nonlocal waited
+            waited = True
+            self.next(WAITING_FOR_THE_GPU)
+
+        with hold(waiting):
+            if waited:
+                self.next(step)
+            yield
+
+
 def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda _: None) -> LabGrade:
     grade = LabGrade(lab.name, lab.title, variant, kernel_path(ctx, lab, variant))
     grade.seed, grade.grader_sizes = ctx.seed, lab_sizes(lab, ctx.seed, ctx.instructor_sizes)
     env = {"CML_SEED": str(grade.seed), "CML_GRADER_SIZES": ";".join(grade.grader_sizes)}
-    started = step_started = time.monotonic()
-    step = "checking the source"
-
-    def next_step(name: str) -> None:
-        """Each step's wall time, from one progress report to the next, into grade.steps."""
-        nonlocal step, step_started
-        now = time.monotonic()
-        grade.steps[step] = round(grade.steps.get(step, 0.0) + now - step_started, 2)
-        step, step_started = name, now
-        progress(name)
-
-    run_steps(ctx, lab, variant, grade, env, next_step)
+    started = time.monotonic()
+    steps = Steps(ctx, grade, progress)
+    run_steps(ctx, lab, variant, grade, env, steps)
     shown = shown_path(ctx, lab, variant)
     for check in grade.checks:
         check.detail, check.hint = student_paths(check.detail, lab, shown), student_paths(check.hint, lab, shown)
-    next_step("done")
+    steps.next("done")
     grade.steps.pop("done", None)
     grade.seconds = round(time.monotonic() - started, 1)
     return score(grade, lab.points)
 
 
-def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, progress: Progress) -> None:
+def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, steps: Steps) -> None:
     """Appends the checks of each step to grade.checks; a step that makes the later ones pointless ends it."""
     timeouts = ctx.config.timeouts
 
-    progress("building")
+    steps.next("building")
     library = ctx.tree.kernel_library(lab.name, variant)
-    library.unlink(missing_ok=True)  # never check a stale one
-    outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"])
-    # Judged on what the compiler read and wrote, before any compiler error: a definition taken from the harness
-    # can make the link fail, and an error message can quote a file kernel.cu may not include.
-    problem = integrity.check_build(ctx.tree, lab.name, variant, compiled=library.exists()) if ctx.static_checks else ""
+    with steps.building():  # the integrity check too: it asks Ninja, and runs the preprocessor, in the folder
+        library.unlink(missing_ok=True)  # never check a stale one
+        outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"])
+        # Judged on what the compiler read and wrote, before any compiler error: a definition taken from the
+        # harness can make the link fail, and an error message can quote a file kernel.cu may not include.
+        compiled = library.exists()
+        problem = integrity.check_build(ctx.tree, lab.name, variant, compiled) if ctx.static_checks else ""
     if problem:
         grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
         return
@@ -128,8 +182,9 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.PASSED))
 
     if ctx.emulator:
-        progress("building for the CPU emulator")
-        outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"], emulated=True)
+        steps.next("building for the CPU emulator")
+        with steps.building():
+            outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"], emulated=True)
         if not outcome.ok:
             # nvcc compiled it, so it is CUDA; only the emulator cannot run it.
             reason = f"not run: the CPU emulator could not build it:\n{build.compiler_errors(outcome)}"
@@ -140,9 +195,10 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         grade.checks += later_checks(lab, Status.NOT_RUN, ctx.gpu.reason, tests=True)
         return
 
-    progress("running the correctness tests")
+    steps.next("running the correctness tests")
     test_program = ctx.tree.binary(lab.name, variant, "test", ctx.emulator)
-    tests = suite.run_suite(test_program, ctx.tree.checker(lab.name), timeouts["tests"], env)
+    with steps.gpu():
+        tests = suite.run_suite(test_program, ctx.tree.checker(lab.name), timeouts["tests"], env)
     handout = f"labs/{lab.name}/README.md"
     found = checks.correctness_checks(tests, handout, replay_command(test_program, env))
     grade.checks += [emulated(c) for c in found] if ctx.emulator else found
@@ -153,15 +209,15 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         grade.checks += [emulated(c) for c in stopped] if ctx.emulator else stopped
         return
 
-    counters = LabCounters(ctx, lab, variant)
+    counters = LabCounters(ctx, lab, variant, steps)
     for mechanism in lab.mechanisms:
-        progress(mechanism.name)
+        steps.next(mechanism.name)
         grade.checks.append(
-            mechanism_check(ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters)
+            mechanism_check(ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters, steps)
         )
 
-    progress("benchmarking")
-    grade.checks += performance(ctx, lab, variant, grade)
+    steps.next("benchmarking")
+    grade.checks += performance(ctx, lab, variant, grade, steps)
 
 
 def replay_command(program: Path, env: dict) -> Callable[[str], str]:
@@ -188,8 +244,8 @@ class LabCounters:
     """The counters of a lab's ncu checks: one profiling run of its benchmark per group, made when the first
     check of that group asks, with every metric and role the lab's checks of that group name."""
 
-    def __init__(self, ctx: Context, lab: Lab, variant: str):
-        self.ctx, self.lab, self.variant = ctx, lab, variant
+    def __init__(self, ctx: Context, lab: Lab, variant: str, steps: Steps):
+        self.ctx, self.lab, self.variant, self.steps = ctx, lab, variant, steps
         self.runs: dict[str, dict[str, profile.CounterRun]] = {}
 
     def of(self, mechanism: MechanismCheck) -> dict[str, profile.CounterRun]:
@@ -210,11 +266,19 @@ class LabCounters:
             return profile.read_emulated_counters(bench, metrics, roles, group, size, timeout)
         # mechanism_check() reports an ncu check as not run, and asks for no counters, where there is no ncu.
         assert ctx.ncu is not None
-        return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout)
+        with self.steps.gpu(exclusive=True):  # counters of the student's kernel alone, as in the timed run
+            return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout)
 
 
 def mechanism_check(
-    ctx: Context, lab: Lab, variant: str, mechanism: MechanismCheck, correct: bool, env: dict, counters: LabCounters
+    ctx: Context,
+    lab: Lab,
+    variant: str,
+    mechanism: MechanismCheck,
+    correct: bool,
+    env: dict,
+    counters: LabCounters,
+    steps: Steps,
 ) -> Check:
     def not_run(reason: str) -> Check:
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, reason)
@@ -229,7 +293,8 @@ def mechanism_check(
         if not ctx.emulator:
             if ctx.sanitizer is None:
                 return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
-            run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, timeouts["sanitizer"], env)
+            with steps.gpu():
+                run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, timeouts["sanitizer"], env)
         elif mechanism.tool in sanitize.EMULATED_TOOLS:
             run = sanitize.run_emulated(mechanism.tool, binary, checker, timeouts["sanitizer"], env)
         else:
@@ -253,21 +318,23 @@ def mechanism_check(
     return emulated(check) if ctx.emulator else check
 
 
-def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> list[Check]:
+def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade, steps: Steps) -> list[Check]:
     name = lab.speedup_check()
     if not ctx.run_bench:
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, "turned off (--no-bench)")]
     if not ctx.gpu.present:
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, NO_TIMING if ctx.emulator else ctx.gpu.reason)]
     binary, timeout = ctx.tree.binary(lab.name, variant, "bench"), ctx.config.timeouts["bench"]
-    run = bench.run_bench(binary, timeout)
     thresholds = ctx.target.for_lab(lab.name) if ctx.target else {}
     remeasured = ""
-    if run.result and checks.near_miss(lab, run.result, thresholds, NEAR_MISS_BAND):
-        # Just short of a threshold: measure twice more, and judge the median of the three runs.
-        results = [run.result] + [r.result for r in (bench.run_bench(binary, timeout) for _ in range(2)) if r.result]
-        run = bench.BenchRun(run.outcome, bench.median_of(results))
-        remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"
+    with steps.gpu(exclusive=True):  # nothing else on the GPU while it is timed
+        run = bench.run_bench(binary, timeout)
+        if run.result and checks.near_miss(lab, run.result, thresholds, NEAR_MISS_BAND):
+            # Just short of a threshold: measure twice more, and judge the median of the three runs.
+            again = (bench.run_bench(binary, timeout) for _ in range(2))
+            results = [run.result] + [r.result for r in again if r.result]
+            run = bench.BenchRun(run.outcome, bench.median_of(results))
+            remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"
     grade.bench = run.result
     grade.rates = run.result.rates(lab.memory_bound) if run.result else []
     found = checks.performance_checks(lab, run, thresholds, ctx.gpu.name)

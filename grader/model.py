@@ -52,7 +52,7 @@ class KernelTiming:
     # Why its time cannot be trusted, whatever its outputs (work outside the timed stream, changed L2
     # settings, faster than its bytes can move): such a time earns nothing. Empty when none.
     problems: list[str] = field(default_factory=list)
-    timed_launches_verified: int = 0  # timed launches whose outputs the benchmark compared in full, besides the checked one
+    timed_launches_verified: int = 0  # timed launches whose outputs it compared in full, besides the checked one
     timed_launches_checked: int = 0  # timed launches whose outputs it looked at, in full or by a spot check
     host_median_ms: float = 0.0  # the host's clock around each timed launch and a device-wide synchronise
     floor_ms: float = 0.0  # the napkin-math bytes at 1.5 x this GPU's copy bandwidth: no honest time is lower

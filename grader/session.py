@@ -1,12 +1,16 @@
 """One grading run, decided once: which labs and variants, on which device, against which thresholds, with
-which seed and sizes, from which submission, in which build tree. Then each lab is graded in turn
-(grade.grade_lab), and the run's facts head its JSON. The CLI asks for a run and shows it; it grades nothing."""
+which seed and sizes, from which submission, in which build tree. Then the labs are graded (grade.grade_lab),
+several at once where the run has the workers for it (--jobs), and the run's facts head its JSON. The CLI asks
+for a run and shows it; it grades nothing."""
 
 from __future__ import annotations
 
 import functools
+import os
 import secrets
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +43,7 @@ class GradeRequest:
     bench: bool = True
     step_timeout: float | None = None  # caps every step's time limit but the build's
     calibration_kernels: bool = False  # also build the kernels of grader/variants (./cml calibrate)
+    jobs: int | None = None  # labs graded at once; None: default_jobs()
 
 
 @dataclass
@@ -57,11 +62,17 @@ class Session:
     files_ignored: list[str] = field(default_factory=list)
     kernel_sha256: dict[str, str] = field(default_factory=dict)
     context: Context | None = None  # once built
+    started: float = field(default_factory=time.monotonic)  # when start() decided the run
+    seconds: float | None = None  # the run's wall time, once graded: from start() to the last lab's end
 
     @property
     def max_points(self) -> float:
         """What the labs are worth: the score out of which a run that graded nothing gets 0."""
         return sum(lab.max_points for lab in self.labs)
+
+    @property
+    def jobs(self) -> int:
+        return self.request.jobs or default_jobs(self.device, len(self.labs) * len(self.request.variants))
 
     def facts(self) -> dict:
         """The run's header in its JSON and every export."""
@@ -76,6 +87,8 @@ class Session:
             "files_used": self.files_used,
             "files_ignored": self.files_ignored,
             "kernel_sha256": self.kernel_sha256,
+            "jobs": self.jobs,
+            "seconds": self.seconds,
         }
 
     def build(self, say: Callable[[str], None] = lambda _: None) -> Context:
@@ -117,14 +130,29 @@ class Session:
         return self.context
 
     def grade(self, progress: Callable[[str, str, str], None] = lambda lab, variant, step: None) -> list[LabGrade]:
-        """Every lab of the run, each variant in turn; progress(lab, variant, step) as it goes."""
-        if self.context is None:
+        """Every lab of the run and each of its variants, in that order, `jobs` of them at once; progress(lab,
+        variant, step) as each goes, from the thread grading it. The labs graded at once share the build folder
+        and the GPU through the context's locks (grade.Steps)."""
+        context = self.context
+        if context is None:
             raise RuntimeError("Session.build() first")
-        return [
-            grade_lab(self.context, lab, variant, functools.partial(progress, lab.name, variant))
-            for lab in self.labs
-            for variant in self.request.variants
-        ]
+        todo = [(lab, variant) for lab in self.labs for variant in self.request.variants]
+
+        def graded(lab: Lab, variant: str) -> LabGrade:
+            return grade_lab(context, lab, variant, functools.partial(progress, lab.name, variant))
+
+        if self.jobs == 1:
+            grades = [graded(lab, variant) for lab, variant in todo]
+        else:
+            with ThreadPoolExecutor(self.jobs, thread_name_prefix="grade") as pool:
+                futures = [pool.submit(graded, lab, variant) for lab, variant in todo]
+                try:
+                    grades = [future.result() for future in futures]
+                finally:
+                    for future in futures:
+                        future.cancel()  # after a grader error: start no other lab (those running end first)
+        self.seconds = round(time.monotonic() - self.started, 1)
+        return grades
 
     # BuildTree, not build.BuildTree: in the class's body, `build` is the method above.
     def _prepare_tree(self, say: Callable[[str], None]) -> BuildTree:
@@ -149,6 +177,13 @@ class Session:
         if not outcome.ok:
             raise CannotGrade(f"the build could not be set up ({outcome.how_it_ended()}):\n{outcome.tail(15)}")
         return tree
+
+
+def default_jobs(device: gpu.Gpu, labs: int) -> int:
+    """Labs graded at once: with a GPU, every lab (and variant) of the run, up to one per CPU core; they wait
+    for each other only for the build folder and where the GPU must be theirs alone (a benchmark, ncu). On the
+    CPU emulator, which keeps the cores busy by itself, one."""
+    return max(1, min(labs, os.cpu_count() or 1)) if device.present else 1
 
 
 def choose_arch(requested: str, device: gpu.Gpu) -> str:
@@ -182,6 +217,8 @@ def start(request: GradeRequest) -> Session:
             for step, limit in config.timeouts.items()
         }
     labs = select_labs(config, request.labs)
+    if request.jobs is not None and request.jobs < 1:
+        raise UsageError(f"--jobs {request.jobs}: at least 1 lab must be graded at a time")
     device = gpu.detect_gpu()
     target = read_target(request.target) if request.target else find_target(device.name) if device.present else None
     notes = []

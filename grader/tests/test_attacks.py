@@ -52,6 +52,7 @@ def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
         mechanisms=any(p.startswith(MECHANISM_TOOLS) for p in wanted),
         bench=device.present,
         variants=("solution", "student") if attack.spec.get("solution_first") else ("student",),
+        jobs=1,  # one variant after the other: solution_first means the solution is built before the attack
     )
     session = start(request)
     context = session.build()

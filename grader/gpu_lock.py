@@ -1,0 +1,67 @@
+"""The GPU, shared by the labs of one run graded at once (./cml grade --jobs): a readers-writer lock.
+
+Shared holders (the test programs, the sanitizers, and the builds, which would load the CPU under a benchmark)
+may run side by side; an exclusive holder (a benchmark, an ncu counter run) has the GPU to itself, since its
+timings and counters must see no other program. Writer-preferring: once an exclusive holder waits, no new shared
+holder starts, so the benchmarks are not starved by a stream of test runs."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+
+class GpuLock:
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._shared = 0  # shared holders now
+        self._exclusive = False  # an exclusive holder now
+        self._exclusive_waiting = 0
+
+    @contextmanager
+    def shared(self, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
+        """Held alongside other shared holders, never with an exclusive one. `waiting()` is called once,
+        before blocking, where the lock is not free at once."""
+        self._acquire(False, waiting)
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._shared -= 1
+                self._condition.notify_all()
+
+    @contextmanager
+    def exclusive(self, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
+        """Held alone. `waiting()` as for shared()."""
+        self._acquire(True, waiting)
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._exclusive = False
+                self._condition.notify_all()
+
+    def _free(self, exclusive: bool) -> bool:
+        if exclusive:
+            return not self._exclusive and self._shared == 0
+        return not self._exclusive and self._exclusive_waiting == 0
+
+    def _acquire(self, exclusive: bool, waiting: Callable[[], None]) -> None:
+        with self._condition:
+            self._exclusive_waiting += exclusive  # from here on, no new shared holder starts
+            busy = not self._free(exclusive)
+        try:
+            if busy:
+                waiting()  # outside the condition's lock: it may print
+            with self._condition:
+                self._condition.wait_for(lambda: self._free(exclusive))
+                if exclusive:
+                    self._exclusive = True
+                else:
+                    self._shared += 1
+        finally:
+            if exclusive:
+                with self._condition:
+                    self._exclusive_waiting -= 1
+                    self._condition.notify_all()  # shared holders kept waiting by this one may go, if it failed

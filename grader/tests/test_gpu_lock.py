@@ -1,0 +1,107 @@
+"""The GPU's readers-writer lock (grader/gpu_lock.py), with threads that hold it until told to let go. A holder
+that must wait says so (the lock's `waiting` callback) before it blocks: the tests wait for that, never for a
+clock, and a lock that lets a holder in too early or never is caught by the order in which they got in."""
+
+from __future__ import annotations
+
+import threading
+
+from grader.gpu_lock import GpuLock
+
+PATIENCE_S = 5.0  # only a broken lock waits this long
+
+
+class Holder(threading.Thread):
+    """Takes the lock, shared or exclusive, writes down when it got in, and holds it until `release` is set."""
+
+    def __init__(self, lock: GpuLock, name: str, exclusive: bool, log: list[str]) -> None:
+        super().__init__(name=name, daemon=True)
+        self.lock, self.exclusive, self.log = lock, exclusive, log
+        self.waiting, self.inside, self.release = threading.Event(), threading.Event(), threading.Event()
+
+    def run(self) -> None:
+        hold = self.lock.exclusive if self.exclusive else self.lock.shared
+        with hold(self.waiting.set):
+            self.log.append(self.name)
+            self.inside.set()
+            assert self.release.wait(PATIENCE_S)
+
+    def let_go(self) -> None:
+        self.release.set()
+        self.join(PATIENCE_S)
+        assert not self.is_alive(), f"{self.name} did not end"
+
+
+def holder(lock: GpuLock, name: str, exclusive: bool, log: list[str], blocked: bool = False) -> Holder:
+    """A started holder, once it is inside the lock, or, `blocked`, once it has said it waits for it."""
+    started = Holder(lock, name, exclusive, log)
+    started.start()
+    assert (started.waiting if blocked else started.inside).wait(PATIENCE_S), f"{name}: neither in nor waiting"
+    return started
+
+
+def test_shared_holders_overlap():
+    lock, log = GpuLock(), list[str]()  # log: the holders, in the order they got in
+    tests = holder(lock, "tests", False, log)
+    memcheck = holder(lock, "memcheck", False, log)  # in while the tests are still in
+    assert not tests.waiting.is_set() and not memcheck.waiting.is_set()
+    tests.let_go()
+    memcheck.let_go()
+    assert log == ["tests", "memcheck"]
+
+
+def test_an_exclusive_holder_waits_for_the_shared_holders_and_they_for_it():
+    lock, log = GpuLock(), list[str]()
+    tests = holder(lock, "tests", False, log)
+    bench = holder(lock, "bench", True, log, blocked=True)
+    tests.let_go()
+    assert bench.inside.wait(PATIENCE_S)
+    racecheck = holder(lock, "racecheck", False, log, blocked=True)  # not beside the benchmark
+    bench.let_go()
+    assert racecheck.inside.wait(PATIENCE_S)
+    racecheck.let_go()
+    assert log == ["tests", "bench", "racecheck"]
+
+
+def test_exclusive_holders_take_turns():
+    lock, log = GpuLock(), list[str]()
+    bench = holder(lock, "bench", True, log)
+    ncu = holder(lock, "ncu", True, log, blocked=True)
+    assert not ncu.inside.is_set()
+    bench.let_go()
+    assert ncu.inside.wait(PATIENCE_S)
+    ncu.let_go()
+    assert log == ["bench", "ncu"]
+
+
+def test_a_waiting_exclusive_holder_goes_before_shared_holders_that_came_after_it():
+    lock, log = GpuLock(), list[str]()
+    tests = holder(lock, "tests", False, log)
+    bench = holder(lock, "bench", True, log, blocked=True)
+    # Only a shared holder is in, yet this one waits: otherwise a stream of tests could starve the benchmark.
+    memcheck = holder(lock, "memcheck", False, log, blocked=True)
+    tests.let_go()
+    assert bench.inside.wait(PATIENCE_S)
+    assert not memcheck.inside.is_set()
+    bench.let_go()
+    assert memcheck.inside.wait(PATIENCE_S)
+    memcheck.let_go()
+    assert log == ["tests", "bench", "memcheck"]
+
+
+def test_an_exclusive_holder_that_gave_up_waiting_keeps_no_one_out():
+    lock = GpuLock()
+
+    def give_up() -> None:
+        raise KeyboardInterrupt
+
+    with lock.shared():
+        try:
+            with lock.exclusive(give_up):
+                raise AssertionError("got in beside a shared holder")
+        except KeyboardInterrupt:
+            pass
+        with lock.shared(give_up):  # in at once: no exclusive holder is waiting any more
+            pass
+    with lock.exclusive(give_up):  # and free at once once every holder has gone
+        pass

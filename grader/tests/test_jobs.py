@@ -1,0 +1,100 @@
+"""Labs graded at once (./cml grade --jobs): the same checks and verdicts as one at a time, the labs' steps
+reported from their own threads, and each lab's time still its own (the waits for the build folder and the GPU
+are steps of their own)."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
+
+from grader import report
+from grader.cli import grade_request, parse_args
+from grader.exits import UsageError
+from grader.gpu_lock import GpuLock
+from grader.grade import WAITING_FOR_THE_GPU, Context, Steps
+from grader.model import LabGrade
+from grader.session import GradeRequest, start
+from grader.tests.conftest import TEST_BUILD_DIR
+
+SEED = 20261127
+LABS = ["2", "6"]  # two of the cheapest on the CPU emulator
+
+
+def graded(jobs: int) -> tuple[dict, list[tuple[str, str, str]]]:
+    """Labs 2 and 6 of the solutions, graded `jobs` at a time: the run's JSON, and every progress report as
+    (lab, step, thread)."""
+    request = GradeRequest(
+        labs=LABS, variants=("solution",), build_dir=TEST_BUILD_DIR, seed=SEED, bench=False, jobs=jobs
+    )
+    session = start(request)
+    session.build()
+    reports: list[tuple[str, str, str]] = []
+    grades = session.grade(lambda lab, variant, step: reports.append((lab, step, threading.current_thread().name)))
+    return report.run_dict(grades, session.facts()), reports
+
+
+def verdicts(run: dict) -> list[tuple]:
+    return [
+        (lab["lab"], lab["verdict"], lab["points"], [(c["name"], c["status"], c["points"]) for c in lab["checks"]])
+        for lab in run["labs"]
+    ]
+
+
+def test_two_labs_graded_at_once_get_the_checks_and_verdicts_they_get_one_at_a_time(emulator):
+    alone, _ = graded(jobs=1)
+    together, reports = graded(jobs=2)
+    assert verdicts(together) == verdicts(alone)
+    assert [lab["lab"] for lab in together["labs"]] == ["02_dot_product", "06_warp_reduction"]  # in the labs' order
+    assert together["jobs"] == 2 and alone["jobs"] == 1
+
+    # Both at once, each from a thread of its own: the second lab starts before the first is done.
+    first, second = (lab["lab"] for lab in together["labs"])
+    started = next(i for i, (lab, _, _) in enumerate(reports) if lab == second)
+    assert started < next(i for i, (lab, step, _) in enumerate(reports) if (lab, step) == (first, "done"))
+    assert len({thread for _, _, thread in reports}) == 2
+    for lab in together["labs"]:
+        assert lab["seconds"] >= sum(lab["steps"].values()) - 0.1  # a wait is counted once, as its own step
+        assert together["seconds"] >= lab["seconds"]
+
+
+def test_jobs_is_an_option_of_grade_and_at_least_one():
+    assert grade_request(parse_args(["grade", "--jobs", "3"])).jobs == 3
+    assert grade_request(parse_args(["grade"])).jobs is None  # the session's default_jobs()
+    with pytest.raises(UsageError, match="--jobs 0"):
+        start(GradeRequest(jobs=0))
+
+
+@pytest.mark.parametrize(
+    "other, step, exclusive",
+    [("tests", "benchmarking", True), ("a benchmark", "building", False), ("ncu", "memcheck", False)],
+)
+def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_step(other, step, exclusive):
+    ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=GpuLock(), build_lock=threading.Lock()))
+    grade, said = LabGrade("01_vector_add", "", "student", ""), list[str]()
+    inside, other_may_end = threading.Event(), threading.Event()
+
+    def progress(name: str) -> None:
+        said.append(name)
+        if name == WAITING_FOR_THE_GPU:
+            other_may_end.set()  # this lab waits for the other one: now it may let go
+
+    def other_lab() -> None:
+        hold = ctx.gpu_lock.shared if other == "tests" else ctx.gpu_lock.exclusive
+        with hold():
+            inside.set()
+            assert other_may_end.wait(5)
+
+    thread = threading.Thread(target=other_lab)
+    thread.start()
+    assert inside.wait(5)
+    steps = Steps(ctx, grade, progress)
+    steps.next(step)
+    with steps.building() if step == "building" else steps.gpu(exclusive):
+        pass
+    steps.next("done")
+    thread.join(5)
+    assert said == [step, WAITING_FOR_THE_GPU, step, "done"]
+    assert list(grade.steps) == ["checking the source", step, WAITING_FOR_THE_GPU]
