@@ -37,9 +37,7 @@ def expected(kernel: Kernel, group: str, passed: list[bool], shown_graded: bool)
         return "yes: wrong result" if kernel.kind == "wrong" else "NO: wrong result"
     if kernel.kind == "correct":
         return "yes" if all(passed) else "NO"
-    lesson_is_speed = kernel.name == "the baseline" or any(
-        kernel.must_fail_check(group, metric) for metric in METRICS
-    )
+    lesson_is_speed = kernel.name == "the baseline" or any(kernel.must_fail_check(group, metric) for metric in METRICS)
     if not lesson_is_speed:
         return "yes (caught by its mechanism check)"
     if not shown_graded:
