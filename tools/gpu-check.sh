@@ -16,7 +16,8 @@
 #                                            where a calibrate call left one, else grader/targets/
 #   tools/gpu-check.sh speed [OLD_CHECKOUT]  the seven solutions graded from a clean build, with each step's time;
 #                                            and by an older checkout's grader, for comparison (same machine)
-#   tools/gpu-check.sh attacks [-k EXPR]     the attack submissions' verdicts that need a GPU (test_attacks.py)
+#   tools/gpu-check.sh attacks [EXPR]        the attack submissions' verdicts that need a GPU (test_attacks.py, those
+#                                            matching the pytest -k expression EXPR)
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
 # doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail
@@ -80,6 +81,7 @@ case "$part" in
                 echo "$1: exit $?, $((SECONDS - start)) s") | tee -a "$out/speed.log"
         fi
         .venv/bin/python tools/step_times.py "$out"/speed-*.json | tee -a "$out/speed.log" ;;
-    attacks) ./cml test --slow -v grader/tests/test_attacks.py "$@" 2>&1 | tee "$out/attacks.log" ;;
+    # ./cml test always collects every test file: -k keeps to test_attacks.py's (EXPR narrows them further).
+    attacks) ./cml test --slow -v -k "test_attacks${1:+ and ($1)}" 2>&1 | tee "$out/attacks.log" ;;
     *) echo "unknown part: $part" >&2; exit 2 ;;
 esac
