@@ -43,6 +43,7 @@ def verdicts(run: dict) -> list[tuple]:
     ]
 
 
+@pytest.mark.slow  # two whole grades on the emulator (37 s on 2 cores): the quick tier's 5 minutes are spent
 def test_two_labs_graded_at_once_get_the_checks_and_verdicts_they_get_one_at_a_time(emulator):
     alone, _ = graded(jobs=1)
     together, reports = graded(jobs=2)
