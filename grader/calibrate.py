@@ -54,6 +54,11 @@ class Kernel:
         head, named = split_group(self.must_fail)
         return head == metric and named in ("", group)
 
+    def must_fail_speed(self, group: str, metric: str) -> bool:
+        """A wrong kernel that this speed check must fail: the lab's baseline, or one whose lesson is this check.
+        (A wrong kernel whose lesson is a mechanism is caught there, whatever its speed.)"""
+        return self.kind == "wrong" and (self.name == "the baseline" or self.must_fail_check(group, metric))
+
 
 @dataclass
 class Separation:
@@ -91,13 +96,7 @@ def group_thresholds(lab: Lab, group: str, kernels: list[Kernel]) -> dict[str, o
             for name, value in measured.items()
             if next(k for k in kernels if k.name == name).kind == "correct"
         }
-        wrong = {
-            k.name: measured[k.name]
-            for k in kernels
-            if k.kind == "wrong"
-            and k.name in measured
-            and (k.name == "the baseline" or k.must_fail_check(group, metric))
-        }
+        wrong = {k.name: measured[k.name] for k in kernels if k.name in measured and k.must_fail_speed(group, metric)}
         if not wrong:
             continue  # no wrong kernel to separate from: nothing to grade with this metric
         found = separate(correct, wrong, noise, unit)
