@@ -1,7 +1,7 @@
 """Nsight Compute counters of the student's kernels, read from a run of the benchmark, or, with no GPU, the
 same counters as the CPU emulator counts them (common/emu/README.md).
 
-ncu watches the benchmark run exactly as it is timed, with no arguments, so that the kernels under test see
+ncu watches the benchmark run as it is timed, with no arguments, so that the kernels under test see
 the same run whether they are profiled or timed (issue 15). It profiles only the checked launches it is asked
 for: the benchmark wraps each checked launch, and nothing else, in NVTX push/pop ranges, its group's range
 (when the lab has groups, e.g. "R = 1") and inside it its role's ("baseline", "student", ...). One ncu run per
@@ -84,8 +84,11 @@ def read_counters(
     ncu: Path, bench: Path, metrics: list[str], roles: list[str], group: str, timeout_s: float
 ) -> dict[str, CounterRun]:
     """The benchmark, with no arguments, under ncu in the sandbox: the counters of each role's checked launch
-    in `group`. ncu's CSV is all its stdout has (the benchmark prints to stderr when the grader runs it)."""
+    in `group`. ncu's CSV is all its stdout has (the benchmark prints to stderr when the grader runs it). The
+    run is the timed run up to the last of those launches, and ends there (CML_PROFILED_LAUNCHES,
+    common/cml/bench.hpp): what comes after it would only cost time."""
     selected = [option for role in roles for option in ("--nvtx-include", nvtx_include(role, group))]
+    profiled = {"CML_PROFILED_LAUNCHES": "\n".join(f"{group}\t{role}" for role in roles)}
     tool = (
         str(ncu),
         "--csv",
@@ -95,7 +98,7 @@ def read_counters(
         "--metrics", ",".join(metrics),
     )  # fmt: skip
     with suite.run_folder() as scratch:
-        outcome = suite.run_program(suite.program_run(bench, scratch), timeout_s, tool)
+        outcome = suite.run_program(suite.program_run(bench, scratch, profiled), timeout_s, tool)
     found = parse_csv(outcome.stdout)
     return {role: CounterRun(outcome, *found.get(role, ({}, 0))) for role in roles}
 

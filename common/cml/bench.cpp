@@ -1,6 +1,8 @@
 #include "cml/bench.hpp"
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -173,10 +175,36 @@ void check_floor(KernelResult& result, double copy_gbps)
     result.problems.push_back(text);
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// When the run began: each kernel's line on stderr says when it started and how long its parts took, so a
+// slow benchmark shows where its seconds go (set-up and references are the gaps between the lines).
+const Clock::time_point run_started = Clock::now();
+
+// The checked launches a profiler watches in this run, "group<TAB>role" a line, as the grader gives them in
+// CML_PROFILED_LAUNCHES (grader/profile.py); the variable is gone before any code under test runs.
+std::set<ProfiledLaunch> take_profiled_launches()
+{
+    std::set<ProfiledLaunch> launches;
+    const char* listed = std::getenv("CML_PROFILED_LAUNCHES");
+    std::istringstream lines(listed != nullptr ? listed : "");
+    for (std::string line; std::getline(lines, line);) {
+        const std::size_t tab = line.find('\t');
+        if (tab != std::string::npos) launches.emplace(line.substr(0, tab), line.substr(tab + 1));
+    }
+    unsetenv("CML_PROFILED_LAUNCHES");
+    return launches;
+}
+
 }  // namespace
 
 void BenchReport::run(const KernelUnderTest& kernel, const BenchArgs& args)
 {
+    const Clock::time_point started = Clock::now();
+    std::fprintf(stderr, "[%7.2f s] %s%s%s (%s)", seconds_since(run_started), kernel.name.c_str(),
+                 kernel.group.empty() ? "" : " @ ", kernel.group.c_str(), kernel.role.c_str());
     KernelResult result;
     result.name = kernel.name;
     result.role = kernel.role;
@@ -186,14 +214,22 @@ void BenchReport::run(const KernelUnderTest& kernel, const BenchArgs& args)
     result.flops = kernel.flops;
     if (kernel.attempted) {
         const CheckedLaunch checked = run_checked(kernel);
+        std::fprintf(stderr, ": checked launch %.2f s", seconds_since(started));
+        if (awaited_.erase({kernel.group, kernel.role}) && awaited_.empty()) {
+            std::fprintf(stderr, "; every launch the profiler watches has run\n");
+            throw EveryProfiledLaunchRan{};
+        }
         result.correct = checked.comparison.ok;
         result.check = checked.comparison.describe();
         const bool cache_changed = !checked.cache_changed.empty();
         if (cache_changed) result.problems.push_back("the checked launch " + checked.cache_changed);
+        const Clock::time_point timed_from = Clock::now();
         if (!args.profile) add_timed(result, run_timed(kernel), cache_changed);
+        std::fprintf(stderr, ", timed launches %.2f s", seconds_since(timed_from));
         check_inputs(result, kernel);
         check_floor(result, copy_gbps_);
     }
+    std::fprintf(stderr, "%s, in all %.2f s\n", kernel.attempted ? "" : ": not attempted", seconds_since(started));
     results_.push_back(result);
 }
 
@@ -210,6 +246,7 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
         return kExitError;
     }
     if (report_file != nullptr) ::dup2(STDERR_FILENO, STDOUT_FILENO);  // stdout is left to a profiler watching
+    const std::set<ProfiledLaunch> profiled = take_profiled_launches();
     BenchArgs args;
     if (!parse_args(argc, argv, args)) {
         std::fprintf(stderr, kUsage, argv[0]);
@@ -229,7 +266,8 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
         const DeviceFacts device = query_device();
         pin_cache_state();  // before the copy is measured, so that it and every kernel meet the same L2
         const double copy_gbps = args.profile ? 0.0 : measure_copy_gbps();
-        BenchReport report(copy_gbps);
+        BenchReport report(copy_gbps, profiled);
+        std::fprintf(stderr, "[%7.2f s] set up: CUDA, the device's facts and copy bandwidth\n", seconds_since(run_started));
         body(args, report);
         print_table(device, copy_gbps, report);
         std::ostringstream json;
@@ -242,10 +280,13 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
             std::fputs(json.str().c_str(), report_file);
             std::fflush(report_file);
         }
+    } catch (const EveryProfiledLaunchRan&) {
+        return 0;  // a profiling run: its results are the profiler's counters
     } catch (const std::exception& error) {
         std::fprintf(stderr, "error: %s\n", error.what());
         return kExitError;
     }
+    std::fprintf(stderr, "[%7.2f s] done\n", seconds_since(run_started));
     return 0;
 }
 

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cml/compare.hpp"
@@ -68,9 +70,20 @@ struct KernelResult {
     double gflops() const { return timing.median_ms > 0 ? flops / (timing.median_ms * 1e6) : 0.0; }
 };
 
+// (group, role) of a checked launch that a profiler watches (grader/profile.py).
+using ProfiledLaunch = std::pair<std::string, std::string>;
+
+// Thrown by BenchReport::run once every checked launch a profiler watches has run: the rest of the run would
+// only cost the profiler's time. Until then the run is the timed run, launch for launch (issue 17).
+struct EveryProfiledLaunchRan {};
+
 class BenchReport {
 public:
-    explicit BenchReport(double copy_gbps) : copy_gbps_(copy_gbps) {}
+    // `profiled`: the checked launches a profiler watches in this run (none: the whole run).
+    BenchReport(double copy_gbps, std::set<ProfiledLaunch> profiled = {})
+        : copy_gbps_(copy_gbps), awaited_(std::move(profiled))
+    {
+    }
     std::string problem;  // e.g. "n = 67108864 floats; per element 2 reads and 1 write of 4 bytes"
     // The checked launch, then (unless profiling) the timed launches, each with the checks of cml/launches.hpp.
     void run(const KernelUnderTest& kernel, const BenchArgs& args);
@@ -78,6 +91,7 @@ public:
 
 private:
     double copy_gbps_;  // this GPU's device-to-device copy, measured in this run (0 when profiling)
+    std::set<ProfiledLaunch> awaited_;  // the profiled checked launches still to come
     std::vector<KernelResult> results_;
 };
 

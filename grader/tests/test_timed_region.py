@@ -83,6 +83,24 @@ def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_ag
     assert all(check.status is Status.PASSED for check in speed_check(config, lab, outcome, result))
 
 
+def test_a_run_the_profiler_watches_ends_after_the_last_launch_it_profiles(emulator, config, tmp_path):
+    """grader/profile.py names the checked launches ncu profiles; the run is the timed one up to the last of
+    them (the naive kernel's checked and timed launches at R = 1, then the student's checked launch), then ends."""
+    lab = "03_smoothing_halo"
+    built = build.build_lab(emulator, lab, "solution", config.timeouts["build"], emulated=True)
+    assert built.ok, build.compiler_errors(built)
+    results = tmp_path / "bench.json"
+    command = [str(emulator.binary(lab, "solution", "bench", emulated=True)), "--size", "16384", "--json", str(results)]
+    profiled = {"CML_PROFILED_LAUNCHES": "R = 1\tbaseline\nR = 1\tstudent"}
+    outcome = proc.run(command, config.timeouts["bench"], env=profiled)
+    print(outcome.stderr)
+    assert outcome.ok, outcome.tail(20)
+    lines = [line for line in outcome.stderr.splitlines() if re.match(r"\[ *[0-9.]+ s\] ", line)]
+    assert re.search(r"naive @ R = 1 \(baseline\): checked launch [0-9.]+ s, timed launches [0-9.]+ s", lines[-2])
+    assert lines[-1].endswith("every launch the profiler watches has run") and "smooth @ R = 1 (student)" in lines[-1]
+    assert not results.exists()  # its results are the profiler's counters
+
+
 @pytest.mark.slow
 def test_a_launcher_that_skips_pointers_it_has_seen_is_wrong_at_a_verified_timed_launch(cheats, config, tmp_path):
     outcome, result = benchmarked(cheats, config, "04_tiled_gemm", "student", tmp_path)
