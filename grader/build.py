@@ -113,12 +113,18 @@ class BuildTree:
         define exactly the lab's interface."""
         return self.compile_step(f"{lab}_checker.p/", "checker_stubs.cpp")
 
-    def compile_step(self, object_folder: str, source_name: str) -> CompileStep:
+    def compile_commands(self) -> list[dict]:
         try:
-            steps = json.loads((self.directory / "compile_commands.json").read_text())
+            return json.loads((self.directory / "compile_commands.json").read_text())
         except (OSError, ValueError) as error:
             raise GraderError(f"no compile_commands.json in {self.directory}: {error}") from error
-        for step in steps:
+
+    def objects(self, target: str) -> list[str]:
+        """The objects Meson compiles for `target` (relative to the build folder), without linking it."""
+        return [step["output"] for step in self.compile_commands() if step["output"].startswith(f"{target}.p/")]
+
+    def compile_step(self, object_folder: str, source_name: str) -> CompileStep:
+        for step in self.compile_commands():
             if step["output"].startswith(object_folder) and Path(step["file"]).name == source_name:
                 source = (self.directory / step["file"]).resolve()
                 return CompileStep(shlex.split(step["command"]), source, step["output"])
@@ -138,10 +144,14 @@ def configure(tree: BuildTree, timeout_s: float) -> proc.Outcome:
     return proc.run(["meson", "setup", *again, str(tree.directory), str(REPO_ROOT), *options], timeout_s)
 
 
-def compile_targets(tree: BuildTree, targets: list[str], timeout_s: float, sandboxed: bool = False) -> proc.Outcome:
+def compile_targets(
+    tree: BuildTree, targets: list[str], timeout_s: float, sandboxed: bool = False, keep_going: bool = False
+) -> proc.Outcome:
     """meson compile of `targets`; `sandboxed`, in a sandbox that sees only the system, the compilers, what a
-    kernel.cu may include and the student's folder, and writes only the build folder (grader/sandbox.py)."""
+    kernel.cu may include and the student's folder, and writes only the build folder (grader/sandbox.py);
+    `keep_going`, past a target that fails."""
     command = [shutil.which("meson") or "meson", "compile", "-C", str(tree.directory.resolve()), *targets]
+    command += ["--ninja-args=-k0"] if keep_going else []
     return proc.run(in_compile_sandbox(tree, command) if sandboxed else command, timeout_s)
 
 
@@ -218,6 +228,36 @@ def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulate
     compiled = compile_targets(tree, [kernel], timeout_s, sandboxed=True)
     # Linking reads the student's object as data: outside the sandbox, with nothing left to compile but ours.
     return compiled if not compiled.ok else compile_targets(tree, [target], timeout_s)
+
+
+# How long the kernel.cu files of a run may compile together (build_ahead); one still compiling then is
+# compiled again on its own by its lab, with the build's whole time limit.
+AHEAD_LIMIT_S = 120
+
+
+def build_ahead(tree: BuildTree, labs: list[str], variants: list[str], timeout_s: float, emulated: bool = False) -> None:
+    """Compiles at once, on every core, what the labs of a run would otherwise build one after the other
+    (build_lab, one Ninja at a time in the folder): the grader's own parts and programs, then every student's
+    kernel.cu together in the sandbox, past any that fails. Nothing is judged here: each lab's build_lab then
+    finds its part built, or meets the failure alone, with its own compiler errors and its own time limit."""
+    suffix = "_emu" if emulated else ""
+    ours: list[str] = []  # Meson targets
+    objects: list[str] = []  # the student programs' own objects (test.cpp, bench.cpp), which read no kernel.cu
+    kernels: list[str] = []
+    for lab in labs:
+        for variant in variants:
+            if variant != "student":
+                ours.append(f"{lab}_{variant}{suffix}")
+                continue
+            ours += [f"{lab}_checker", f"{lab}_baseline_emu_o" if emulated else f"{lab}_baseline"]
+            objects += tree.objects(f"{lab}_student{suffix}_test") + tree.objects(f"{lab}_student{suffix}_bench")
+            kernels.append(f"{lab}_student_emu_o" if emulated else f"{lab}_student_kernel")
+    if ours:
+        compile_targets(tree, ours, timeout_s, keep_going=True)
+    if objects:
+        proc.run([ninja_program(), "-C", str(tree.directory), "-k0", *objects], timeout_s)
+    if kernels:
+        compile_targets(tree, kernels, min(timeout_s, AHEAD_LIMIT_S), sandboxed=True, keep_going=True)
 
 
 def compiler_errors(outcome: proc.Outcome, limit: int = 12) -> str:

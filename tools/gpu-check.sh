@@ -16,6 +16,8 @@
 #                                            where a calibrate call left one, else grader/targets/
 #   tools/gpu-check.sh speed [OLD_CHECKOUT]  the seven solutions graded from a clean build, with each step's time;
 #                                            and by an older checkout's grader, for comparison (same machine)
+#   tools/gpu-check.sh trace [BUILD_DIR]     where a benchmark's and a sanitizer's seconds go: each solution's
+#                                            benchmark alone with its trace, then Lab 4's racecheck case by case
 #   tools/gpu-check.sh attacks [EXPR]        the attack submissions' verdicts that need a GPU (test_attacks.py, those
 #                                            matching the pytest -k expression EXPR)
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
@@ -81,6 +83,15 @@ case "$part" in
                 echo "$1: exit $?, $((SECONDS - start)) s") | tee -a "$out/speed.log"
         fi
         .venv/bin/python tools/step_times.py "$out"/speed-*.json | tee -a "$out/speed.log" ;;
+    trace)
+        build=${1:-build-speed}
+        for bench in "$build"/*_solution_bench; do
+            echo "== $bench" && /usr/bin/time -f "%e s wall" "$bench" 2>&1 >/dev/null | grep -E "^\[|wall|error"
+        done 2>&1 | tee "$out/trace.log"
+        # Lab 4's racecheck at three drawn shapes of the grader's ranges (grader/labs.toml), each case's time.
+        CML_SEED=1 CML_GRADER_SIZES="600x520x488;300x300x300;17x33x65" /usr/bin/time -f "%e s wall" \
+            compute-sanitizer --tool racecheck "$build/04_tiled_gemm_solution_test" --duration=true 2>&1 |
+            grep -E "^[0-9.]+ s: |SUMMARY|wall" | tee -a "$out/trace.log" ;;
     # ./cml test always collects every test file: -k keeps to test_attacks.py's (EXPR narrows them further).
     attacks) ./cml test --slow -v -k "test_attacks${1:+ and ($1)}" 2>&1 | tee "$out/attacks.log" ;;
     *) echo "unknown part: $part" >&2; exit 2 ;;

@@ -3,14 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
-#include <future>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
+#include <vector>
 
 #include "cml/device_buffer.hpp"
+#include "cml/parallel.hpp"
 
 namespace cml {
 
@@ -48,9 +47,9 @@ Comparison compare_range(const std::vector<float>& got, const std::vector<double
     return result;
 }
 
-// Below this many elements a comparison runs on the calling thread; a benchmark's 64M-float outputs are
-// compared on every core, a few times per kernel.
-constexpr std::size_t kParallelFrom = std::size_t(1) << 22;
+// A comparison is split into parts of about this many elements, compared on every core: a benchmark
+// compares its 64M-float outputs a few times per kernel. A smaller one runs on the calling thread.
+constexpr std::size_t kPartElements = std::size_t(1) << 22;
 
 }  // namespace
 
@@ -73,16 +72,13 @@ Comparison compare(const std::vector<float>& got, const std::vector<double>& wan
 {
     if (got.size() != want.size()) throw std::invalid_argument("compare: got and want differ in length");
     const std::size_t n = got.size();
-    const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t parts = std::min(threads, n / kParallelFrom + 1);
-    if (parts == 1) return compare_range(got, want, tolerance, 0, n);
-    std::vector<std::future<Comparison>> running;
-    for (std::size_t p = 0; p < parts; ++p) {
-        running.push_back(std::async(std::launch::async, compare_range, std::cref(got), std::cref(want), tolerance,
-                                     n * p / parts, n * (p + 1) / parts));
-    }
-    Comparison result = running.front().get();
-    for (std::size_t p = 1; p < parts; ++p) append(result, running[p].get());
+    const std::size_t parts = n / kPartElements + 1;
+    std::vector<Comparison> found(parts);
+    parallel_for(parts, [&](std::size_t p) {
+        found[p] = compare_range(got, want, tolerance, n * p / parts, n * (p + 1) / parts);
+    });
+    Comparison result = found.front();
+    for (std::size_t p = 1; p < parts; ++p) append(result, found[p]);
     return result;
 }
 

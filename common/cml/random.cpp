@@ -1,7 +1,10 @@
 #include "cml/random.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+
+#include "cml/parallel.hpp"
 
 namespace cml {
 
@@ -37,12 +40,27 @@ RandomStream::RandomStream(std::uint64_t stream) : previous_(stream_generator)
 
 RandomStream::~RandomStream() { stream_generator = previous_; }
 
+void for_each_random_chunk(std::size_t n,
+                           const std::function<void(std::size_t, std::size_t, std::mt19937_64&)>& fill)
+{
+    constexpr std::size_t kChunk = std::size_t(1) << 20;
+    const std::uint64_t base = rng()();
+    parallel_for((n + kChunk - 1) / kChunk, [&](std::size_t chunk) {
+        std::seed_seq seeds{std::uint32_t(base), std::uint32_t(base >> 32), std::uint32_t(chunk),
+                            std::uint32_t(std::uint64_t(chunk) >> 32)};
+        std::mt19937_64 generator(seeds);
+        fill(chunk * kChunk, std::min(n, (chunk + 1) * kChunk), generator);
+    });
+}
+
 std::vector<float> random_floats(std::size_t n, float lo, float hi)
 {
-    std::uniform_real_distribution<float> uniform(lo, hi);
-    std::vector<float> values(n);
-    for (float& value : values) value = uniform(rng());
-    return values;
+    return random_values<float>(n, std::uniform_real_distribution<float>(lo, hi));
+}
+
+std::vector<float> random_whole_floats(std::size_t n, int magnitude)
+{
+    return random_values<float>(n, std::uniform_int_distribution<int>(-magnitude, magnitude));
 }
 
 }  // namespace cml

@@ -2,7 +2,9 @@
 // print it, so any failure can be replayed with the same data.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -29,7 +31,29 @@ private:
     std::mt19937_64* previous_;
 };
 
+// fill(begin, end, generator) for consecutive chunks [begin, end) of 0 <= i < n, on every core, each chunk
+// with a generator of its own seeded from one draw of rng() and the chunk's number: the values depend on the
+// run's seed alone, however many threads draw them, and 64M of them take a fraction of a second, not seconds.
+void for_each_random_chunk(std::size_t n,
+                           const std::function<void(std::size_t, std::size_t, std::mt19937_64&)>& fill);
+
+// n values of `distribution`, as T (drawn by for_each_random_chunk).
+template <class T, class Distribution>
+std::vector<T> random_values(std::size_t n, const Distribution& distribution)
+{
+    std::vector<T> values(n);
+    for_each_random_chunk(n, [&](std::size_t begin, std::size_t end, std::mt19937_64& generator) {
+        Distribution chunk_distribution = distribution;  // a copy per chunk: a distribution may keep state
+        for (std::size_t i = begin; i < end; ++i) values[i] = T(chunk_distribution(generator));
+    });
+    return values;
+}
+
 // n floats drawn uniformly from [lo, hi).
 std::vector<float> random_floats(std::size_t n, float lo = -1.0f, float hi = 1.0f);
+
+// n whole numbers drawn uniformly from [-magnitude, magnitude], as floats: sums of them are exact in fp32
+// while they stay below 2^24.
+std::vector<float> random_whole_floats(std::size_t n, int magnitude);
 
 }  // namespace cml

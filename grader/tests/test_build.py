@@ -4,7 +4,8 @@ solution and skeleton passes the integrity checks on what the compiler read and 
 import pytest
 
 from grader import build, integrity
-from grader.config import load_config
+from grader.config import REPO_ROOT, load_config
+from grader.tests.fixture_kernels import write_labs
 
 LABS = [lab.name for lab in load_config().labs]
 
@@ -17,3 +18,20 @@ def test_lab_builds(built_tree, config, lab, variant):
     for kind in ("test", "bench"):
         assert built_tree.binary(lab, variant, kind).is_file()
     assert integrity.check_build(built_tree, lab, variant, compiled=True) == ""
+
+
+@pytest.mark.slow
+def test_building_ahead_builds_every_lab_and_leaves_a_compile_error_to_its_own_lab(config, tmp_path):
+    """build_ahead compiles the labs of a run at once and judges nothing: a kernel.cu that does not compile stops
+    no other lab, and its own lab's build_lab then reports its error."""
+    labs = ["01_vector_add", "07_constant_memory"]
+    broken = (REPO_ROOT / "labs" / labs[0] / "kernel.cu").read_text() + "\nthis line is not C++;\n"
+    student_dir = write_labs(tmp_path / "labs", {labs[0]: broken})
+    tree = build.BuildTree(tmp_path / "build", student_dir, "sm_90")
+    assert build.configure(tree, config.timeouts["build"]).ok
+    build.build_ahead(tree, labs, ["student"], config.timeouts["build"])
+    assert not tree.kernel_library(labs[0], "student").exists()
+    assert tree.kernel_library(labs[1], "student").exists() and tree.checker(labs[0]).exists()
+    failed = build.build_lab(tree, labs[0], "student", config.timeouts["build"])
+    assert not failed.ok and "this line is not C++" in build.compiler_errors(failed)
+    assert build.build_lab(tree, labs[1], "student", config.timeouts["build"]).ok

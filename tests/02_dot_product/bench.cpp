@@ -25,7 +25,7 @@ struct Instance {
     DotReference want;
 
     explicit Instance(int n)
-        : a("a", random_whole_floats(n, 1)), b("b", random_whole_floats(n, 1)), result(1),
+        : a("a", cml::random_whole_floats(n, 1)), b("b", cml::random_whole_floats(n, 1)), result(1),
           want(dot_reference(a.host(), b.host()))
     {
     }

@@ -50,11 +50,3 @@ inline double dot_tolerance(const DotReference& ref)
     return nu / (1.0 - nu) * ref.abs_sum;
 }
 
-// n whole numbers drawn uniformly from [-magnitude, magnitude], as floats, from the run's seeded generator.
-inline std::vector<float> random_whole_floats(std::size_t n, int magnitude)
-{
-    std::uniform_int_distribution<int> uniform(-magnitude, magnitude);
-    std::vector<float> values(n);
-    for (float& value : values) value = float(uniform(cml::rng()));
-    return values;
-}

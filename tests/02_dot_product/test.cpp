@@ -45,7 +45,7 @@ void check_exact(const Launcher& launch, const std::vector<int>& sizes, int magn
         CAPTURE(n);
         REQUIRE(double(magnitude) * magnitude * n <= double(1 << 24));
         const cml::Comparison result =
-            check_dot(launch, random_whole_floats(n, magnitude), random_whole_floats(n, magnitude));
+            check_dot(launch, cml::random_whole_floats(n, magnitude), cml::random_whole_floats(n, magnitude));
         CHECK_MESSAGE(result.ok, result.describe());
     }
 }
@@ -63,7 +63,7 @@ void check_sets_result_itself(const Launcher& launch)
 {
     constexpr int n = 1000;
     constexpr float kStale = 1.0e6f;  // what an earlier call might have left behind
-    const std::vector<float> a = random_whole_floats(n, 4), b = random_whole_floats(n, 4);
+    const std::vector<float> a = cml::random_whole_floats(n, 4), b = cml::random_whole_floats(n, 4);
     const cml::Comparison result = check_dot(launch, a, b, 2, &kStale);
     CHECK_MESSAGE(result.ok, result.describe());
 }

@@ -36,7 +36,7 @@ struct Instance {
     cml::DeviceBuffer<float> partial;  // sized for 1 per thread, the most blocks
     std::vector<double> want;
 
-    explicit Instance(int n) : in("in", random_whole_floats(n, kMagnitude)), partial(block_count(n, 1)) {}
+    explicit Instance(int n) : in("in", cml::random_whole_floats(n, kMagnitude)), partial(block_count(n, 1)) {}
 };
 
 void bench(const cml::BenchArgs& args, cml::BenchReport& report)

@@ -47,11 +47,3 @@ inline double max_abs(const std::vector<float>& values)
     return most;
 }
 
-// n whole numbers drawn uniformly from [-magnitude, magnitude], as floats, from the run's seeded generator.
-inline std::vector<float> random_whole_floats(std::size_t n, int magnitude)
-{
-    std::uniform_int_distribution<int> uniform(-magnitude, magnitude);
-    std::vector<float> values(n);
-    for (float& value : values) value = float(uniform(cml::rng()));
-    return values;
-}

@@ -42,7 +42,7 @@ void check_exact(const Launcher& launch, const std::vector<int>& sizes, const st
             CAPTURE(per_thread);
             CAPTURE(n);
             const cml::Comparison result =
-                check_block_sums(launch, random_whole_floats(n, kMagnitude), per_thread, true);
+                check_block_sums(launch, cml::random_whole_floats(n, kMagnitude), per_thread, true);
             CHECK_MESSAGE(result.ok, result.describe());
         }
     }

@@ -58,8 +58,5 @@ inline std::vector<double> lookup_reference(const std::vector<float>& table, con
 // warp almost always ask for 32 different entries.
 inline std::vector<int> random_indices(std::size_t n)
 {
-    std::uniform_int_distribution<int> uniform(0, kTableEntries - 1);
-    std::vector<int> index(n);
-    for (int& i : index) i = uniform(cml::rng());
-    return index;
+    return cml::random_values<int>(n, std::uniform_int_distribution<int>(0, kTableEntries - 1));
 }
