@@ -235,7 +235,9 @@ def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulate
 AHEAD_LIMIT_S = 120
 
 
-def build_ahead(tree: BuildTree, labs: list[str], variants: list[str], timeout_s: float, emulated: bool = False) -> None:
+def build_ahead(
+    tree: BuildTree, labs: list[str], variants: list[str], timeout_s: float, emulated: bool = False
+) -> None:
     """Compiles at once, on every core, what the labs of a run would otherwise build one after the other
     (build_lab, one Ninja at a time in the folder): the grader's own parts and programs, then every student's
     kernel.cu together in the sandbox, past any that fails. Nothing is judged here: each lab's build_lab then

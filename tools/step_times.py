@@ -24,7 +24,9 @@ def table(paths: list[str]) -> str:
         rows.append(f"| {path} | all, summed | | {total:.1f} |" + " |" * len(steps))
         # Labs graded at once (--jobs) overlap: the run's own wall time is what a person waits.
         if run.get("built_ahead_seconds") is not None:
-            rows.append(f"| {path} | all, built ahead at once | | {run['built_ahead_seconds']:.1f} |" + " |" * len(steps))
+            rows.append(
+                f"| {path} | all, built ahead at once | | {run['built_ahead_seconds']:.1f} |" + " |" * len(steps)
+            )
         if "seconds" in run:
             rows.append(
                 f"| {path} | all, wall ({run.get('jobs', 1)} jobs) | | {run['seconds']:.1f} |" + " |" * len(steps)
