@@ -22,9 +22,8 @@ bool is_poison(float value)
 
 namespace {
 
-// Elements [begin, end) of the comparison; first_bad is an index into the whole vectors.
-Comparison compare_range(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance,
-                         std::size_t begin, std::size_t end)
+// Elements [begin, end) of the comparison; first_bad is an index into the whole arrays.
+Comparison compare_range(const float* got, const double* want, Tolerance tolerance, std::size_t begin, std::size_t end)
 {
     Comparison result;
     result.count = end - begin;
@@ -49,7 +48,7 @@ Comparison compare_range(const std::vector<float>& got, const std::vector<double
 
 // A comparison is split into parts of about this many elements, compared on every core: a benchmark
 // compares its 64M-float outputs a few times per kernel. A smaller one runs on the calling thread.
-constexpr std::size_t kPartElements = std::size_t(1) << 22;
+constexpr std::size_t kPartElements = kGrain;
 
 }  // namespace
 
@@ -68,18 +67,23 @@ void append(Comparison& whole, const Comparison& later)
     whole.max_rel_error = nan ? std::numeric_limits<double>::quiet_NaN() : std::max(whole.max_rel_error, later.max_rel_error);
 }
 
-Comparison compare(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance)
+Comparison compare(const float* got, const double* want, std::size_t count, Tolerance tolerance)
 {
-    if (got.size() != want.size()) throw std::invalid_argument("compare: got and want differ in length");
-    const std::size_t n = got.size();
-    const std::size_t parts = n / kPartElements + 1;
+    const std::size_t parts = (count + kPartElements - 1) / kPartElements;
+    if (parts <= 1) return compare_range(got, want, tolerance, 0, count);
     std::vector<Comparison> found(parts);
-    parallel_for(parts, [&](std::size_t p) {
-        found[p] = compare_range(got, want, tolerance, n * p / parts, n * (p + 1) / parts);
+    parallel_ranges(count, kPartElements, [&](std::size_t begin, std::size_t end) {
+        found[begin / kPartElements] = compare_range(got, want, tolerance, begin, end);
     });
     Comparison result = found.front();
     for (std::size_t p = 1; p < parts; ++p) append(result, found[p]);
     return result;
+}
+
+Comparison compare(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance)
+{
+    if (got.size() != want.size()) throw std::invalid_argument("compare: got and want differ in length");
+    return compare(got.data(), want.data(), got.size(), tolerance);
 }
 
 std::string Comparison::describe() const

@@ -29,6 +29,8 @@ struct Comparison {
 };
 
 Comparison compare(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance);
+// The same, of `count` elements at `got` and `want` (on the host), on every core where they are many.
+Comparison compare(const float* got, const double* want, std::size_t count, Tolerance tolerance);
 
 // `later`, the comparison of other elements (its first_bad an index into the same output), added to `whole`.
 void append(Comparison& whole, const Comparison& later);

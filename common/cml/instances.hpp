@@ -15,6 +15,7 @@
 
 #include "cml/device_buffer.hpp"
 #include "cml/random.hpp"
+#include "cml/read_back.hpp"
 
 namespace cml {
 
@@ -65,14 +66,13 @@ public:
     // uploading it again so that the next kernel gets the input it expects.
     std::string restore_if_changed()
     {
-        const std::vector<T> now = device_.download();
-        if (host_.empty() || std::memcmp(now.data(), host_.data(), device_.bytes()) == 0) return "";
         std::size_t first = 0;
-        while (std::memcmp(&now[first], &host_[first], sizeof(T)) == 0) ++first;
+        T now{};
+        if (!first_difference(device_, host_, first, now)) return "";
         device_.upload(host_);
         std::ostringstream out;
         out.precision(9);
-        out << name_ << "[" << first << "] is " << now[first] << " where " << host_[first] << " was uploaded";
+        out << name_ << "[" << first << "] is " << now << " where " << host_[first] << " was uploaded";
         return out.str();
     }
 

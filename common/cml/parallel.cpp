@@ -36,4 +36,9 @@ void parallel_for(std::size_t count, const std::function<void(std::size_t)>& wor
     if (first_error) std::rethrow_exception(first_error);
 }
 
+void parallel_ranges(std::size_t n, std::size_t grain, const std::function<void(std::size_t, std::size_t)>& work)
+{
+    parallel_for((n + grain - 1) / grain, [&](std::size_t part) { work(part * grain, std::min(n, (part + 1) * grain)); });
+}
+
 }  // namespace cml

@@ -1,6 +1,5 @@
 #include "cml/random.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -45,11 +44,12 @@ void for_each_random_chunk(std::size_t n,
 {
     constexpr std::size_t kChunk = std::size_t(1) << 20;
     const std::uint64_t base = rng()();
-    parallel_for((n + kChunk - 1) / kChunk, [&](std::size_t chunk) {
+    parallel_ranges(n, kChunk, [&](std::size_t begin, std::size_t end) {
+        const std::uint64_t chunk = begin / kChunk;
         std::seed_seq seeds{std::uint32_t(base), std::uint32_t(base >> 32), std::uint32_t(chunk),
-                            std::uint32_t(std::uint64_t(chunk) >> 32)};
+                            std::uint32_t(chunk >> 32)};
         std::mt19937_64 generator(seeds);
-        fill(chunk * kChunk, std::min(n, (chunk + 1) * kChunk), generator);
+        fill(begin, end, generator);
     });
 }
 

@@ -16,15 +16,14 @@
 inline std::vector<double> smooth_reference(const std::vector<float>& in, int radius)
 {
     constexpr int kResum = 256;
-    constexpr int kPart = kResum * 4096;  // outputs per part, the parts on every core: each starts afresh
+    constexpr std::size_t kPart = kResum * 4096;  // outputs per part, the parts on every core: each starts afresh
     const int n = int(in.size());
     auto at = [&](int i) { return double(in[clamp_to_edge(i, n)]); };
     const double width = 2.0 * radius + 1.0;
     std::vector<double> out(n);
-    cml::parallel_for(std::size_t(n + kPart - 1) / kPart, [&](std::size_t part) {
-        const int begin = int(part) * kPart, end = std::min(n, begin + kPart);
+    cml::parallel_ranges(std::size_t(n), kPart, [&](std::size_t begin, std::size_t end) {
         double window = 0.0;
-        for (int i = begin; i < end; ++i) {
+        for (int i = int(begin); i < int(end); ++i) {
             if (i % kResum == 0) {
                 window = 0.0;
                 for (int d = -radius; d <= radius; ++d) window += at(i + d);

@@ -117,11 +117,15 @@ void check_empty_output(const Launcher& launch)
 const std::vector<Shape> kTileMultiples = {{32, 32, 32}, {64, 64, 64}, {128, 96, 160}, {256, 256, 256}};
 const std::vector<Shape> kRaggedEdges = {{1, 1, 1}, {17, 33, 65}, {33, 17, 65}, {31, 31, 31}, {33, 33, 33},
                                          {65, 100, 7}, {100, 65, 1}, {129, 130, 131}, {64, 64, 100}};
-const std::vector<Shape> kRectangles = {{1000, 17, 64}, {17, 1000, 64}, {1, 1000, 1000},
-                                        {1000, 1, 1000}, {64, 64, 3000}, {300, 700, 50}};
-// Many blocks each way, ragged on every side. Not 1000^3: under racecheck that one shape cost ~60 s of the
-// lab's 89 s on an H100, and a missing barrier shows at this size as well (issue 17).
-const std::vector<Shape> kLarge = {{600, 520, 488}};
+// Under racecheck a block's tile steps run one after another, so a long K in few blocks is what costs: 64 x 64
+// x 3000 (4 blocks, 94 steps each) took ~12 of the lab's 52 s on an H100. K = 1000 still runs 32 steps, and
+// 1 x 1000 x 300 still has a single row of 32 tiles (issue 17).
+const std::vector<Shape> kRectangles = {{1000, 17, 64}, {17, 1000, 64}, {1, 1000, 300},
+                                        {1000, 1, 300}, {64, 64, 1000}, {300, 700, 50}};
+// Many blocks each way, ragged on every side, K too (not a multiple of the register-blocked kernel's 8). Not
+// 1000^3, nor 600 x 520 x 488: under racecheck those cost ~60 s and ~6 s on an H100, and a missing barrier
+// shows at this size as well (issue 17).
+const std::vector<Shape> kLarge = {{400, 360, 333}};
 const std::vector<Shape> kGuarded = {{1, 1, 1}, {17, 33, 65}, {100, 1, 10}, {1, 100, 10}, {130, 129, 8},
                                      {17, 100, 12}};
 
@@ -151,7 +155,7 @@ TEST_SUITE("gemm_tiled")
         check_shapes(kTiled, kRectangles);
     }
 
-    TEST_CASE("matches the CPU reference at a large ragged shape (600 x 520 x 488)" * cml::needs_gpu())
+    TEST_CASE("matches the CPU reference at a large ragged shape (400 x 360 x 333)" * cml::needs_gpu())
     {
         check_shapes(kTiled, kLarge);
     }
@@ -189,7 +193,7 @@ TEST_SUITE("stretch: gemm_register_blocked")
         check_shapes(kRegisterBlocked, kRaggedEdges);
     }
 
-    TEST_CASE("register-blocked: matches the CPU reference for rectangles and at 600 x 520 x 488" *
+    TEST_CASE("register-blocked: matches the CPU reference for rectangles and at 400 x 360 x 333" *
               cml::needs_gpu(gemm_register_blocked_attempted))
     {
         check_shapes(kRegisterBlocked, kRectangles);

@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "cml/parallel.hpp"
 #include "cml/random.hpp"
 #include "constant_memory.hpp"
 
@@ -13,11 +14,13 @@
 inline std::vector<double> polynomial_reference(const std::vector<float>& c, const std::vector<float>& x)
 {
     std::vector<double> y(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-        double p = c.back();
-        for (int k = int(c.size()) - 2; k >= 0; --k) p = p * x[i] + c[k];
-        y[i] = p;
-    }
+    cml::parallel_ranges(x.size(), cml::kGrain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            double p = c.back();
+            for (int k = int(c.size()) - 2; k >= 0; --k) p = p * x[i] + c[k];
+            y[i] = p;
+        }
+    });
     return y;
 }
 
@@ -50,7 +53,9 @@ inline double polynomial_relative_bound(int count)
 inline std::vector<double> lookup_reference(const std::vector<float>& table, const std::vector<int>& index)
 {
     std::vector<double> out(index.size());
-    for (std::size_t i = 0; i < index.size(); ++i) out[i] = table[index[i]];
+    cml::parallel_ranges(index.size(), cml::kGrain, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) out[i] = table[index[i]];
+    });
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -93,6 +94,20 @@ cudaError_t cudaFree(void* pointer)
 {
     if (!pointer) return record(cudaSuccess);
     return record(cml_emu::free_global(pointer) ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+// Pinned host memory is ordinary host memory here (the benchmark reads results back through it).
+cudaError_t cudaMallocHost(void** pointer, size_t size)
+{
+    if (!pointer) return record(cudaErrorInvalidValue);
+    *pointer = std::malloc(size == 0 ? 1 : size);
+    return record(*pointer ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaFreeHost(void* pointer)
+{
+    std::free(pointer);
+    return record(cudaSuccess);
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
