@@ -4,9 +4,12 @@
 # the grade it should (grader/variants.py, judge): a correct one passes every check that ran, a wrong one fails
 # the check its lesson names.
 #   tools/grade-variants.sh [--lab N] [--only NAME] [--seed S] [--out DIR] [--resume] [-- GRADE OPTIONS]
-# Each grade goes to DIR/<lab>/<name>.json and .log (DIR: $OUT, else .results/variants), the table to DIR/table.md.
-# --resume skips a variant whose grade is newer than its file (the lent GPU allows 10 minutes per call).
-# One variant at a time, in the build folder build-variants. Exit status 0: every variant graded as it should.
+# The variants are graded in rounds: round k is one submission holding the k-th variant of every lab, graded as
+# a student's labs are (all at once where there is a GPU). Each round's grade goes to DIR/rounds/round-K.json
+# and .log, and is filed as DIR/<lab>/<name>.json for each of its variants (DIR: $OUT, else .results/variants);
+# the table goes to DIR/table.md. --resume skips a round whose variants were all graded after their files
+# changed (the lent GPU allows 10 minutes per call). Build folder: build-variants. Exit status 0: every variant
+# graded as it should.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 lab="" only="" seed="" out=${OUT:-.results/variants} resume=0 grade_options=()
@@ -23,25 +26,38 @@ while [ $# -gt 0 ]; do
     esac
 done
 ./cml list >/dev/null || exit 3  # installs the environment
-mkdir -p "$out"
+mkdir -p "$out/rounds"
 out=$(cd "$out" && pwd)
 [ -n "$seed" ] && grade_options+=(--seed "$seed")
-submissions="$out/submissions"
+# lab, name, file and round (the variant's place among its lab's), tab-separated
+listing=$(.venv/bin/python -m grader.variants list ${lab:+--lab "$lab"} ${only:+--only "$only"} |
+    awk -F'\t' '{ print $0 "\t" ++seen[$1] }')
 started=$SECONDS
-while IFS=$'\t' read -r variant_lab name file; do
-    grade="$out/$variant_lab/$name.json"
-    if [ "$resume" = 1 ] && [ "$grade" -nt "$file" ]; then
-        echo "= $variant_lab $name: graded already"
+for round in $(cut -f4 <<<"$listing" | sort -n | uniq); do
+    members=$(awk -F'\t' -v r="$round" '$4 == r' <<<"$listing")
+    submission="$out/rounds/round-$round" grade="$out/rounds/round-$round.json"
+    if [ "$resume" = 1 ] && [ -f "$grade" ] &&
+        ! while IFS=$'\t' read -r _ _ file _; do [ "$file" -nt "$grade" ] && echo; done <<<"$members" | grep -q .; then
+        echo "= round $round: graded already"
         continue
     fi
-    mkdir -p "$out/$variant_lab" "$submissions/$name/$variant_lab"
-    cp "$file" "$submissions/$name/$variant_lab/kernel.cu"
-    rm -f "$grade"
+    rm -rf "$submission" "$grade"
+    labs=()
+    while IFS=$'\t' read -r variant_lab _ file _; do
+        mkdir -p "$submission/$variant_lab"
+        cp "$file" "$submission/$variant_lab/kernel.cu"
+        labs+=(--lab "$variant_lab")
+    done <<<"$members"
     begun=$SECONDS
-    ./cml grade --submission "$submissions/$name" --lab "$variant_lab" --build-dir build-variants --json "$grade" \
-        "${grade_options[@]}" >"$out/$variant_lab/$name.log" 2>&1
-    echo "= $variant_lab $name: exit status $? in $((SECONDS - begun)) s"
-done < <(.venv/bin/python -m grader.variants list ${lab:+--lab "$lab"} ${only:+--only "$only"})
+    ./cml grade --submission "$submission" "${labs[@]}" --build-dir build-variants --json "$grade" \
+        "${grade_options[@]}" >"$out/rounds/round-$round.log" 2>&1
+    status=$?
+    echo "= round $round ($(cut -f2 <<<"$members" | paste -sd' ')): exit status $status in $((SECONDS - begun)) s"
+    while IFS=$'\t' read -r variant_lab name _ _; do
+        mkdir -p "$out/$variant_lab"
+        cp "$grade" "$out/$variant_lab/$name.json" 2>/dev/null
+    done <<<"$members"
+done
 echo "= graded in $((SECONDS - started)) s"
 .venv/bin/python -m grader.variants table "$out" ${lab:+--lab "$lab"} ${only:+--only "$only"} >"$out/table.md"
 status=$?
