@@ -42,10 +42,9 @@ RandomStream::~RandomStream() { stream_generator = previous_; }
 void for_each_random_chunk(std::size_t n,
                            const std::function<void(std::size_t, std::size_t, std::mt19937_64&)>& fill)
 {
-    constexpr std::size_t kChunk = std::size_t(1) << 20;
     const std::uint64_t base = rng()();
-    parallel_ranges(n, kChunk, [&](std::size_t begin, std::size_t end) {
-        const std::uint64_t chunk = begin / kChunk;
+    parallel_ranges(n, kRandomChunk, [&](std::size_t begin, std::size_t end) {
+        const std::uint64_t chunk = begin / kRandomChunk;
         std::seed_seq seeds{std::uint32_t(base), std::uint32_t(base >> 32), std::uint32_t(chunk),
                             std::uint32_t(chunk >> 32)};
         std::mt19937_64 generator(seeds);

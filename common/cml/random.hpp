@@ -31,21 +31,31 @@ private:
     std::mt19937_64* previous_;
 };
 
-// fill(begin, end, generator) for consecutive chunks [begin, end) of 0 <= i < n, on every core, each chunk
-// with a generator of its own seeded from one draw of rng() and the chunk's number: the values depend on the
-// run's seed alone, however many threads draw them, and 64M of them take a fraction of a second, not seconds.
+// Values are drawn in chunks of this many on every core, each chunk from a generator of its own.
+constexpr std::size_t kRandomChunk = std::size_t(1) << 20;
+
+// fill(begin, end, generator) for consecutive chunks [begin, end) of 0 <= i < n, kRandomChunk long, on every
+// core, each chunk with a generator of its own seeded from one draw of rng() and the chunk's number: the values
+// depend on the run's seed alone, however many threads draw them, and 64M of them take a fraction of a second.
 void for_each_random_chunk(std::size_t n,
                            const std::function<void(std::size_t, std::size_t, std::mt19937_64&)>& fill);
 
-// n values of `distribution`, as T (drawn by for_each_random_chunk).
+// n values of `distribution`, as T: up to kRandomChunk of them straight from rng(), as every test has drawn its
+// inputs (so a seed gives the inputs it gave before, and the counts measured with it still hold), more of them
+// by for_each_random_chunk (a benchmark's).
 template <class T, class Distribution>
 std::vector<T> random_values(std::size_t n, const Distribution& distribution)
 {
     std::vector<T> values(n);
-    for_each_random_chunk(n, [&](std::size_t begin, std::size_t end, std::mt19937_64& generator) {
+    auto fill = [&](std::size_t begin, std::size_t end, std::mt19937_64& generator) {
         Distribution chunk_distribution = distribution;  // a copy per chunk: a distribution may keep state
         for (std::size_t i = begin; i < end; ++i) values[i] = T(chunk_distribution(generator));
-    });
+    };
+    if (n <= kRandomChunk) {
+        fill(0, n, rng());
+    } else {
+        for_each_random_chunk(n, fill);
+    }
     return values;
 }
 
