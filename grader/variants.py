@@ -87,8 +87,8 @@ def _matches(check: dict, must_fail: str) -> bool:
 def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
     """Whether a grade (the checks of grade.json for the variant's lab) is what the variant should get, and why.
     Correct: every build, correctness, mechanism and attempted stretch check passes; speed passes or is not run.
-    Wrong: its must_fail check fails; where that is a speed check that could not run (no GPU), everything else
-    must pass, since its lesson shows only in time."""
+    Wrong: its must_fail check fails; where that is a speed check that did not run (no GPU, or --no-bench),
+    everything else must pass, since its lesson shows only in time."""
     failed = [c["name"] for c in checks if c["status"] == "failed"]
     if variant.kind == "correct":
         bad = [
@@ -111,7 +111,7 @@ def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
     if variant.lesson_shows_in == "time" and all(c["status"] == "not run" for c in target):
         if failed:
             return False, "its speed could not be measured here, and it failed: " + "; ".join(failed)
-        return True, "passes everything here: its lesson shows only in time, not measured without a GPU"
+        return True, "passes everything else: its lesson shows only in time, not measured in this grade"
     return False, f"{variant.must_fail!r} did not fail ({', '.join(c['status'] for c in target)})"
 
 
