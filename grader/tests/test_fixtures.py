@@ -47,7 +47,16 @@ def test_planted_bug_differs_from_the_solution(folder):
     assert planted_kernel(expect) != solution
 
 
-@pytest.mark.parametrize("folder", fixture_dirs(), ids=lambda p: p.name)
+def graded_fixtures() -> list:
+    """Every fixture; those whose expect.toml says `slow = true` (their lesson is also proven elsewhere in the
+    quick tests, or by an attack) in ./cml test --slow only, to keep the quick tests short (issue 17)."""
+    return [
+        pytest.param(folder, marks=[pytest.mark.slow] if load_expect(folder).get("slow") else [], id=folder.name)
+        for folder in fixture_dirs()
+    ]
+
+
+@pytest.mark.parametrize("folder", graded_fixtures())
 def test_planted_bug_gets_its_verdict(folder, device, tmp_path):
     expect = load_expect(folder)
     if expect.get("needs_gpu", True) and not device.present:
