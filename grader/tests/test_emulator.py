@@ -229,6 +229,7 @@ def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail
 # ---- racecheck: the planted races, and the fixed kernels ----
 
 
+@pytest.mark.slow
 def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(planted, config):
     binary = built(planted, config, "03_smoothing_halo", "student").binary("03_smoothing_halo", "student", "test", True)
     run = sanitize.run_emulated("racecheck", binary, planted.checker("03_smoothing_halo"), config.timeouts["sanitizer"])
@@ -238,6 +239,7 @@ def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(plant
     assert sanitizer_check(RACECHECK, run).status is Status.FAILED
 
 
+@pytest.mark.slow
 def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(planted, config):
     binary = built(planted, config, "06_warp_reduction", "student").binary("06_warp_reduction", "student", "test", True)
     run = sanitize.run_emulated("racecheck", binary, planted.checker("06_warp_reduction"), config.timeouts["sanitizer"])
@@ -261,6 +263,7 @@ def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
 # ---- the counters, at the sizes tools/ncu-planted.sh profiles ----
 
 
+@pytest.mark.slow
 def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted, emulator, config):
     coalescing = config.lab("01_vector_add").mechanisms[1]
     sectors, requests = coalescing.numerator, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
@@ -280,6 +283,7 @@ def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted
     assert per_request == {"student": 32.0, "solution": 4.0}  # ncu on the H100: 32 and 4.0
 
 
+@pytest.mark.slow
 def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_none(planted, emulator, config):
     student = {}
     for tree, variant, ways in ((planted, "student", 32), (emulator, "solution", 1)):
@@ -301,6 +305,7 @@ def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_non
     assert [(m[conflicts], m[loads]) for m in student.values()] == [(63488, 2048), (0, 2048)]
 
 
+@pytest.mark.slow
 def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, emulator, config):
     # The look-up's test cases, as tools/ncu-planted.sh profiles them with ncu (no benchmark range of its own).
     test_case = ["--test-case=returns the table entry*", "--reporters=console", "--no-version"]
