@@ -1,5 +1,5 @@
-"""Labs graded at once (./cml grade --jobs): the same checks and verdicts as one at a time, the labs' steps
-reported from their own threads, and each lab's time still its own (the waits for the build folder and the GPU
+"""Labs graded at once (./cml grade --jobs): built ahead together, then the same checks and verdicts as one at
+a time, the labs' steps reported from their own threads, and each lab's time still its own (the waits for the build folder and the GPU
 are steps of their own)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from grader.exits import UsageError
 from grader.gpu_lock import GpuLock
 from grader.grade import WAITING_FOR_THE_GPU, Context, Steps
 from grader.model import LabGrade
-from grader.session import GradeRequest, start
+from grader.session import BUILDING_AHEAD, GradeRequest, start
 from grader.tests.conftest import TEST_BUILD_DIR
 
 SEED = 20261127
@@ -51,11 +51,16 @@ def test_two_labs_graded_at_once_get_the_checks_and_verdicts_they_get_one_at_a_t
     assert [lab["lab"] for lab in together["labs"]] == ["02_dot_product", "06_warp_reduction"]  # in the labs' order
     assert together["jobs"] == 2 and alone["jobs"] == 1
 
-    # Both at once, each from a thread of its own: the second lab starts before the first is done.
+    # First both labs are built at once, by the calling thread (build.build_ahead); then both are graded at
+    # once, each from a thread of its own: the second lab starts before the first is done.
     first, second = (lab["lab"] for lab in together["labs"])
-    started = next(i for i, (lab, _, _) in enumerate(reports) if lab == second)
-    assert started < next(i for i, (lab, step, _) in enumerate(reports) if (lab, step) == (first, "done"))
-    assert len({thread for _, _, thread in reports}) == 2
+    ahead = [(lab, thread) for lab, step, thread in reports[:2] if step == BUILDING_AHEAD]
+    assert [lab for lab, _ in ahead] == [first, second] and together["built_ahead_seconds"] > 0
+    grading = reports[2:]
+    started = next(i for i, (lab, _, _) in enumerate(grading) if lab == second)
+    assert started < next(i for i, (lab, step, _) in enumerate(grading) if (lab, step) == (first, "done"))
+    threads = {thread for _, _, thread in grading}
+    assert len(threads) == 2 and ahead[0][1] not in threads
     for lab in together["labs"]:
         assert lab["seconds"] >= sum(lab["steps"].values()) - 0.1  # a wait is counted once, as its own step
         assert together["seconds"] >= lab["seconds"]
