@@ -32,12 +32,17 @@ out=$(cd "$out" && pwd)
 # lab, name, file and round (the variant's place among its lab's), tab-separated
 listing=$(.venv/bin/python -m grader.variants list ${lab:+--lab "$lab"} ${only:+--only "$only"} |
     awk -F'\t' '{ print $0 "\t" ++seen[$1] }')
+# Whether a variant file of the round (MEMBERS, lines as in $listing) changed after GRADE was written.
+changed_since() {
+    local file
+    while IFS=$'\t' read -r _ _ file _; do [ "$file" -nt "$1" ] && return 0; done <<<"$2"
+    return 1
+}
 started=$SECONDS
 for round in $(cut -f4 <<<"$listing" | sort -n | uniq); do
     members=$(awk -F'\t' -v r="$round" '$4 == r' <<<"$listing")
     submission="$out/rounds/round-$round" grade="$out/rounds/round-$round.json"
-    if [ "$resume" = 1 ] && [ -f "$grade" ] &&
-        ! while IFS=$'\t' read -r _ _ file _; do [ "$file" -nt "$grade" ] && echo; done <<<"$members" | grep -q .; then
+    if [ "$resume" = 1 ] && [ -f "$grade" ] && ! changed_since "$grade" "$members"; then
         echo "= round $round: graded already"
         continue
     fi

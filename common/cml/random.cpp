@@ -21,6 +21,13 @@ namespace {
 
 thread_local std::mt19937_64* stream_generator = nullptr;  // the RandomStream open on this thread, if any
 
+// `generator` seeded with both words of `seed` and of `stream`: one stream of numbers per (seed, stream).
+void seed_stream(std::mt19937_64& generator, std::uint64_t seed, std::uint64_t stream)
+{
+    std::seed_seq seeds{std::uint32_t(seed), std::uint32_t(seed >> 32), std::uint32_t(stream), std::uint32_t(stream >> 32)};
+    generator.seed(seeds);
+}
+
 }  // namespace
 
 std::mt19937_64& rng()
@@ -31,9 +38,7 @@ std::mt19937_64& rng()
 
 RandomStream::RandomStream(std::uint64_t stream) : previous_(stream_generator)
 {
-    const std::uint64_t seed = run_seed();
-    std::seed_seq seeds{std::uint32_t(seed), std::uint32_t(seed >> 32), std::uint32_t(stream), std::uint32_t(stream >> 32)};
-    generator_.seed(seeds);
+    seed_stream(generator_, run_seed(), stream);
     stream_generator = &generator_;
 }
 
@@ -44,10 +49,8 @@ void for_each_random_chunk(std::size_t n,
 {
     const std::uint64_t base = rng()();
     parallel_ranges(n, kRandomChunk, [&](std::size_t begin, std::size_t end) {
-        const std::uint64_t chunk = begin / kRandomChunk;
-        std::seed_seq seeds{std::uint32_t(base), std::uint32_t(base >> 32), std::uint32_t(chunk),
-                            std::uint32_t(chunk >> 32)};
-        std::mt19937_64 generator(seeds);
+        std::mt19937_64 generator;
+        seed_stream(generator, base, begin / kRandomChunk);
         fill(begin, end, generator);
     });
 }
