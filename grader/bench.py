@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import proc, suite
+from grader import gpu_turn, proc, suite
 from grader.model import BenchResult, KernelTiming
 
 
@@ -78,11 +79,12 @@ def median_of(results: list[BenchResult]) -> BenchResult:
     return dataclasses.replace(first, copy_gbps=mid([r.copy_gbps for r in results]), kernels=kernels)
 
 
-def run_bench(binary: Path, timeout_s: float) -> BenchRun:
-    """The benchmark in the sandbox; its results are the JSON it writes to its record."""
-    with suite.run_folder() as scratch:
-        program = suite.program_run(binary, scratch)
-        outcome = suite.run_program(program, timeout_s)
+def run_bench(binary: Path, timeout_s: float, take_gpu: Callable[[], None] | None = None) -> BenchRun:
+    """The benchmark in the sandbox; its results are the JSON it writes to its record. With `take_gpu`, it asks
+    for the GPU alone before its first launch, and take_gpu() gives it (grader/gpu_turn.py)."""
+    with suite.run_folder() as scratch, gpu_turn.served(scratch, take_gpu) as turn:
+        program = suite.program_run(binary, scratch, turn=turn)
+        outcome = suite.run_program(program, timeout_s, turn=turn)
         try:
             result = parse_bench(json.loads(program.record.read_text())) if outcome.ok else None
         except (ValueError, KeyError, TypeError):

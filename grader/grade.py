@@ -122,13 +122,12 @@ class Steps:
             lock.release()
 
     @contextmanager
-    def gpu(self, exclusive: bool = False) -> Iterator[None]:
-        """The GPU, shared with the other labs' tests, sanitizers and builds, or, `exclusive`, to this run alone;
-        nothing to hold on the CPU emulator."""
+    def gpu(self) -> Iterator[None]:
+        """The GPU, shared with the other labs' tests, sanitizers, builds and benchmarks setting up; nothing to
+        hold on the CPU emulator."""
         if self.ctx.emulator:
             yield
             return
-        hold = self.ctx.gpu_lock.exclusive if exclusive else self.ctx.gpu_lock.shared
         step, waited = self.step, False
 
         def waiting() -> None:
@@ -136,10 +135,33 @@ class Steps:
             waited = True
             self.next(WAITING_FOR_THE_GPU)
 
-        with hold(waiting):
+        with self.ctx.gpu_lock.shared(waiting):
             if waited:
                 self.next(step)
             yield
+
+    @contextmanager
+    def gpu_then_alone(self) -> Iterator[Callable[[], None] | None]:
+        """The GPU shared while a benchmark (or ncu over one) starts and sets up, then to it alone from when it
+        asks, through the returned take() (grader/gpu_turn.py), until it ends. None on the CPU emulator."""
+        if self.ctx.emulator:
+            yield None
+            return
+        step = self.step
+
+        def waiting() -> None:
+            self.next(WAITING_FOR_THE_GPU)
+
+        with self.ctx.gpu_lock.shared_then_exclusive(waiting) as take:
+
+            def take_and_say() -> None:
+                take()
+                if self.step != step:
+                    self.next(step)
+
+            if self.step != step:
+                self.next(step)
+            yield take_and_say
 
 
 def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda _: None) -> LabGrade:
@@ -266,8 +288,8 @@ class LabCounters:
             return profile.read_emulated_counters(bench, metrics, roles, group, size, timeout)
         # mechanism_check() reports an ncu check as not run, and asks for no counters, where there is no ncu.
         assert ctx.ncu is not None
-        with self.steps.gpu(exclusive=True):  # counters of the student's kernel alone, as in the timed run
-            return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout)
+        with self.steps.gpu_then_alone() as take:  # the profiled launches alone, as in the timed run
+            return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout, take)
 
 
 def mechanism_check(
@@ -327,14 +349,18 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade, steps: St
     binary, timeout = ctx.tree.binary(lab.name, variant, "bench"), ctx.config.timeouts["bench"]
     thresholds = ctx.target.for_lab(lab.name) if ctx.target else {}
     remeasured = ""
-    with steps.gpu(exclusive=True):  # nothing else on the GPU while it is timed
-        run = bench.run_bench(binary, timeout)
-        if run.result and checks.near_miss(lab, run.result, thresholds, NEAR_MISS_BAND):
-            # Just short of a threshold: measure twice more, and judge the median of the three runs.
-            again = (bench.run_bench(binary, timeout) for _ in range(2))
-            results = [run.result] + [r.result for r in again if r.result]
-            run = bench.BenchRun(run.outcome, bench.median_of(results))
-            remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"
+
+    def timed_run() -> bench.BenchRun:
+        with steps.gpu_then_alone() as take:  # nothing else on the GPU while its launches run
+            return bench.run_bench(binary, timeout, take)
+
+    run = timed_run()
+    if run.result and checks.near_miss(lab, run.result, thresholds, NEAR_MISS_BAND):
+        # Just short of a threshold: measure twice more, and judge the median of the three runs.
+        again = (timed_run() for _ in range(2))
+        results = [run.result] + [r.result for r in again if r.result]
+        run = bench.BenchRun(run.outcome, bench.median_of(results))
+        remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"
     grade.bench = run.result
     grade.rates = run.result.rates(lab.memory_bound) if run.result else []
     found = checks.performance_checks(lab, run, thresholds, ctx.gpu.name)

@@ -9,12 +9,15 @@ import os
 import signal
 import subprocess
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 EXIT_SKIPPED = 77  # the test mains' and benchmarks' "no GPU here"
 OUTPUT_KEPT = 1 << 20  # bytes kept at each end of stdout and of stderr
 LINGER_S = 10.0  # how long output is still read after the program ended
+WAKE_S = 1.0  # how often a long wait looks again at the time left
 
 
 @dataclass
@@ -73,8 +76,15 @@ class BoundedReader(threading.Thread):
         return bytes(self.head + middle + self.tail).decode(errors="replace")
 
 
-def run(command: list[str], timeout_s: float, cwd: Path | None = None, env: dict | None = None) -> Outcome:
-    """Runs `command`; on timeout kills its whole process group, so a hung GPU program goes too."""
+def run(
+    command: list[str],
+    timeout_s: float,
+    cwd: Path | None = None,
+    env: dict | None = None,
+    paused: Callable[[], float] = lambda: 0.0,
+) -> Outcome:
+    """Runs `command`; on timeout kills its whole process group, so a hung GPU program goes too. `paused()`: the
+    seconds so far that the program spent waiting on the grader (its turn on the GPU), not counted."""
     process = subprocess.Popen(
         command,
         cwd=cwd,
@@ -87,12 +97,19 @@ def run(command: list[str], timeout_s: float, cwd: Path | None = None, env: dict
     readers = [BoundedReader(process.stdout), BoundedReader(process.stderr)]
     for reader in readers:
         reader.start()
-    try:
-        returncode: int | None = process.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        returncode = None
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+    started = time.monotonic()
+    returncode: int | None = None
+    while True:
+        left = started + timeout_s + paused() - time.monotonic()
+        if left <= 0:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            break
+        try:
+            returncode = process.wait(timeout=min(left, WAKE_S))
+            break
+        except subprocess.TimeoutExpired:
+            continue
     for reader in readers:
         # A process it left behind (only possible outside the sandbox) may hold the pipe open: not waited for.
         reader.join(timeout=LINGER_S)

@@ -16,10 +16,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import proc, suite
+from grader import gpu_turn, proc, suite
 
 # Characters Nsight Compute's NVTX filter reads as quantifiers: in a range's name they take a backslash.
 NVTX_QUANTIFIERS = "@,[]/*+"
@@ -81,12 +82,19 @@ def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
 
 
 def read_counters(
-    ncu: Path, bench: Path, metrics: list[str], roles: list[str], group: str, timeout_s: float
+    ncu: Path,
+    bench: Path,
+    metrics: list[str],
+    roles: list[str],
+    group: str,
+    timeout_s: float,
+    take_gpu: Callable[[], None] | None = None,
 ) -> dict[str, CounterRun]:
     """The benchmark, with no arguments, under ncu in the sandbox: the counters of each role's checked launch
     in `group`. ncu's CSV is all its stdout has (the benchmark prints to stderr when the grader runs it). The
     run is the timed run up to the last of those launches, and ends there (CML_PROFILED_LAUNCHES,
-    common/cml/bench.hpp): what comes after it would only cost time."""
+    common/cml/bench.hpp): what comes after it would only cost time. With `take_gpu`, ncu and the benchmark
+    start up beside the others, and the launches run with the GPU alone (as run_bench)."""
     selected = [option for role in roles for option in ("--nvtx-include", nvtx_include(role, group))]
     profiled = {"CML_PROFILED_LAUNCHES": "\n".join(f"{group}\t{role}" for role in roles)}
     tool = (
@@ -97,8 +105,9 @@ def read_counters(
         "--print-nvtx-rename", "kernel",
         "--metrics", ",".join(metrics),
     )  # fmt: skip
-    with suite.run_folder() as scratch:
-        outcome = suite.run_program(suite.program_run(bench, scratch, profiled), timeout_s, tool)
+    with suite.run_folder() as scratch, gpu_turn.served(scratch, take_gpu) as turn:
+        program = suite.program_run(bench, scratch, profiled, turn=turn)
+        outcome = suite.run_program(program, timeout_s, tool, turn=turn)
     found = parse_csv(outcome.stdout)
     return {role: CounterRun(outcome, *found.get(role, ({}, 0))) for role in roles}
 

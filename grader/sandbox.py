@@ -30,6 +30,7 @@ UNPACKED_BWRAP = REPO_ROOT / ".deps" / "bubblewrap" / "usr" / "bin" / "bwrap"  #
 INSIDE = Path("/cml")
 PROGRAM = INSIDE / "program"  # the binary, at the same path in every run: nothing tells the runs apart
 RECORD = INSIDE / "record"  # the one file a program may write: its report to the grader
+GPU_TURN = INSIDE / "gpu-turn"  # a benchmark's socket to ask for the GPU alone through (grader/gpu_turn.py)
 TMP_BYTES = 512 << 20  # each of /tmp and /dev/shm
 NOBODY = "65534"  # who a program runs as where the grader is root
 # The system, read-only: where programs, libraries and the CUDA toolkit live (a merged /usr has the rest as links).
@@ -146,6 +147,7 @@ class ProgramRun:
     env: dict[str, str] = field(default_factory=dict)
     gpu: bool = True
     record_writable: bool = True  # False for the checker, which only reads a record
+    gpu_turn: Path | None = None  # the socket of the run's turn on the GPU, for a benchmark the grader times
 
     @property
     def record(self) -> Path:
@@ -177,7 +179,9 @@ class ProgramRun:
         ]
         if self.gpu:
             options += gpu_devices()
-        options += passed_variables(self.env)
+        if self.gpu_turn is not None:
+            options += ["--bind", str(self.gpu_turn), str(GPU_TURN)]
+        options += passed_variables(self._variables(str(GPU_TURN)))
         return [*options, "--remount-ro", "/", "--chdir", str(INSIDE), "--", *argv_inside]
 
     def record_as_seen(self) -> str:
@@ -186,7 +190,13 @@ class ProgramRun:
 
     def environment(self) -> dict[str, str]:
         """The variables to add where the sandbox is off (inside it, command() sets them)."""
-        return {**self.env, "CML_RECORD": str(self.record)} if unavailable() else dict(self.env)
+        if unavailable():
+            return {**self._variables(str(self.gpu_turn)), "CML_RECORD": str(self.record)}
+        return dict(self.env)
+
+    def _variables(self, gpu_turn: str) -> dict[str, str]:
+        """`env`, and the turn's socket as the program sees it."""
+        return {**self.env, "CML_GPU_TURN": gpu_turn} if self.gpu_turn is not None else dict(self.env)
 
 
 @functools.cache

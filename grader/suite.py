@@ -20,6 +20,7 @@ from typing import cast
 
 from grader import proc, sandbox
 from grader.exits import GraderError
+from grader.gpu_turn import GpuTurn
 
 # What the test main prints first, before any code under test runs, when it finds no GPU.
 NO_GPU_START = re.compile(r"seed [^\n]*\nGPU test cases skipped: ([^\n]*)")
@@ -116,17 +117,24 @@ def run_folder():
         yield Path(scratch)
 
 
-def program_run(binary: Path, scratch: Path, env: dict | None = None, gpu: bool = True) -> sandbox.ProgramRun:
+def program_run(
+    binary: Path, scratch: Path, env: dict | None = None, gpu: bool = True, turn: GpuTurn | None = None
+) -> sandbox.ProgramRun:
     """A program built from a submission, as the grader runs it: in the sandbox, with the limits it sets itself
-    (CML_CONFINE), writing its record in `scratch`."""
-    return sandbox.ProgramRun(binary, scratch, {**(env or {}), "CML_CONFINE": "1"}, gpu=gpu)
+    (CML_CONFINE), writing its record in `scratch`; a benchmark with `turn` asks for the GPU alone through it."""
+    return sandbox.ProgramRun(
+        binary, scratch, {**(env or {}), "CML_CONFINE": "1"}, gpu=gpu, gpu_turn=turn.path if turn else None
+    )
 
 
-def run_program(program: sandbox.ProgramRun, timeout_s: float, tool: tuple = (), args: tuple = ()) -> proc.Outcome:
-    """Runs `program`, under `tool` (compute-sanitizer or ncu and their options) where given. A test program
-    gets the same arguments, variables and files in every run, so nothing tells a sanitizer's run from a plain
-    one."""
-    return proc.run(program.command([*tool, str(sandbox.PROGRAM), *args]), timeout_s, env=program.environment())
+def run_program(
+    program: sandbox.ProgramRun, timeout_s: float, tool: tuple = (), args: tuple = (), turn: GpuTurn | None = None
+) -> proc.Outcome:
+    """Runs `program`, under `tool` (compute-sanitizer or ncu and their options) where given; the time it waits
+    for its `turn` on the GPU is not counted. A test program gets the same arguments, variables and files in
+    every run, so nothing tells a sanitizer's run from a plain one."""
+    command = program.command([*tool, str(sandbox.PROGRAM), *args])
+    return proc.run(command, timeout_s, env=program.environment(), paused=turn.waited_s if turn else lambda: 0.0)
 
 
 def judge(checker: Path, record: Path, timeout_s: float, env: dict | None = None) -> list[CaseResult]:

@@ -15,6 +15,7 @@
 #include "cml/cache_state.hpp"
 #include "cml/check.hpp"
 #include "cml/confine.hpp"
+#include "cml/gpu_turn.hpp"
 #include "cml/launches.hpp"
 #include "cml/random.hpp"
 #include "cml/record.hpp"
@@ -200,8 +201,19 @@ std::set<ProfiledLaunch> take_profiled_launches()
 
 }  // namespace
 
+void BenchReport::start_launches()
+{
+    launching_ = true;
+    const Clock::time_point asked = Clock::now();
+    wait_for_gpu_turn(gpu_turn_);
+    if (!gpu_turn_.empty()) std::fprintf(stderr, "[%7.2f s] the GPU to this run alone, after waiting %.2f s\n",
+                                         seconds_since(run_started), seconds_since(asked));
+    if (measure_copy_) copy_gbps_ = measure_copy_gbps();
+}
+
 void BenchReport::run(const KernelUnderTest& kernel, const BenchArgs& args)
 {
+    if (!launching_) start_launches();
     const Clock::time_point started = Clock::now();
     std::fprintf(stderr, "[%7.2f s] %s%s%s (%s)", seconds_since(run_started), kernel.name.c_str(),
                  kernel.group.empty() ? "" : " @ ", kernel.group.c_str(), kernel.role.c_str());
@@ -247,6 +259,7 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
     }
     if (report_file != nullptr) ::dup2(STDERR_FILENO, STDOUT_FILENO);  // stdout is left to a profiler watching
     const std::set<ProfiledLaunch> profiled = take_profiled_launches();
+    const std::string gpu_turn = take_gpu_turn_socket();
     BenchArgs args;
     if (!parse_args(argc, argv, args)) {
         std::fprintf(stderr, kUsage, argv[0]);
@@ -265,13 +278,12 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
     try {
         const DeviceFacts device = query_device();
         pin_cache_state();  // before the copy is measured, so that it and every kernel meet the same L2
-        const double copy_gbps = args.profile ? 0.0 : measure_copy_gbps();
-        BenchReport report(copy_gbps, profiled);
-        std::fprintf(stderr, "[%7.2f s] set up: CUDA, the device's facts and copy bandwidth\n", seconds_since(run_started));
+        BenchReport report(!args.profile, profiled, gpu_turn);
+        std::fprintf(stderr, "[%7.2f s] set up: CUDA and the device's facts\n", seconds_since(run_started));
         body(args, report);
-        print_table(device, copy_gbps, report);
+        print_table(device, report.copy_gbps(), report);
         std::ostringstream json;
-        write_json(json, lab, device, copy_gbps, report, args.profile);
+        write_json(json, lab, device, report.copy_gbps(), report, args.profile);
         if (!args.json_path.empty()) {
             std::ofstream out(args.json_path);
             if (!(out << json.str())) throw std::runtime_error("could not write " + args.json_path);

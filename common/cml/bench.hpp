@@ -79,19 +79,28 @@ struct EveryProfiledLaunchRan {};
 
 class BenchReport {
 public:
+    // `measure_copy`: measure this GPU's copy bandwidth before the first launch (not when profiling).
     // `profiled`: the checked launches a profiler watches in this run (none: the whole run).
-    BenchReport(double copy_gbps, std::set<ProfiledLaunch> profiled = {})
-        : copy_gbps_(copy_gbps), awaited_(std::move(profiled))
+    // `gpu_turn`: the socket to ask the grader for the GPU through before the first launch (cml/gpu_turn.hpp).
+    BenchReport(bool measure_copy, std::set<ProfiledLaunch> profiled = {}, std::string gpu_turn = "")
+        : measure_copy_(measure_copy), awaited_(std::move(profiled)), gpu_turn_(std::move(gpu_turn))
     {
     }
     std::string problem;  // e.g. "n = 67108864 floats; per element 2 reads and 1 write of 4 bytes"
     // The checked launch, then (unless profiling) the timed launches, each with the checks of cml/launches.hpp.
     void run(const KernelUnderTest& kernel, const BenchArgs& args);
     const std::vector<KernelResult>& results() const { return results_; }
+    double copy_gbps() const { return copy_gbps_; }
 
 private:
-    double copy_gbps_;  // this GPU's device-to-device copy, measured in this run (0 when profiling)
+    // Everything before the first launch is set-up; from here on the run has the GPU alone.
+    void start_launches();
+
+    bool measure_copy_;
+    bool launching_ = false;  // start_launches() has run
+    double copy_gbps_ = 0.0;  // this GPU's device-to-device copy, measured in this run (0 when profiling)
     std::set<ProfiledLaunch> awaited_;  // the profiled checked launches still to come
+    std::string gpu_turn_;
     std::vector<KernelResult> results_;
 };
 

@@ -5,6 +5,7 @@ clock, and a lock that lets a holder in too early or never is caught by the orde
 from __future__ import annotations
 
 import threading
+import time
 
 from grader.gpu_lock import GpuLock
 
@@ -104,4 +105,67 @@ def test_an_exclusive_holder_that_gave_up_waiting_keeps_no_one_out():
         with lock.shared(give_up):  # in at once: no exclusive holder is waiting any more
             pass
     with lock.exclusive(give_up):  # and free at once once every holder has gone
+        pass
+
+
+class Staged(threading.Thread):
+    """Holds the lock shared (a benchmark setting up), then takes it alone when told (its launches)."""
+
+    def __init__(self, lock: GpuLock, name: str, log: list[str]) -> None:
+        super().__init__(name=name, daemon=True)
+        self.lock, self.log = lock, log
+        self.waiting, self.set_up, self.alone = threading.Event(), threading.Event(), threading.Event()
+        self.go_alone, self.release = threading.Event(), threading.Event()
+
+    def run(self) -> None:
+        with self.lock.shared_then_exclusive(self.waiting.set) as take:
+            self.log.append(f"{self.name} sets up")
+            self.set_up.set()
+            assert self.go_alone.wait(PATIENCE_S)
+            take()
+            self.log.append(f"{self.name} alone")
+            self.alone.set()
+            assert self.release.wait(PATIENCE_S)
+
+
+def test_a_benchmark_sets_up_beside_others_and_runs_its_launches_alone():
+    lock, log = GpuLock(), list[str]()
+    tests = holder(lock, "tests", False, log)
+    bench = Staged(lock, "bench", log)
+    bench.start()
+    assert bench.set_up.wait(PATIENCE_S)  # beside the tests
+    bench.go_alone.set()
+    assert bench.waiting.wait(PATIENCE_S) and not bench.alone.is_set()  # its launches wait for the tests
+    memcheck = holder(lock, "memcheck", False, log, blocked=True)  # and nothing new starts meanwhile
+    tests.let_go()
+    assert bench.alone.wait(PATIENCE_S)
+    assert not memcheck.inside.is_set()
+    bench.release.set()
+    bench.join(PATIENCE_S)
+    assert memcheck.inside.wait(PATIENCE_S)
+    memcheck.let_go()
+    assert log == ["tests", "bench sets up", "bench alone", "memcheck"]
+
+
+def test_two_benchmarks_set_up_together_and_take_turns_alone():
+    lock, log = GpuLock(), list[str]()
+    first, second = Staged(lock, "first", log), Staged(lock, "second", log)
+    for bench in (first, second):
+        bench.start()
+        assert bench.set_up.wait(PATIENCE_S)
+    first.go_alone.set()
+    assert first.waiting.wait(PATIENCE_S) and not first.alone.is_set()  # the second still sets up
+    second.go_alone.set()  # each lets go of its shared hold before it waits: neither waits for the other's
+    deadline = time.monotonic() + PATIENCE_S
+    while not (first.alone.is_set() or second.alone.is_set()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    ahead, behind = (first, second) if first.alone.is_set() else (second, first)
+    assert ahead.alone.is_set()
+    assert not behind.alone.is_set()
+    ahead.release.set()
+    assert behind.alone.wait(PATIENCE_S)
+    behind.release.set()
+    for bench in (first, second):
+        bench.join(PATIENCE_S)
+    with lock.exclusive(lambda: (_ for _ in ()).throw(AssertionError("the lock was left held"))):
         pass
