@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import statistics
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,10 +78,10 @@ def median_of(results: list[BenchResult]) -> BenchResult:
     return dataclasses.replace(first, copy_gbps=mid([r.copy_gbps for r in results]), kernels=kernels)
 
 
-def run_bench(binary: Path, timeout_s: float, take_gpu: Callable[[], None] | None = None) -> BenchRun:
-    """The benchmark in the sandbox; its results are the JSON it writes to its record. With `take_gpu`, it asks
-    for the GPU alone before its first launch, and take_gpu() gives it (grader/gpu_turn.py)."""
-    with suite.run_folder() as scratch, gpu_turn.served(scratch, take_gpu) as turn:
+def run_bench(binary: Path, timeout_s: float, gpu_hold: gpu_turn.Hold | None = None) -> BenchRun:
+    """The benchmark in the sandbox; its results are the JSON it writes to its record. With `gpu_hold`, it asks
+    for the GPU alone before its first launch, and has it until its last launch is over (grader/gpu_turn.py)."""
+    with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_hold) as turn:
         program = suite.program_run(binary, scratch, turn=turn)
         outcome = suite.run_program(program, timeout_s, turn=turn)
         try:

@@ -39,27 +39,17 @@ class GpuLock:
             self._release(exclusive=True)
 
     @contextmanager
-    def shared_then_exclusive(self, waiting: Callable[[], None] = lambda: None) -> Iterator[Callable[[], None]]:
-        """Held shared until the returned `take()` is called (once, from any thread), then alone until the end:
-        a benchmark sets up beside the others and is timed alone (grader/gpu_turn.py). The shared hold is let go
-        before the wait for the exclusive one, so two of these never wait on each other."""
+    def shared_then_exclusive(self, waiting: Callable[[], None] = lambda: None) -> Iterator[StagedHold]:
+        """Held shared until the hold's take() (a benchmark sets up beside the others), then alone until its
+        give_back() or the end (its launches: grader/gpu_turn.py)."""
         self._acquire(False, waiting)
-        held = "shared"
-
-        def take() -> None:
-            nonlocal held
-            self._release(exclusive=False)
-            held = "nothing"
-            self._acquire(True, waiting)
-            held = "exclusive"
-
+        hold = StagedHold(self, waiting)
         try:
-            yield take
+            yield hold
         finally:
-            if held != "nothing":
-                self._release(exclusive=held == "exclusive")
+            hold.give_back()
 
-    def _release(self, exclusive: bool) -> None:
+    def _release(self, exclusive: bool) -> None:    def _release(self, exclusive: bool) -> None:
         with self._condition:
             if exclusive:
                 self._exclusive = False
@@ -90,3 +80,26 @@ class GpuLock:
                 with self._condition:
                     self._exclusive_waiting -= 1
                     self._condition.notify_all()  # shared holders kept waiting by this one may go, if it failed
+
+
+class StagedHold:
+    """A hold of the GPU that starts shared and may become exclusive once; its methods may be called from any
+    one thread at a time."""
+
+    def __init__(self, lock: GpuLock, waiting: Callable[[], None]) -> None:
+        self._lock, self._waiting = lock, waiting
+        self._held = "shared"
+
+    def take(self) -> None:
+        """The GPU alone, once every other holder has gone. The shared hold is let go before the wait, so two
+        staged holds never wait on each other."""
+        self._lock._release(exclusive=False)
+        self._held = "nothing"
+        self._lock._acquire(True, self._waiting)
+        self._held = "exclusive"
+
+    def give_back(self) -> None:
+        """Lets go of whatever is held, at once (the launches are over, the program still ends)."""
+        if self._held != "nothing":
+            self._lock._release(exclusive=self._held == "exclusive")
+            self._held = "nothing"

@@ -2,10 +2,11 @@
 
 A benchmark (or ncu watching one) starts CUDA, draws its inputs and computes the expected results beside the
 other labs' tests and sanitizers; only its launches need the GPU to themselves. So it runs holding the GPU
-shared, and before its first launch it connects to this socket: `take` then trades the shared hold for the
-GPU alone (it waits while others hold it), and the one-byte answer lets the program go on. The turn lasts until
-the program ends. The socket accepts one connection, and only before the first launch of the harness, which
-asks before any code under test has run."""
+shared, and before its first launch it connects to this socket: the hold's take() then trades the shared hold
+for the GPU alone (it waits while others hold it), and the one-byte answer lets the program go on. The turn
+lasts until the program closes the connection, after its last launch (or ends): give_back() then lets the
+others go on while it writes its results. The socket accepts one connection, and only before the first launch
+of the harness, which asks before any code under test has run."""
 
 from __future__ import annotations
 
@@ -14,16 +15,25 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 POLL_S = 0.1  # how often the waiting thread looks whether the run is over
 
 
+@dataclass
+class Hold:
+    """What the turn does with the GPU lock (grader.gpu_lock.StagedHold, through grade.Steps)."""
+
+    take: Callable[[], None]  # the GPU alone, once the others have let go
+    give_back: Callable[[], None]  # and back to them
+
+
 class GpuTurn:
     """The socket of one program run, served by a thread of its own."""
 
-    def __init__(self, path: Path, take: Callable[[], None]) -> None:
-        self.path, self.take = path, take
+    def __init__(self, path: Path, hold: Hold) -> None:
+        self.path, self.hold = path, hold
         self.given = False  # the program asked, and was given the GPU
         self._waiting_since: float | None = None
         self._waited = 0.0
@@ -52,13 +62,15 @@ class GpuTurn:
                 return
             self._server.close()  # one turn a run: nothing else may ask once the harness has
             self._waiting_since = time.monotonic()
-            self.take()
+            self.hold.take()
             self._waited, self._waiting_since = self.waited_s(), None
             self.given = True
             try:
                 self._connection.sendall(b"g")
+                self._connection.recv(1)  # until the program closes it, or ends
             except OSError:
                 pass  # the program ended while it waited
+            self.hold.give_back()
             return
 
     def close(self) -> None:
@@ -70,13 +82,13 @@ class GpuTurn:
 
 
 @contextmanager
-def served(scratch: Path, take: Callable[[], None] | None) -> Iterator[GpuTurn | None]:
-    """A turn for the one program run in `scratch`; `take()` is called once, in another thread, if it asks.
-    None where there is no `take`: a run that need not ask (the CPU emulator, calibrate)."""
-    if take is None:
+def served(scratch: Path, hold: Hold | None) -> Iterator[GpuTurn | None]:
+    """A turn for the one program run in `scratch`, taken and given back through `hold`, in another thread, if
+    the program asks. None where there is no `hold`: a run that need not ask (the CPU emulator, calibrate)."""
+    if hold is None:
         yield None
         return
-    turn = GpuTurn(scratch / "gpu-turn", take)
+    turn = GpuTurn(scratch / "gpu-turn", hold)
     try:
         yield turn
     finally:

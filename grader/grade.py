@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import bench, build, checks, integrity, profile, sanitize, suite
+from grader import bench, build, checks, gpu_turn, integrity, profile, sanitize, suite
 from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.gpu_lock import GpuLock
@@ -141,9 +141,10 @@ class Steps:
             yield
 
     @contextmanager
-    def gpu_then_alone(self) -> Iterator[Callable[[], None] | None]:
+    def gpu_then_alone(self) -> Iterator[gpu_turn.Hold | None]:
         """The GPU shared while a benchmark (or ncu over one) starts and sets up, then to it alone from when it
-        asks, through the returned take() (grader/gpu_turn.py), until it ends. None on the CPU emulator."""
+        asks until its launches are over, through the returned hold (grader/gpu_turn.py). None on the CPU
+        emulator."""
         if self.ctx.emulator:
             yield None
             return
@@ -152,16 +153,16 @@ class Steps:
         def waiting() -> None:
             self.next(WAITING_FOR_THE_GPU)
 
-        with self.ctx.gpu_lock.shared_then_exclusive(waiting) as take:
+        with self.ctx.gpu_lock.shared_then_exclusive(waiting) as hold:
 
-            def take_and_say() -> None:
-                take()
+            def take() -> None:
+                hold.take()
                 if self.step != step:
                     self.next(step)
 
             if self.step != step:
                 self.next(step)
-            yield take_and_say
+            yield gpu_turn.Hold(take, hold.give_back)
 
 
 def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda _: None) -> LabGrade:
@@ -288,8 +289,8 @@ class LabCounters:
             return profile.read_emulated_counters(bench, metrics, roles, group, size, timeout)
         # mechanism_check() reports an ncu check as not run, and asks for no counters, where there is no ncu.
         assert ctx.ncu is not None
-        with self.steps.gpu_then_alone() as take:  # the profiled launches alone, as in the timed run
-            return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout, take)
+        with self.steps.gpu_then_alone() as hold:  # the profiled launches alone, as in the timed run
+            return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout, hold)
 
 
 def mechanism_check(
@@ -351,8 +352,8 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade, steps: St
     remeasured = ""
 
     def timed_run() -> bench.BenchRun:
-        with steps.gpu_then_alone() as take:  # nothing else on the GPU while its launches run
-            return bench.run_bench(binary, timeout, take)
+        with steps.gpu_then_alone() as hold:  # nothing else on the GPU while its launches run
+            return bench.run_bench(binary, timeout, hold)
 
     run = timed_run()
     if run.result and checks.near_miss(lab, run.result, thresholds, NEAR_MISS_BAND):

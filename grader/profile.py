@@ -16,7 +16,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,12 +87,12 @@ def read_counters(
     roles: list[str],
     group: str,
     timeout_s: float,
-    take_gpu: Callable[[], None] | None = None,
+    gpu_hold: gpu_turn.Hold | None = None,
 ) -> dict[str, CounterRun]:
     """The benchmark, with no arguments, under ncu in the sandbox: the counters of each role's checked launch
     in `group`. ncu's CSV is all its stdout has (the benchmark prints to stderr when the grader runs it). The
     run is the timed run up to the last of those launches, and ends there (CML_PROFILED_LAUNCHES,
-    common/cml/bench.hpp): what comes after it would only cost time. With `take_gpu`, ncu and the benchmark
+    common/cml/bench.hpp): what comes after it would only cost time. With `gpu_hold`, ncu and the benchmark
     start up beside the others, and the launches run with the GPU alone (as run_bench)."""
     selected = [option for role in roles for option in ("--nvtx-include", nvtx_include(role, group))]
     profiled = {"CML_PROFILED_LAUNCHES": "\n".join(f"{group}\t{role}" for role in roles)}
@@ -105,7 +104,7 @@ def read_counters(
         "--print-nvtx-rename", "kernel",
         "--metrics", ",".join(metrics),
     )  # fmt: skip
-    with suite.run_folder() as scratch, gpu_turn.served(scratch, take_gpu) as turn:
+    with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_hold) as turn:
         program = suite.program_run(bench, scratch, profiled, turn=turn)
         outcome = suite.run_program(program, timeout_s, tool, turn=turn)
     found = parse_csv(outcome.stdout)

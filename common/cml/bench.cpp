@@ -281,6 +281,7 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
         BenchReport report(!args.profile, profiled, gpu_turn);
         std::fprintf(stderr, "[%7.2f s] set up: CUDA and the device's facts\n", seconds_since(run_started));
         body(args, report);
+        end_gpu_turn();  // every launch is over
         print_table(device, report.copy_gbps(), report);
         std::ostringstream json;
         write_json(json, lab, device, report.copy_gbps(), report, args.profile);
@@ -293,6 +294,7 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
             std::fflush(report_file);
         }
     } catch (const EveryProfiledLaunchRan&) {
+        end_gpu_turn();
         return 0;  // a profiling run: its results are the profiler's counters
     } catch (const std::exception& error) {
         std::fprintf(stderr, "error: %s\n", error.what());

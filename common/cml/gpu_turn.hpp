@@ -4,7 +4,7 @@
 // GPU. Starting CUDA (and a profiler), drawing the inputs and computing the expected results take seconds and
 // need no such quiet, so a benchmark does them beside the other labs' tests and sanitizers. Before its first
 // launch it asks the grader for the GPU through the socket CML_GPU_TURN names (grader/gpu_turn.py) and waits
-// until the grader answers: from then on nothing else of the grader's runs on the GPU, until this program ends.
+// until the grader answers: from then on nothing else of the grader's runs on the GPU, until its last launch.
 #pragma once
 
 #include <string>
@@ -15,8 +15,12 @@ namespace cml {
 // (a benchmark run by hand, by calibrate, or on the CPU emulator: it goes on at once).
 std::string take_gpu_turn_socket();
 
-// Asks for the GPU through `socket` and blocks until it is given; the turn lasts until the program ends. Nothing
-// to do for "". Throws where the grader cannot be reached: timings taken without the turn would not be alone.
+// Asks for the GPU through `socket` and blocks until it is given; the turn lasts until end_gpu_turn() or the
+// program's end. Nothing to do for "". Throws where the grader cannot be reached: timings taken without the
+// turn would not be alone.
 void wait_for_gpu_turn(const std::string& socket);
+
+// The launches are over: the others may have the GPU while this program writes its results and ends.
+void end_gpu_turn();
 
 }  // namespace cml

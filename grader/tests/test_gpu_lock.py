@@ -118,11 +118,11 @@ class Staged(threading.Thread):
         self.go_alone, self.release = threading.Event(), threading.Event()
 
     def run(self) -> None:
-        with self.lock.shared_then_exclusive(self.waiting.set) as take:
+        with self.lock.shared_then_exclusive(self.waiting.set) as hold:
             self.log.append(f"{self.name} sets up")
             self.set_up.set()
             assert self.go_alone.wait(PATIENCE_S)
-            take()
+            hold.take()
             self.log.append(f"{self.name} alone")
             self.alone.set()
             assert self.release.wait(PATIENCE_S)
@@ -169,3 +169,13 @@ def test_two_benchmarks_set_up_together_and_take_turns_alone():
         bench.join(PATIENCE_S)
     with lock.exclusive(lambda: (_ for _ in ()).throw(AssertionError("the lock was left held"))):
         pass
+
+
+def test_a_benchmark_gives_the_gpu_back_when_its_launches_are_over():
+    lock, log = GpuLock(), list[str]()
+    with lock.shared_then_exclusive() as hold:
+        hold.take()
+        memcheck = holder(lock, "memcheck", False, log, blocked=True)
+        hold.give_back()  # the program still writes its results: the others need not wait for that
+        assert memcheck.inside.wait(PATIENCE_S)
+    memcheck.let_go()

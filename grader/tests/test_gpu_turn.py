@@ -1,6 +1,6 @@
 """A benchmark's turn on the GPU alone (grader/gpu_turn.py, common/cml/gpu_turn.hpp): it sets up first, asks
-before its first launch, and launches nothing until the grader answers. On the CPU emulator's build of Lab 2's
-benchmark, in the sandbox, as the grader runs it."""
+before its first launch, launches nothing until the grader answers, and gives the GPU back after its last
+launch. On the CPU emulator's build of Lab 2's benchmark, in the sandbox, as the grader runs it."""
 
 from __future__ import annotations
 
@@ -22,18 +22,21 @@ def lab2_bench(emulator, config):
 
 def test_a_benchmark_asks_for_the_gpu_before_its_first_launch_and_waits_for_it(emulator, config):
     binary = lab2_bench(emulator, config)
-    asked = list[float]()
+    said = list[str]()
 
     def take() -> None:  # the others' launches still running: the benchmark must wait
-        asked.append(time.monotonic())
+        said.append("asked")
         time.sleep(HELD_S)
 
-    with suite.run_folder() as scratch, gpu_turn.served(scratch, take) as turn:
+    def given_back() -> None:
+        said.append("given back")
+
+    with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_turn.Hold(take, given_back)) as turn:
         program = suite.program_run(binary, scratch, turn=turn)
         outcome = suite.run_program(program, config.timeouts["bench"], args=("--size", "65536"), turn=turn)
         assert turn is not None and turn.given
     assert outcome.ok, outcome.tail(20)
-    assert len(asked) == 1
+    assert said == ["asked", "given back"]
     trace = outcome.stderr
     alone = re.search(r"the GPU to this run alone, after waiting ([0-9.]+) s", trace)
     assert alone, trace
@@ -54,7 +57,7 @@ def test_a_benchmark_the_grader_gave_no_turn_does_not_wait(emulator, config):
 
 def test_the_socket_takes_one_turn_only(tmp_path):
     taken = threading.Event()
-    with gpu_turn.served(tmp_path, taken.set) as turn:
+    with gpu_turn.served(tmp_path, gpu_turn.Hold(taken.set, lambda: None)) as turn:
         assert turn is not None
         first = socket_to(turn)
         assert first.recv(1) == b"g" and taken.is_set()

@@ -96,9 +96,9 @@ def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_st
     steps = Steps(ctx, grade, progress)
     steps.next(step)
     if step == "benchmarking":
-        with steps.gpu_then_alone() as take:  # sets up beside the tests; its launches wait for them
-            assert take is not None
-            take()
+        with steps.gpu_then_alone() as hold:  # sets up beside the tests; its launches wait for them
+            assert hold is not None
+            hold.take()
     else:
         with steps.building() if step == "building" else steps.gpu():
             pass
