@@ -1,5 +1,7 @@
-"""Grading a class: every submission in a folder, one grader process per lab per submission, one worker
-per GPU. Resumable: a task whose result exists for the same kernel.cu is not graded again."""
+"""Grading a class: every submission in a folder, one worker per GPU. A task is one lab of one submission; the
+labs of a submission still to grade are graded together in one grader process, as ./cml grade grades a whole
+submission (on a GPU, all its labs at once: one start, one configure, one build of them all), and its JSON is
+cut into a result file per lab. Resumable: a lab whose result exists for the same kernel.cu is not graded again."""
 
 from __future__ import annotations
 
@@ -116,6 +118,11 @@ def error_path(out: Path, task: Task) -> Path:
     return out / "students" / task.student / f"{task.lab.name}.error"
 
 
+def log_path(out: Path, student: str) -> Path:
+    """The output of the student's last grader process, all its labs together."""
+    return out / "students" / student / "grade.log"
+
+
 def already_graded(out: Path, task: Task) -> bool:
     path = result_path(out, task)
     try:
@@ -124,45 +131,114 @@ def already_graded(out: Path, task: Task) -> bool:
         return False
 
 
-def task_timeout(config: Config) -> float:
-    """Every step's limit, the re-measured benchmark twice more, and a margin: past this the grader itself hangs."""
-    return sum(config.timeouts.values()) + 2 * config.timeouts["bench"] + 300
+def by_submission(tasks: list[Task]) -> list[list[Task]]:
+    """The tasks grouped per submission, in the plan's order: each group is graded by one grader process."""
+    groups: dict[str, list[Task]] = {}
+    for task in tasks:
+        groups.setdefault(task.student, []).append(task)
+    return list(groups.values())
 
 
-def grade_task(task: Task, out: Path, worker: str, gpu: str | None, options: list[str], timeout_s: float) -> str:
-    """Grades one lab of one submission in a process of its own; '' on success, else what went wrong."""
-    final = result_path(out, task)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    partial = final.with_suffix(".json.partial")
-    command = [
-        sys.executable,
-        "-m",
-        "grader",
-        "grade",
-        "--submission",
-        str(task.entry),
-        "--lab",
-        task.lab.name,
-        "--build-dir",
-        str(out / "work" / f"build-{worker}"),
-        "--json",
-        str(partial),
-        *options,
-    ]
+def share(tasks: list[Task], index: int, count: int) -> list[Task]:
+    """The tasks of every count-th submission from the index-th (a Slurm array task's share): a submission's labs
+    stay together, for one process to grade."""
+    return [task for group in by_submission(tasks)[index::count] for task in group]
+
+
+def lab_limit(config: Config) -> float:
+    """One lab at worst: every step's limit, and the benchmark re-measured twice more."""
+    return sum(config.timeouts.values()) + 2 * config.timeouts["bench"]
+
+
+def task_timeout(config: Config, labs: int = 1) -> float:
+    """How long a grader process grading `labs` labs may take; past this the grader itself hangs. One lab's limit
+    and a margin for the process, and each lab past the first its own limit again: the labs of one process may take
+    turns (one at a time on the CPU emulator; on a GPU, each benchmark and ncu run alone), and one lab that takes
+    every step's full time must not cost the others theirs."""
+    return labs * lab_limit(config) + 300
+
+
+def lab_run(run: dict, lab: str) -> dict | None:
+    """What a grader process grading `lab` alone would have written, cut from `run`, its JSON for several labs:
+    that lab's entries, its files_used and kernel_sha256, its score; the rest (device, seed, notes, ...) as the
+    run wrote it. None when the run holds no result for the lab."""
+    entries = [entry for entry in run.get("labs", []) if entry.get("lab") == lab]
+    if not entries:
+        return None
+
+    def only(key: str):
+        value = run.get(key)
+        return {k: v for k, v in value.items() if k == lab} if isinstance(value, dict) else value
+
+    return {
+        **run,
+        "labs": entries,
+        "files_used": only("files_used"),
+        "kernel_sha256": only("kernel_sha256"),
+        "score": sum(entry["points"] for entry in entries),
+        "max_score": sum(entry["max_points"] for entry in entries),
+    }
+
+
+def grade_command(tasks: list[Task], json_path: Path, build_dir: Path, options: list[str]) -> list[str]:
+    """`./cml grade` on the tasks' labs of their submission, all in one run."""
+    labs = [arg for task in tasks for arg in ("--lab", task.lab.name)]
+    grade = [sys.executable, "-m", "grader", "grade", "--submission", str(tasks[0].entry), *labs]
+    return [*grade, "--build-dir", str(build_dir), "--json", str(json_path), *options]
+
+
+def run_grader(tasks: list[Task], out: Path, worker: str, gpu: str | None, options: list[str], timeout_s: float):
+    """Runs one grader process on the tasks' labs, its output in the student's grade.log: (its JSON, '') when it
+    graded them, else (None, why not, in one line)."""
+    log = log_path(out, tasks[0].student)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    partial = log.with_name("grade-run.json.partial")  # never read by collect: only the per-lab files count
+    partial.unlink(missing_ok=True)  # one left by a stopped run must not pass for this run's
+    command = grade_command(tasks, partial, out / "work" / f"build-{worker}", options)
     env = {**os.environ, **({"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {})}
-    log = final.with_suffix(".log")
     try:
         with log.open("w") as output:
             finished = subprocess.run(
                 command, cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, timeout=timeout_s, check=False
             )
+        if not Exit.graded(finished.returncode) or not partial.exists():
+            return None, f"{grader_failure(log, finished.returncode)} (see {log})"
+        return json.loads(partial.read_text()), ""
     except subprocess.TimeoutExpired:
-        return f"the grader did not finish within {timeout_s:g} s (see {log})"
-    if not Exit.graded(finished.returncode) or not partial.exists():
-        return f"{grader_failure(log, finished.returncode)} (see {log})"
-    partial.replace(final)  # only a finished grade counts as done: a re-run redoes anything else
+        return None, f"the grader did not finish within {timeout_s:g} s (see {log})"
+    except ValueError as error:
+        return None, f"the grader's JSON cannot be read: {error} (see {log})"
+    finally:
+        partial.unlink(missing_ok=True)  # cut into the labs' own files, which alone are results
+
+
+def write_result(out: Path, task: Task, result: dict) -> None:
+    """The lab's result, written whole or not at all: a file half written by a stopped batch never counts as done
+    (a re-run grades the lab again)."""
+    final = result_path(out, task)
+    partial = final.with_suffix(".json.partial")
+    partial.write_text(json.dumps(result, indent=2) + "\n")
+    partial.replace(final)
     error_path(out, task).unlink(missing_ok=True)
-    return ""
+
+
+def grade_submission(
+    tasks: list[Task], out: Path, worker: str, gpu: str | None, options: list[str], timeout_s: float
+) -> dict[str, str]:
+    """Grades the labs of one submission (`tasks`) in one grader process, its labs at once where it has a GPU as
+    ./cml grade does, and writes each lab's result, or its .error with the reason; returns lab -> that reason."""
+    run, failure = run_grader(tasks, out, worker, gpu, options, timeout_s)
+    errors = {}
+    for task in tasks:
+        result = lab_run(run, task.lab.name) if run is not None else None
+        if result is not None:
+            write_result(out, task, result)
+            continue
+        errors[task.lab.name] = (
+            failure or f"the grader wrote no result for this lab (see {log_path(out, task.student)})"
+        )
+        error_path(out, task).write_text(errors[task.lab.name] + "\n")
+    return errors
 
 
 def grader_failure(log: Path, status: int) -> str:
@@ -178,30 +254,29 @@ def run_tasks(
     out: Path,
     gpus: list[str | None],
     options: list[str],
-    timeout_s: float,
-    on_done=lambda task, error: None,
+    config: Config,
+    on_done=lambda tasks, errors: None,
     worker_prefix: str = "w",
     deadline: float | None = None,
 ) -> dict[tuple[str, str], str]:
-    """Runs the tasks on one worker thread per entry of `gpus` (None: the GPUs this process was given);
-    each worker keeps a build folder of its own, named after worker_prefix, so rebuilds are incremental.
-    Past `deadline` (time.monotonic()) no task starts; a later run resumes with the rest."""
-    queue: Queue[Task] = Queue()
-    for task in tasks:
-        queue.put(task)
+    """Grades the tasks, one grader process per submission (by_submission), on one worker thread per entry of
+    `gpus` (None: the GPUs this process was given); each worker keeps a build folder of its own, named after
+    worker_prefix, so rebuilds are incremental. on_done(tasks, errors) as each process ends. Past `deadline`
+    (time.monotonic()) no process starts; a later run resumes with the rest."""
+    queue: Queue[list[Task]] = Queue()
+    for group in by_submission(tasks):
+        queue.put(group)
     failures: dict[tuple[str, str], str] = {}
 
     def worker(name: str, gpu: str | None) -> None:
         while deadline is None or time.monotonic() < deadline:
             try:
-                task = queue.get_nowait()
+                group = queue.get_nowait()
             except Empty:
                 return
-            error = grade_task(task, out, name, gpu, options, timeout_s)
-            if error:
-                failures[(task.student, task.lab.name)] = error
-                error_path(out, task).write_text(error + "\n")
-            on_done(task, error)
+            errors = grade_submission(group, out, name, gpu, options, task_timeout(config, len(group)))
+            failures.update({(group[0].student, lab): why for lab, why in errors.items()})
+            on_done(group, errors)
 
     threads = [threading.Thread(target=worker, args=(f"{worker_prefix}{i}", gpu)) for i, gpu in enumerate(gpus)]
     for thread in threads:

@@ -187,15 +187,18 @@ def add_class_commands(commands) -> None:
         "batch",
         help="grade a whole class on this machine",
         epilog=EPILOG,
-        description="Grade every submission in a folder: one grader process per lab per submission, one worker "
-        "per GPU. Writes OUT/results.csv and OUT/results.json (a row per student) and, per student, "
-        "OUT/students/NAME/{grade.json, results.json (Gradescope), junit.xml, report.html}. Running it again "
-        "grades only what is missing or has changed.",
+        description="Grade every submission in a folder: one grader process per submission, grading its labs "
+        "together, one worker per GPU. Writes OUT/results.csv and OUT/results.json (a row per student) and, per "
+        "student, OUT/students/NAME/{grade.json, results.json (Gradescope), junit.xml, report.html}, with "
+        "grade.log, the grader's output. Running it again grades only what is missing or has changed.",
     )
     add_class_options(batch_command)
     batch_command.add_argument("--workers", type=int, help="parallel graders (default: one per GPU; 1 without a GPU)")
     batch_command.add_argument(
-        "--stop-after", type=float, metavar="MINUTES", help="start no task after this long; run again to resume"
+        "--stop-after",
+        type=float,
+        metavar="MINUTES",
+        help="start no submission's grading after this long; run again to resume",
     )
     batch_command.add_argument(
         "--student",
@@ -434,22 +437,22 @@ def class_options(args) -> list[str]:
 
 def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_prefix: str = "w") -> int:
     todo = [t for t in tasks if not batch.already_graded(args.out, t)]
+    submissions, processes = len(batch.by_submission(tasks)), len(batch.by_submission(todo))
     console.print(
-        f"{len(tasks)} tasks (lab x submission); {len(tasks) - len(todo)} already graded; "
-        f"{len(todo)} to grade on {len(gpus)} worker(s)"
+        f"{len(tasks)} labs of {submissions} submission(s); {len(tasks) - len(todo)} already graded; {len(todo)} "
+        f"to grade in {processes} grader process(es), one per submission, on {len(gpus)} worker(s)"
     )
     with Progress(*Progress.get_default_columns(), TextColumn("{task.description}"), console=console) as bar:
         progress = bar.add_task("grading", total=len(todo))
 
-        def done(task, error) -> None:
-            suffix = " (grader error)" if error else ""
-            bar.update(progress, advance=1, description=f"{task.student} {task.lab.name}{suffix}")
+        def done(tasks, errors) -> None:
+            suffix = f" ({len(errors)} grader error(s))" if errors else ""
+            labs = ", ".join(task.lab.name for task in tasks)
+            bar.update(progress, advance=len(tasks), description=f"{tasks[0].student} {labs}{suffix}")
 
         stop = getattr(args, "stop_after", None)
         deadline = time.monotonic() + 60 * stop if stop else None
-        failures = batch.run_tasks(
-            todo, args.out, gpus, grade_options(args), batch.task_timeout(config), done, worker_prefix, deadline
-        )
+        failures = batch.run_tasks(todo, args.out, gpus, grade_options(args), config, done, worker_prefix, deadline)
     for (student, lab), why in failures.items():
         console.print(f"[red]{escape(student)} {lab}: grader error: {escape(why)}[/]")
     return Exit.INTERNAL if failures else Exit.PASSED
@@ -475,7 +478,8 @@ def command_batch_task(args, console: Console) -> int:
     config, tasks = plan_batch(args, console)
     console.print(f"Slurm array task {index} of {count}")
     # The GPU Slurm gave this task, and a build folder per task: the tasks share the results folder.
-    return run_batch(args, console, config, tasks[index::count], [None], worker_prefix=f"slurm-task{index}-")
+    share = batch.share(tasks, index, count)
+    return run_batch(args, console, config, share, [None], worker_prefix=f"slurm-task{index}-")
 
 
 def command_slurm(args, console: Console) -> int:

@@ -12,7 +12,8 @@ from grader.export import write_exports
 
 
 def student_run(folder: Path, student: str) -> dict:
-    """The student's labs, each from its own grader process, as one run (the shape of report.write_json)."""
+    """The student's labs, each from its own result file (cut by batch.lab_run from the JSON of the process that
+    graded it), as one run (the shape of report.write_json)."""
     parts = [json.loads(p.read_text()) for p in sorted(folder.glob("[0-9][0-9]_*.json"))]
     errors = {p.name.removesuffix(".error"): p.read_text().strip() for p in sorted(folder.glob("*.error"))}
     shared = {k: v for k, v in (parts[0] if parts else {}).items() if k not in ("labs", "files_used", "kernel_sha256")}

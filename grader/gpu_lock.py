@@ -49,7 +49,7 @@ class GpuLock:
         finally:
             hold.give_back()
 
-    def _release(self, exclusive: bool) -> None:    def _release(self, exclusive: bool) -> None:
+    def _release(self, exclusive: bool) -> None:
         with self._condition:
             if exclusive:
                 self._exclusive = False

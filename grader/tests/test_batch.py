@@ -1,6 +1,8 @@
-"""Grading a class: a batch over a folder of submissions, resumable, and the same work as Slurm array
-tasks merged by collect. Real grader processes on a few generated submissions (CPU only here: the GPU
-checks are 'not run'); the whole generated class is graded on the H100 (results/h100-class.md)."""
+"""Grading a class: a batch over a folder of submissions, one grader process per submission, resumable, and
+the same work as Slurm array tasks merged by collect. Real grader processes on a few generated submissions (CPU
+only here: the GPU checks are 'not run'); the whole generated class is graded on the H100
+(results/h100-class.md). The cutting of a process's JSON into per-lab results is tested on its own, and with a
+stand-in grader process."""
 
 from __future__ import annotations
 
@@ -11,13 +13,18 @@ import sys
 
 import pytest
 
+from grader import batch
+from grader.collect import student_run
 from grader.config import REPO_ROOT
 from grader.exits import Exit
+from grader.model import LabGrade
+from grader.report import run_dict
 from grader.tests import class_submissions as generated
 
 STUDENTS = [
     "alice_correct",
     "bob_correct_tarball",
+    "carol_two_labs_zip",  # labs 1 and 6: graded together, in one process
     "heidi_does_not_compile",
     "nick_includes_the_solution",
     "wendy_symlink_to_solution",
@@ -41,7 +48,7 @@ def graded(tmp_path_factory, device):
         pytest.skip("on a GPU machine the whole class is graded instead (tools/gpu-check.sh class)")
     out = tmp_path_factory.mktemp("batch")
     submissions = generated.make(out, STUDENTS)
-    finished = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1")
+    finished = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1", "--lab", "6")
     assert finished.returncode in (0, 1), finished.stdout + finished.stderr
     return out, submissions, finished
 
@@ -61,7 +68,31 @@ def test_every_student_gets_a_row_with_the_right_verdict(graded):
     assert got["nick_includes_the_solution"]["01_vector_add"] == "0.0 failed"
     assert got["wendy_symlink_to_solution"]["01_vector_add"] == "not submitted"
     assert "unreadable" in got["xavier_corrupt_zip"]["notes"]
-    assert (out / "results" / "results.csv").read_text().startswith("student,score,max_score,01_vector_add,notes")
+    assert got["carol_two_labs_zip"]["06_warp_reduction"].endswith("incomplete")
+    assert got["alice_correct"]["06_warp_reduction"] == "not submitted"
+    header = "student,score,max_score,01_vector_add,06_warp_reduction,notes"
+    assert (out / "results" / "results.csv").read_text().startswith(header)
+
+
+@pytest.mark.slow
+def test_each_submission_is_graded_in_one_process_and_its_json_cut_per_lab(graded):
+    out, _, finished = graded
+    students = out / "results" / "students"
+    said = " ".join(finished.stdout.split())  # as one line, however the terminal wrapped it
+    assert "6 labs of 5 submission(s); 0 already graded; 6 to grade in 5 grader process(es)" in said, said
+    logs = sorted(path.parent.name for path in students.glob("*/grade.log"))
+    assert logs == sorted(set(STUDENTS) - {"wendy_symlink_to_solution", "xavier_corrupt_zip"})  # nothing to grade
+    assert not list(students.glob("*/*.partial")) and not list(students.glob("*/*.error"))
+    folder = students / "carol_two_labs_zip"
+    log = (folder / "grade.log").read_text()
+    assert "Lab 01_vector_add" in log and "Lab 06_warp_reduction" in log  # one process graded both
+    for lab in ("01_vector_add", "06_warp_reduction"):
+        part = json.loads((folder / f"{lab}.json").read_text())
+        assert [entry["lab"] for entry in part["labs"]] == [lab]
+        assert set(part["kernel_sha256"]) == set(part["files_used"]) == {lab}
+        assert part["score"] == part["labs"][0]["points"]
+    grade = json.loads((folder / "grade.json").read_text())
+    assert [entry["lab"] for entry in grade["labs"]] == ["01_vector_add", "06_warp_reduction"]
 
 
 @pytest.mark.slow
@@ -90,7 +121,7 @@ def test_an_unreadable_submission_still_gets_its_reports_with_the_reason(graded)
 @pytest.mark.slow
 def test_a_second_run_grades_nothing_again(graded):
     out, submissions, _ = graded
-    again = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1")
+    again = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1", "--lab", "6")
     assert "0 to grade" in again.stdout, again.stdout
 
 
@@ -158,10 +189,141 @@ def test_one_student_is_regraded_and_the_roster_goes_into_the_results(graded, tm
 
 
 def test_a_grader_failure_is_a_grader_error_not_the_students_failure(tmp_path):
-    submissions = generated.make(tmp_path, ["alice_correct"])
+    submissions = generated.make(tmp_path, ["carol_two_labs_zip"])
     broken = tmp_path / "broken.toml"
     broken.write_text("[device\n")  # the instructor's thresholds file, not the student's work, is what is wrong
-    finished = cml("batch", str(submissions), "--out", str(tmp_path / "results"), "--lab", "1", "--target", str(broken))
+    labs = ["--lab", "1", "--lab", "6"]
+    finished = cml("batch", str(submissions), "--out", str(tmp_path / "results"), *labs, "--target", str(broken))
     assert finished.returncode == Exit.INTERNAL, finished.stdout + finished.stderr
-    row = rows(tmp_path)["alice_correct"]
-    assert row["01_vector_add"] == "grader error" and "--target" in row["notes"], row
+    row = rows(tmp_path)["carol_two_labs_zip"]
+    for lab in ("01_vector_add", "06_warp_reduction"):  # the one process failed: each of its labs says so
+        assert row[lab] == "grader error" and f"{lab}: error: --target" in row["notes"], row
+    log = tmp_path / "results" / "students" / "carol_two_labs_zip" / "grade.log"
+    assert f"(see {log})" in row["notes"]
+
+
+def lab_grade(lab: str, points: float) -> LabGrade:
+    return LabGrade(
+        lab=lab, title=lab, variant="student", kernel_path=f"{lab}/kernel.cu", points=points, max_points=100
+    )
+
+
+def run_of(grades: list[LabGrade], labs: list[str]) -> dict:
+    """A run's JSON as report.write_json writes it, with the facts of a submission of `labs`."""
+    context = {
+        "device": None,
+        "seed": 7,
+        "notes": ["no GPU"],
+        "files_used": {lab: f"sub.zip: {lab}/kernel.cu" for lab in labs},
+        "files_ignored": [],
+        "kernel_sha256": {lab: f"digest-{lab}" for lab in labs},
+        "jobs": 1,
+        "seconds": 12.5,
+    }
+    return run_dict(grades, context)
+
+
+def test_a_runs_json_is_cut_into_what_a_run_of_each_lab_alone_writes():
+    labs = ["01_vector_add", "02_dot_product", "06_warp_reduction"]
+    points = {"01_vector_add": 80, "06_warp_reduction": 55}
+    run = run_of([lab_grade(lab, got) for lab, got in points.items()], labs)
+    for lab, got in points.items():
+        alone = run_of([lab_grade(lab, got)], labs)
+        only = {key: {lab: alone[key][lab]} for key in ("files_used", "kernel_sha256")}  # the lab's own, no other's
+        assert batch.lab_run(run, lab) == {**alone, **only}
+    assert batch.lab_run(run, "02_dot_product") is None  # no result for it: never an empty one
+
+
+def test_collect_merges_the_cut_results_back_into_the_run(tmp_path):
+    labs = ["01_vector_add", "06_warp_reduction"]
+    run = run_of([lab_grade("01_vector_add", 80), lab_grade("06_warp_reduction", 55)], labs)
+    for lab in labs:
+        (tmp_path / f"{lab}.json").write_text(json.dumps(batch.lab_run(run, lab)))
+    merged = student_run(tmp_path, "carol")
+    assert merged["labs"] == run["labs"] and merged["files_used"] == run["files_used"] and merged["score"] == 135
+
+
+def tasks_of(config, student: str, labs: list[str], entry=None) -> list[batch.Task]:
+    return [batch.Task(student, entry or REPO_ROOT / "labs", config.lab(lab), f"digest-{lab}") for lab in labs]
+
+
+def test_a_submissions_labs_stay_together_in_one_process_and_one_slurm_task(config):
+    tasks = tasks_of(config, "a", ["01_vector_add", "06_warp_reduction"]) + tasks_of(config, "b", ["01_vector_add"])
+    tasks += tasks_of(config, "c", ["02_dot_product", "03_smoothing_halo"])
+    assert [[t.lab.name for t in group] for group in batch.by_submission(tasks)] == [
+        ["01_vector_add", "06_warp_reduction"],
+        ["01_vector_add"],
+        ["02_dot_product", "03_smoothing_halo"],
+    ]
+    assert {t.student for t in batch.share(tasks, 0, 2)} == {"a", "c"} and len(batch.share(tasks, 0, 2)) == 4
+    assert {t.student for t in batch.share(tasks, 1, 2)} == {"b"}
+
+
+def test_the_time_limit_of_a_process_grows_with_its_labs(config):
+    one, three = batch.task_timeout(config), batch.task_timeout(config, 3)
+    assert one == sum(config.timeouts.values()) + 2 * config.timeouts["bench"] + 300
+    assert three == one + 2 * (one - 300)
+
+
+# Stands in for `./cml grade`: writes a run of the labs it is given but 06_warp_reduction, exits with the status
+# asked for, and prints what the real grader prints for an error of its own.
+FAKE_GRADER = """
+import json, sys
+from grader.model import LabGrade
+from grader.report import run_dict
+path, status, labs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+if status == 5:
+    print("grader error: something broke (RuntimeError; the traceback is in x.log)")
+    sys.exit(status)
+grades = [LabGrade(lab=l, title=l, variant="student", kernel_path="k", points=10, max_points=100) for l in labs]
+context = {"files_used": {l: "sub" for l in labs}, "kernel_sha256": {l: "digest-" + l for l in labs}}
+open(path, "w").write(json.dumps(run_dict([g for g in grades if g.lab != "06_warp_reduction"], context)))
+sys.exit(status)
+"""
+
+
+def fake_grader(monkeypatch, status: int) -> None:
+    def command(tasks, json_path, build_dir, options):
+        return [sys.executable, "-c", FAKE_GRADER, str(json_path), str(status), *(t.lab.name for t in tasks)]
+
+    monkeypatch.setattr(batch, "grade_command", command)
+
+
+def test_a_lab_missing_from_the_processs_json_gets_its_error(config, tmp_path, monkeypatch):
+    fake_grader(monkeypatch, Exit.FAILED)  # graded: a lab failed, the student's
+    tasks = tasks_of(config, "carol", ["01_vector_add", "06_warp_reduction", "07_constant_memory"])
+    done = []
+    failures = batch.run_tasks(tasks, tmp_path, [None], [], config, lambda group, errors: done.append(errors))
+    folder = tmp_path / "students" / "carol"
+    log = folder / "grade.log"
+    assert failures == {("carol", "06_warp_reduction"): f"the grader wrote no result for this lab (see {log})"}
+    assert done == [{"06_warp_reduction": failures[("carol", "06_warp_reduction")]}]  # one process, once
+    assert (folder / "06_warp_reduction.error").read_text().startswith("the grader wrote no result")
+    assert not (folder / "06_warp_reduction.json").exists()
+    for task in (tasks[0], tasks[2]):
+        assert batch.already_graded(tmp_path, task), task.lab.name
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "01_vector_add.json",
+        "06_warp_reduction.error",
+        "07_constant_memory.json",
+        "grade.log",
+    ]
+
+
+def test_a_failed_process_gives_each_of_its_labs_the_error_and_leaves_no_result(config, tmp_path, monkeypatch):
+    tasks = tasks_of(config, "carol", ["01_vector_add", "07_constant_memory"])
+    fake_grader(monkeypatch, Exit.FAILED)
+    batch.run_tasks(tasks, tmp_path, [None], [], config)
+    fake_grader(monkeypatch, Exit.INTERNAL)  # graded again: its earlier results must not survive as this run's
+    for task in tasks:
+        batch.result_path(tmp_path, task).unlink()
+    failures = batch.run_tasks(tasks, tmp_path, [None], [], config)
+    log = tmp_path / "students" / "carol" / "grade.log"
+    why = f"grader error: something broke (RuntimeError; the traceback is in x.log) (see {log})"
+    assert failures == {("carol", "01_vector_add"): why, ("carol", "07_constant_memory"): why}
+    folder = tmp_path / "students" / "carol"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "01_vector_add.error",
+        "07_constant_memory.error",
+        "grade.log",
+    ]
