@@ -74,11 +74,18 @@ class GpuTurn:
             return
 
     def close(self) -> None:
+        """After the program's end: whatever it left open is closed here, and the hold given back."""
         self._over.set()
+        connection = self._connection
+        if connection is not None:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)  # ends the thread's wait, if anything still held it open
+            except OSError:
+                pass
         self._thread.join()
         self._server.close()
-        if self._connection is not None:
-            self._connection.close()
+        if connection is not None:
+            connection.close()
 
 
 @contextmanager

@@ -10,6 +10,7 @@ import pytest
 
 from grader.config import REPO_ROOT
 from grader.exits import Exit
+from grader.model import Status
 from grader.tests.fixture_kernels import fixture_dirs, load_expect, planted_kernel, write_submission
 
 
@@ -27,6 +28,9 @@ def grade_fixture(folder, expect, tmp_path) -> dict:
     finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
     assert Exit.graded(finished.returncode), finished.stdout + finished.stderr
     return json.loads(results.read_text())
+
+
+NOT_GRADED = Status.NOT_GRADED.value
 
 
 def matches(name: str, pattern: str) -> bool:
@@ -63,11 +67,17 @@ def test_planted_bug_gets_its_verdict(folder, device, tmp_path):
         pytest.skip(f"needs a GPU: {device.reason}")
     graded = grade_fixture(folder, expect, tmp_path)
     (lab,) = [entry for entry in graded["labs"] if entry["lab"] == expect["lab"]]
+    # A speed check this GPU's thresholds do not grade (time cannot separate the lesson here: grader/targets)
+    # can neither fail nor pass. A fixture whose only proof is such a check proves nothing here: said, not passed.
+    ungraded = [p for p in expect.get("fail", []) if set(status_of(lab["checks"], p)) == {NOT_GRADED}]
+    if ungraded and ungraded == expect.get("fail"):
+        pytest.skip(f"its lesson shows only in {', '.join(ungraded)}, which {graded['device']} does not grade")
     assert lab["verdict"] == expect.get("verdict", "failed")
     for pattern in expect.get("fail", []):
-        assert "failed" in status_of(lab["checks"], pattern), f"{pattern} should have failed"
+        if pattern not in ungraded:
+            assert "failed" in status_of(lab["checks"], pattern), f"{pattern} should have failed"
     for pattern in expect.get("pass", []):
-        assert set(status_of(lab["checks"], pattern)) == {"passed"}, f"{pattern} should have passed"
+        assert set(status_of(lab["checks"], pattern)) <= {"passed", NOT_GRADED}, f"{pattern} should have passed"
     for text in expect.get("not_in_any_detail", []):
         blamed = [c["name"] for c in lab["checks"] if text in c.get("detail", "")]
         assert not blamed, f"{text!r} should appear in no check's detail, but does in {blamed}"

@@ -55,17 +55,20 @@ def test_a_benchmark_the_grader_gave_no_turn_does_not_wait(emulator, config):
     assert "the GPU to this run alone" not in outcome.stderr
 
 
-def test_the_socket_takes_one_turn_only(tmp_path):
-    taken = threading.Event()
-    with gpu_turn.served(tmp_path, gpu_turn.Hold(taken.set, lambda: None)) as turn:
+def test_the_socket_takes_one_turn_only_and_the_turn_ends_when_the_run_does(tmp_path):
+    taken, given_back = threading.Event(), threading.Event()
+    with gpu_turn.served(tmp_path, gpu_turn.Hold(taken.set, given_back.set)) as turn:
         assert turn is not None
-        first = socket_to(turn)
+        first = socket_to(turn)  # the harness, which keeps its end open until its last launch
         assert first.recv(1) == b"g" and taken.is_set()
         try:
             second = socket_to(turn)
             assert second.recv(1) == b""  # refused, or closed unanswered
         except OSError:
             pass
+        assert not given_back.is_set()
+    assert given_back.is_set()  # the run is over: whatever it left open, the GPU is the others' again
+    first.close()
 
 
 def socket_to(turn: gpu_turn.GpuTurn) -> socket.socket:
