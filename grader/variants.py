@@ -86,16 +86,18 @@ def _matches(check: dict, must_fail: str) -> bool:
 
 def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
     """Whether a grade (the checks of grade.json for the variant's lab) is what the variant should get, and why.
-    Correct: every build, correctness, mechanism and attempted stretch check passes; speed passes or is not run.
+    Correct: every build, correctness, mechanism and attempted stretch check passes; speed passes, is not run, or
+    is not graded on this GPU (measured, worth nothing: grader/targets).
     Wrong: its must_fail check fails; where that is a speed check that did not run (no GPU, or --no-bench),
-    everything else must pass, since its lesson shows only in time."""
+    everything else must pass, since its lesson shows only in time. One whose lesson is a speed check this GPU
+    does not grade is not caught here, and the verdict says so."""
     failed = [c["name"] for c in checks if c["status"] == "failed"]
     if variant.kind == "correct":
         bad = [
             c["name"]
             for c in checks
-            if c["status"] not in ("passed", "not run", "skipped")
-            or (c["status"] == "not run" and c["category"] != "performance")
+            if c["status"] not in ("passed", "not run", "skipped", "not graded")
+            or (c["status"] in ("not run", "not graded") and c["category"] != "performance")
         ]
         return (not bad, "every check as it should be" if not bad else "not passed: " + "; ".join(bad))
     target = [c for c in checks if _matches(c, variant.must_fail)]
@@ -112,6 +114,8 @@ def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
         if failed:
             return False, "its speed could not be measured here, and it failed: " + "; ".join(failed)
         return True, "passes everything else: its lesson shows only in time, not measured in this grade"
+    if all(c["status"] == "not graded" for c in target):
+        return False, f"not caught: {variant.must_fail!r} is not graded on this GPU, and no other check fails it"
     return False, f"{variant.must_fail!r} did not fail ({', '.join(c['status'] for c in target)})"
 
 

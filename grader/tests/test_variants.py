@@ -80,6 +80,9 @@ def test_judge_a_correct_variant_passes_everything_that_ran():
     assert judge(variant("correct"), [check(RACECHECK, "passed"), speed])[0]
     assert not judge(variant("correct"), [check(RACECHECK, "failed"), speed])[0]
     assert not judge(variant("correct"), [check(RACECHECK, "not run"), speed])[0]
+    # A speed check this GPU does not grade (grader/targets) is worth nothing either way.
+    assert judge(variant("correct"), [check(RACECHECK, "passed"), {**speed, "status": "not graded"}])[0]
+    assert not judge(variant("correct"), [check(RACECHECK, "not graded"), speed])[0]
 
 
 def test_judge_a_wrong_variant_fails_its_check_or_passes_all_where_its_speed_cannot_be_seen():
@@ -92,5 +95,8 @@ def test_judge_a_wrong_variant_fails_its_check_or_passes_all_where_its_speed_can
     assert judge(slow, [check(unrolled, "failed", "performance")])[0]
     assert not judge(slow, [check(unrolled, "passed", "performance")])[0]
     assert not judge(slow, [check(RACECHECK, "failed"), check(unrolled, "not run", "performance")])[0]
+    # Its lesson's check not graded on this GPU, and nothing else fails it: not caught, and said so.
+    caught, why = judge(slow, [check(RACECHECK, "passed"), check(unrolled, "not graded", "performance")])
+    assert not caught and why.startswith("not caught")
     # Without a GPU there are no thresholds, so no groups: one speed check, 'not run'.
     assert judge(slow, [check(RACECHECK, "passed"), check("speedup over full tree", "not run", "performance")])[0]
