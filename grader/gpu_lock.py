@@ -1,9 +1,11 @@
 """The GPU, shared by the labs of one run graded at once (./cml grade --jobs): a readers-writer lock.
 
 Shared holders (the test programs, the sanitizers, and the builds, which would load the CPU under a benchmark)
-may run side by side; an exclusive holder (a benchmark, an ncu counter run) has the GPU to itself, since its
-timings and counters must see no other program. Writer-preferring: once an exclusive holder waits, no new shared
-holder starts, so the benchmarks are not starved by a stream of test runs."""
+may run side by side; an exclusive holder has the GPU to itself. A benchmark and an ncu counter run hold it in
+stages (StagedHold): shared while they start and set up, alone from their first launch to their last, since
+their timings and counters must see no other program (grader/gpu_turn.py). Writer-preferring: once an
+exclusive holder waits, no new shared holder starts, so the benchmarks are not starved by a stream of test
+runs."""
 
 from __future__ import annotations
 
