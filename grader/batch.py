@@ -118,11 +118,10 @@ def error_path(out: Path, task: Task) -> Path:
     return out / "students" / task.student / f"{task.lab.name}.error"
 
 
-def log_path(out: Path, tasks: list[Task]) -> Path:
-    """The output of the grader process grading `tasks`: grade.log for a submission's labs together, NN_name.log
-    for one lab graded again alone."""
-    folder = out / "students" / tasks[0].student
-    return folder / (f"{tasks[0].lab.name}.log" if len(tasks) == 1 else "grade.log")
+def log_path(out: Path, student: str, lab: str = "") -> Path:
+    """The output of a grader process: grade.log for the submission's, all its labs together; NN_name.log for one
+    lab graded again alone, after that process failed."""
+    return out / "students" / student / (f"{lab}.log" if lab else "grade.log")
 
 
 def already_graded(out: Path, task: Task) -> bool:
@@ -189,10 +188,11 @@ def grade_command(tasks: list[Task], json_path: Path, build_dir: Path, options: 
     return [*grade, "--build-dir", str(build_dir), "--json", str(json_path), *options]
 
 
-def run_grader(tasks: list[Task], out: Path, worker: str, gpu: str | None, options: list[str], timeout_s: float):
-    """Runs one grader process on the tasks' labs, its output in the student's grade.log: (its JSON, '') when it
-    graded them, else (None, why not, in one line)."""
-    log = log_path(out, tasks)
+def run_grader(
+    tasks: list[Task], out: Path, worker: str, gpu: str | None, options: list[str], timeout_s: float, log: Path
+):
+    """Runs one grader process on the tasks' labs, its output in `log`: (its JSON, '') when it graded them, else
+    (None, why not, in one line)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     partial = log.with_name("grade-run.json.partial")  # never read by collect: only the per-lab files count
     partial.unlink(missing_ok=True)  # one left by a stopped run must not pass for this run's
@@ -225,17 +225,19 @@ def write_result(out: Path, task: Task, result: dict) -> None:
 
 
 def grade_submission(
-    tasks: list[Task], out: Path, worker: str, gpu: str | None, options: list[str], config: Config
+    tasks: list[Task], out: Path, worker: str, gpu: str | None, options: list[str], config: Config, again: bool = False
 ) -> dict[str, str]:
     """Grades the labs of one submission (`tasks`) in one grader process, its labs at once where it has a GPU as
-    ./cml grade does, and writes each lab's result, or its .error with the reason; returns lab -> that reason."""
-    run, failure = run_grader(tasks, out, worker, gpu, options, task_timeout(config, len(tasks)))
+    ./cml grade does, and writes each lab's result, or its .error with the reason; returns lab -> that reason.
+    `again`: one lab graded again alone, after its submission's process failed."""
+    log = log_path(out, tasks[0].student, tasks[0].lab.name if again else "")
+    run, failure = run_grader(tasks, out, worker, gpu, options, task_timeout(config, len(tasks)), log)
     if run is None and len(tasks) > 1:
         # The process failed as a whole (the grader's error, or a hang): each lab alone, so that one lab's
         # trouble costs no other lab its grade.
         errors = {}
         for task in tasks:
-            errors.update(grade_submission([task], out, worker, gpu, options, config))
+            errors.update(grade_submission([task], out, worker, gpu, options, config, again=True))
         return errors
     errors = {}
     for task in tasks:
@@ -243,7 +245,7 @@ def grade_submission(
         if result is not None:
             write_result(out, task, result)
             continue
-        errors[task.lab.name] = failure or f"the grader wrote no result for this lab (see {log_path(out, tasks)})"
+        errors[task.lab.name] = failure or f"the grader wrote no result for this lab (see {log})"
         error_path(out, task).write_text(errors[task.lab.name] + "\n")
     return errors
 
