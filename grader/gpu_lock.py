@@ -3,9 +3,11 @@
 Shared holders (the test programs, the sanitizers, and the builds, which would load the CPU under a benchmark)
 may run side by side; an exclusive holder has the GPU to itself. A benchmark and an ncu counter run hold it in
 stages (StagedHold): shared while they start and set up, alone from their first launch to their last, since
-their timings and counters must see no other program (grader/gpu_turn.py). Writer-preferring: once an
-exclusive holder waits, no new shared holder starts, so the benchmarks are not starved by a stream of test
-runs."""
+their timings and counters must see no other program (grader/gpu_turn.py). Reader-preferring: a shared
+holder starts whenever no exclusive one holds the GPU, even while one waits. A run's shared work is finite (its
+labs' tests and sanitizers), so no benchmark waits forever, and the run ends soonest when that work overlaps
+as much as it can. Under writer preference one benchmark waiting for Lab 4's racecheck (about 20 s on the
+H100) kept every other lab's tests and sanitizers waiting as well (issue 17)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ class GpuLock:
         self._condition = threading.Condition()
         self._shared = 0  # shared holders now
         self._exclusive = False  # an exclusive holder now
-        self._exclusive_waiting = 0
 
     @contextmanager
     def shared(self, waiting: Callable[[], None] = lambda: None) -> Iterator[None]:
@@ -60,28 +61,19 @@ class GpuLock:
             self._condition.notify_all()
 
     def _free(self, exclusive: bool) -> bool:
-        if exclusive:
-            return not self._exclusive and self._shared == 0
-        return not self._exclusive and self._exclusive_waiting == 0
+        return not self._exclusive and (self._shared == 0 or not exclusive)
 
     def _acquire(self, exclusive: bool, waiting: Callable[[], None]) -> None:
         with self._condition:
-            self._exclusive_waiting += exclusive  # from here on, no new shared holder starts
             busy = not self._free(exclusive)
-        try:
-            if busy:
-                waiting()  # outside the condition's lock: it may print
-            with self._condition:
-                self._condition.wait_for(lambda: self._free(exclusive))
-                if exclusive:
-                    self._exclusive = True
-                else:
-                    self._shared += 1
-        finally:
+        if busy:
+            waiting()  # outside the condition's lock: it may print
+        with self._condition:
+            self._condition.wait_for(lambda: self._free(exclusive))
             if exclusive:
-                with self._condition:
-                    self._exclusive_waiting -= 1
-                    self._condition.notify_all()  # shared holders kept waiting by this one may go, if it failed
+                self._exclusive = True
+            else:
+                self._shared += 1
 
 
 class StagedHold:

@@ -75,19 +75,18 @@ def test_exclusive_holders_take_turns():
     assert log == ["bench", "ncu"]
 
 
-def test_a_waiting_exclusive_holder_goes_before_shared_holders_that_came_after_it():
+def test_shared_holders_go_in_while_an_exclusive_holder_waits():
     lock, log = GpuLock(), list[str]()
-    tests = holder(lock, "tests", False, log)
+    racecheck = holder(lock, "racecheck", False, log)
     bench = holder(lock, "bench", True, log, blocked=True)
-    # Only a shared holder is in, yet this one waits: otherwise a stream of tests could starve the benchmark.
-    memcheck = holder(lock, "memcheck", False, log, blocked=True)
-    tests.let_go()
-    assert bench.inside.wait(PATIENCE_S)
-    assert not memcheck.inside.is_set()
-    bench.let_go()
-    assert memcheck.inside.wait(PATIENCE_S)
+    # In at once beside the racecheck: the run's shared work overlaps, and the benchmark runs after all of it.
+    memcheck = holder(lock, "memcheck", False, log)
+    racecheck.let_go()
+    assert not bench.inside.is_set()  # the memcheck is still in
     memcheck.let_go()
-    assert log == ["tests", "bench", "memcheck"]
+    assert bench.inside.wait(PATIENCE_S)
+    bench.let_go()
+    assert log == ["racecheck", "memcheck", "bench"]
 
 
 def test_an_exclusive_holder_that_gave_up_waiting_keeps_no_one_out():
@@ -102,7 +101,7 @@ def test_an_exclusive_holder_that_gave_up_waiting_keeps_no_one_out():
                 raise AssertionError("got in beside a shared holder")
         except KeyboardInterrupt:
             pass
-        with lock.shared(give_up):  # in at once: no exclusive holder is waiting any more
+        with lock.shared(give_up):  # in at once: no exclusive holder is in
             pass
     with lock.exclusive(give_up):  # and free at once once every holder has gone
         pass
@@ -136,15 +135,17 @@ def test_a_benchmark_sets_up_beside_others_and_runs_its_launches_alone():
     assert bench.set_up.wait(PATIENCE_S)  # beside the tests
     bench.go_alone.set()
     assert bench.waiting.wait(PATIENCE_S) and not bench.alone.is_set()  # its launches wait for the tests
-    memcheck = holder(lock, "memcheck", False, log, blocked=True)  # and nothing new starts meanwhile
+    memcheck = holder(lock, "memcheck", False, log)  # in at once, beside the tests
     tests.let_go()
+    assert not bench.alone.is_set()  # and for the memcheck
+    memcheck.let_go()
     assert bench.alone.wait(PATIENCE_S)
-    assert not memcheck.inside.is_set()
+    racecheck = holder(lock, "racecheck", False, log, blocked=True)  # nothing beside its launches
     bench.release.set()
     bench.join(PATIENCE_S)
-    assert memcheck.inside.wait(PATIENCE_S)
-    memcheck.let_go()
-    assert log == ["tests", "bench sets up", "bench alone", "memcheck"]
+    assert racecheck.inside.wait(PATIENCE_S)
+    racecheck.let_go()
+    assert log == ["tests", "bench sets up", "memcheck", "bench alone", "racecheck"]
 
 
 def test_two_benchmarks_set_up_together_and_take_turns_alone():
