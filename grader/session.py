@@ -6,6 +6,7 @@ for a run and shows it; it grades nothing."""
 from __future__ import annotations
 
 import functools
+import json
 import os
 import secrets
 import time
@@ -18,7 +19,7 @@ from grader import build, gpu, sandbox
 from grader.build import BuildTree
 from grader.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target
 from grader.exits import CannotGrade, UsageError
-from grader.grade import Context, grade_lab
+from grader.grade import WAITING_FOR_THE_GPU, WAITING_TO_BUILD, Context, grade_lab
 from grader.model import LabGrade
 from grader.sizes import lab_sizes, load_instructor_sizes
 from grader.submission import SubmissionError, read_submission
@@ -151,13 +152,15 @@ class Session:
         if self.jobs == 1:
             grades = [graded(lab, variant) for lab, variant in todo]
         else:
+            last_seconds = LabSeconds(context.tree.directory)
             with ThreadPoolExecutor(self.jobs, thread_name_prefix="grade") as pool:
-                futures = [pool.submit(graded, lab, variant) for lab, variant in todo]
+                futures = {at: pool.submit(graded, *todo[at]) for at in last_seconds.longest_first(todo)}
                 try:
-                    grades = [future.result() for future in futures]
+                    grades = [futures[at].result() for at in range(len(todo))]
                 finally:
-                    for future in futures:
+                    for future in futures.values():
                         future.cancel()  # after a grader error: start no other lab (those running end first)
+            last_seconds.save(grades)
         self.seconds = round(time.monotonic() - self.started, 1)
         return grades
 
@@ -194,6 +197,38 @@ class Session:
         if not outcome.ok:
             raise CannotGrade(f"the build could not be set up ({outcome.how_it_ended()}):\n{outcome.tail(15)}")
         return tree
+
+
+class LabSeconds:
+    """How long each lab worked in this build folder's last run, its waits for the build folder and the GPU left
+    out. The labs graded at once start longest first: they take turns to build (one Ninja at a time), and the
+    one with the longest way through its steps (Lab 4, its racecheck about 20 s on the H100) ends the run, so
+    it should not wait for the others' builds (issue 17). With no earlier run, the labs start in their order."""
+
+    def __init__(self, build_dir: Path) -> None:
+        self.path = build_dir / "lab-seconds.json"
+        try:
+            self.seconds: dict[str, float] = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.seconds = {}
+
+    def longest_first(self, jobs: list[tuple[Lab, str]]) -> list[int]:
+        """The positions in `jobs` of its (lab, variant) pairs, in the order they should start."""
+
+        def last_time(at: int) -> float:
+            lab, variant = jobs[at]
+            return float(self.seconds.get(f"{lab.name} {variant}", 0.0))
+
+        return sorted(range(len(jobs)), key=last_time, reverse=True)  # stable: the labs' own order among equals
+
+    def save(self, grades: list[LabGrade]) -> None:
+        for grade in grades:
+            waits = grade.steps.get(WAITING_TO_BUILD, 0.0) + grade.steps.get(WAITING_FOR_THE_GPU, 0.0)
+            self.seconds[f"{grade.lab} {grade.variant}"] = round(grade.seconds - waits, 1)
+        try:
+            self.path.write_text(json.dumps(self.seconds, indent=1, sort_keys=True))
+        except OSError:
+            pass  # only an order for the next run
 
 
 def default_jobs(device: gpu.Gpu, labs: int) -> int:

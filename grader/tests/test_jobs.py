@@ -12,11 +12,12 @@ import pytest
 
 from grader import report
 from grader.cli import grade_request, parse_args
+from grader.config import Lab
 from grader.exits import UsageError
 from grader.gpu_lock import GpuLock
 from grader.grade import WAITING_FOR_THE_GPU, Context, Steps
 from grader.model import LabGrade
-from grader.session import BUILDING_AHEAD, GradeRequest, start
+from grader.session import BUILDING_AHEAD, GradeRequest, LabSeconds, start
 from grader.tests.conftest import TEST_BUILD_DIR
 
 SEED = 20261127
@@ -106,3 +107,25 @@ def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_st
     thread.join(5)
     assert said == [step, WAITING_FOR_THE_GPU, step, "done"]
     assert list(grade.steps) == ["checking the source", step, WAITING_FOR_THE_GPU]
+
+
+def test_the_labs_that_worked_longest_last_time_in_the_folder_start_first(tmp_path):
+    """Their waits left out: a lab that only waited long is not the one that holds the run up."""
+    names = ("01_vector_add", "04_tiled_gemm", "05_padded_transpose")
+    jobs = cast("list[tuple[Lab, str]]", [(SimpleNamespace(name=name), "student") for name in names])
+    assert LabSeconds(tmp_path).longest_first(jobs) == [0, 1, 2]  # no earlier run: their own order
+
+    def grade(lab: str, seconds: float, waited: float) -> LabGrade:
+        lab_grade = LabGrade(lab, "", "student", "")
+        lab_grade.seconds, lab_grade.steps = seconds, {WAITING_FOR_THE_GPU: waited, "racecheck": seconds - waited}
+        return lab_grade
+
+    LabSeconds(tmp_path).save(
+        [
+            grade("01_vector_add", 43.8, 25.7),
+            grade("04_tiled_gemm", 59.0, 17.6),
+            grade("05_padded_transpose", 59.7, 27.5),
+        ]
+    )
+    order = [names[at] for at in LabSeconds(tmp_path).longest_first(jobs)]
+    assert order == ["04_tiled_gemm", "05_padded_transpose", "01_vector_add"]
