@@ -136,12 +136,31 @@ class BuildTree:
         return os.pathsep.join(folders)
 
 
-def configure(tree: BuildTree, timeout_s: float) -> proc.Outcome:
-    """meson setup, or reconfigure with the options of this run when the build tree exists already."""
-    options = [f"-Dgpu_arch={tree.gpu_arch}", f"-Dstudent_dir={tree.student_dir.resolve()}"]
-    options += ["-Dvariants=true"] if tree.variants else []  # once on, a build folder keeps them: they only add targets
-    again = ["--reconfigure"] if (tree.directory / "meson-private").is_dir() else []
-    return proc.run(["meson", "setup", *again, str(tree.directory), str(REPO_ROOT), *options], timeout_s)
+def configure(tree: BuildTree, timeout_s: float, reuse: bool = False) -> proc.Outcome:
+    """meson setup, or reconfigure with the options of this run when the build tree exists already. With
+    `reuse`, nothing where the tree was set up with these options already (a batch worker's next student: the
+    reconfigure took 3.5 s on a 2-core machine, issue 17); Ninja sets it up again itself should meson.build or labs.toml change. Not for the CPU
+    emulator's runs: which of its targets exist depends on what was installed when the tree was set up."""
+    options: dict[str, str | bool] = {"gpu_arch": tree.gpu_arch, "student_dir": str(tree.student_dir.resolve())}
+    if tree.variants:
+        options["variants"] = True  # once on, a build folder keeps them: they only add targets
+    given = [f"-D{name}={'true' if value is True else value}" for name, value in options.items()]
+    command = ["meson", "setup", str(tree.directory), str(REPO_ROOT), *given]
+    if reuse and set_up_with(tree, options):
+        return proc.Outcome(command, 0, "set up already with these options", "", timeout_s)
+    if (tree.directory / "meson-private").is_dir():
+        command.insert(2, "--reconfigure")
+    return proc.run(command, timeout_s)
+
+
+def set_up_with(tree: BuildTree, options: dict[str, str | bool]) -> bool:
+    """Whether Meson set up the build tree with `options`, by its own record of them."""
+    try:
+        recorded = json.loads((tree.directory / "meson-info" / "intro-buildoptions.json").read_text())
+    except (OSError, ValueError):
+        return False
+    values = {option.get("name"): option.get("value") for option in recorded if isinstance(option, dict)}
+    return (tree.directory / "build.ninja").is_file() and all(values.get(k) == v for k, v in options.items())
 
 
 def compile_targets(

@@ -35,3 +35,17 @@ def test_building_ahead_builds_every_lab_and_leaves_a_compile_error_to_its_own_l
     failed = build.build_lab(tree, labs[0], "student", config.timeouts["build"])
     assert not failed.ok and "this line is not C++" in build.compiler_errors(failed)
     assert build.build_lab(tree, labs[1], "student", config.timeouts["build"]).ok
+
+
+def test_a_build_tree_set_up_with_the_same_options_is_not_set_up_again(config, tmp_path):
+    """A batch worker's next student (reuse): no meson run where nothing changed; another option, one."""
+    timeout = config.timeouts["build"]
+    tree = build.BuildTree(tmp_path / "build", REPO_ROOT / "labs", "sm_90")
+    assert build.configure(tree, timeout, reuse=True).ok
+    again = build.configure(tree, timeout, reuse=True)
+    assert again.ok and again.stdout == "set up already with these options"
+    other_arch = build.BuildTree(tmp_path / "build", REPO_ROOT / "labs", "sm_80")
+    changed = build.configure(other_arch, timeout, reuse=True)
+    assert changed.ok and "set up already" not in changed.stdout
+    assert build.set_up_with(other_arch, {"gpu_arch": "sm_80", "student_dir": str((REPO_ROOT / "labs").resolve())})
+    assert not build.set_up_with(tree, {"gpu_arch": "sm_90"})
