@@ -70,8 +70,8 @@ struct Instance {
 
 // The look at every timed launch (cml/spot_check.hpp): kSpotChunks of the sampled elements, drawn at random
 // (the machine's entropy), read back one by one. The full comparison downloads all of C (64 MB at N = 4096,
-// ~50 ms a launch on an H100, with the GPU held alone): it stays for the checked launch, the last timed one and
-// one drawn at random (issue 17).
+// ~55 ms of checking a launch on an H100, with the GPU held alone): it stays for the checked launch, the last
+// timed one and one drawn at random (issue 17).
 cml::Comparison spot_check(const Instance& instance)
 {
     static std::random_device entropy;
