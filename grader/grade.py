@@ -153,16 +153,31 @@ class Steps:
         def waiting() -> None:
             self.next(WAITING_FOR_THE_GPU)
 
+        alone_since: float | None = None
+
         with self.ctx.gpu_lock.shared_then_exclusive(waiting) as hold:
 
             def take() -> None:
+                nonlocal alone_since
                 hold.take()
+                alone_since = time.monotonic()
                 if self.step != step:
                     self.next(step)
 
+            def give_back() -> None:
+                nonlocal alone_since
+                if alone_since is not None:
+                    alone = time.monotonic() - alone_since
+                    self.grade.gpu_alone_seconds = round(self.grade.gpu_alone_seconds + alone, 2)
+                    alone_since = None
+                hold.give_back()
+
             if self.step != step:
                 self.next(step)
-            yield gpu_turn.Hold(take, hold.give_back)
+            try:
+                yield gpu_turn.Hold(take, give_back)
+            finally:
+                give_back()
 
 
 def grade_lab(ctx: Context, lab: Lab, variant: str, progress: Progress = lambda _: None) -> LabGrade:

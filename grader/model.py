@@ -134,5 +134,7 @@ class LabGrade:
     ungraded_points: float = 0.0  # points of checks that could not run here
     seconds: float = 0.0  # how long grading this lab took, the build included
     steps: dict[str, float] = field(default_factory=dict)  # seconds of each step: building, tests, each mechanism, ...
+    # Seconds this lab had the GPU to itself (its benchmark's and ncu's launches): the run's other labs waited.
+    gpu_alone_seconds: float = 0.0
     seed: int = 0  # CML_SEED of every program of this lab: the same seed replays the same inputs
     grader_sizes: list[str] = field(default_factory=list)  # the sizes this run added to the public cases

@@ -131,8 +131,9 @@ def run_program(
     program: sandbox.ProgramRun, timeout_s: float, tool: tuple = (), args: tuple = (), turn: GpuTurn | None = None
 ) -> proc.Outcome:
     """Runs `program`, under `tool` (compute-sanitizer or ncu and their options) where given; the time it waits
-    for its `turn` on the GPU is not counted. A test program gets the same arguments, variables and files in
-    every run, so nothing tells a sanitizer's run from a plain one."""
+    for its `turn` on the GPU is not counted. A test program gets the same variables and files in every run, so
+    nothing tells a sanitizer's run from a plain one; its arguments only leave out cases (grader/sanitize.py),
+    which no code in a kernel.cu can read (grader/integrity/)."""
     command = program.command([*tool, str(sandbox.PROGRAM), *args])
     return proc.run(command, timeout_s, env=program.environment(), paused=turn.waited_s if turn else lambda: 0.0)
 
@@ -159,13 +160,16 @@ def judge(checker: Path, record: Path, timeout_s: float, env: dict | None = None
     return [finished[case.name] for case in listed]
 
 
-def run_suite(binary: Path, checker: Path, timeout_s: float, env: dict | None = None, tool: tuple = ()) -> SuiteRun:
-    """The test program's run (under `tool` where given) and the checker's verdict on its record. Both draw their
-    inputs from the same seed: the run's, or one drawn here."""
+def run_suite(
+    binary: Path, checker: Path, timeout_s: float, env: dict | None = None, tool: tuple = (), args: tuple = ()
+) -> SuiteRun:
+    """The test program's run (under `tool` where given, with doctest's `args`) and the checker's verdict on its
+    record. Both draw their inputs from the same seed: the run's, or one drawn here. A case the run left out is
+    judged as one the program skipped."""
     env = {"CML_SEED": str(secrets.randbits(48)), **(env or {})}
     with run_folder() as scratch:
         program = program_run(binary, scratch, env)
-        outcome = run_program(program, timeout_s, tool)
+        outcome = run_program(program, timeout_s, tool, args)
         no_gpu = NO_GPU_START.match(outcome.stderr)
         if no_gpu:
             # The grader runs a test program only where it found a GPU (or the CPU emulator): this is the

@@ -20,6 +20,7 @@ from grader.gpu import Gpu
 from grader.grade import EMULATED, NO_TIMING, Context, grade_lab
 from grader.model import Category, Status
 from grader.score import verdict
+from grader.sizes import lab_sizes
 from grader.tests.fixture_kernels import write_labs, write_measured_labs
 
 LABS = [lab.name for lab in load_config().labs]
@@ -258,6 +259,18 @@ def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
     assert run.clean and run.summary == "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)", (
         run.outcome.tail()
     )
+
+
+def test_a_sanitizer_runs_the_graded_cases_and_leaves_out_the_stretch(emulator, config):
+    lab = "01_vector_add"
+    binary = built(emulator, config, lab, "solution").binary(lab, "solution", "test", True)
+    env = {"CML_GRADER_SIZES": ";".join(lab_sizes(config.lab(lab), 5, {}))}
+    run = suite.run_suite(binary, emulator.checker(lab), config.timeouts["tests"], env, args=sanitize.GRADED_CASES)
+    graded = [case for case in run.cases if not case.suite.startswith("stretch")]
+    stretch = [case for case in run.cases if case.suite.startswith("stretch")]
+    assert graded and all(case.passed for case in graded) and run.all_passed
+    assert stretch and all(case.skipped_by_program for case in stretch)
+    assert "float4" not in run.outcome.stdout + run.outcome.stderr
 
 
 # ---- the counters, at the sizes tools/ncu-planted.sh profiles ----

@@ -5,6 +5,7 @@ are steps of their own)."""
 from __future__ import annotations
 
 import threading
+import time
 from types import SimpleNamespace
 from typing import cast
 
@@ -107,6 +108,26 @@ def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_st
     thread.join(5)
     assert said == [step, WAITING_FOR_THE_GPU, step, "done"]
     assert list(grade.steps) == ["checking the source", step, WAITING_FOR_THE_GPU]
+
+
+def test_the_time_a_lab_has_the_gpu_alone_counts_from_its_turn_to_the_turn_given_back():
+    ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=GpuLock(), build_lock=threading.Lock()))
+    grade = LabGrade("01_vector_add", "", "student", "")
+    steps = Steps(ctx, grade, lambda _: None)
+    steps.next("benchmarking")
+    with steps.gpu_then_alone() as hold:
+        assert hold is not None
+        time.sleep(0.2)  # setting up, the GPU shared: not counted
+        hold.take()
+        time.sleep(0.3)
+        hold.give_back()
+        time.sleep(0.2)  # writing its results
+    assert 0.3 <= grade.gpu_alone_seconds < 0.45
+    with steps.gpu_then_alone() as hold:  # a run that ends holding its turn (it crashed): counted to its end
+        assert hold is not None
+        hold.take()
+        time.sleep(0.1)
+    assert 0.4 <= grade.gpu_alone_seconds < 0.6
 
 
 def test_the_labs_that_worked_longest_last_time_in_the_folder_start_first(tmp_path):
