@@ -1,9 +1,9 @@
 """The GPU, shared by the labs of one run graded at once (./cml grade --jobs): a readers-writer lock.
 
 Shared holders (the test programs, the sanitizers, and the builds, which would load the CPU under a benchmark)
-may run side by side; an exclusive holder has the GPU to itself. A benchmark and an ncu counter run hold it in
-stages (StagedHold): shared while they start and set up, alone from their first launch to their last, since
-their timings and counters must see no other program (grader/gpu_turn.py). Reader-preferring: a shared
+may run side by side; an exclusive holder has the GPU to itself. A benchmark holds it in stages (StagedHold):
+shared while it starts and sets up, alone from its first launch to its last, since its timings must see no
+other program (grader/gpu_turn.py). An ncu run holds it shared: its counters are its own process's. Reader-preferring: a shared
 holder starts whenever no exclusive one holds the GPU, even while one waits. A run's shared work is finite (its
 labs' tests and sanitizers), so no benchmark waits forever, and the run ends soonest when that work overlaps
 as much as it can. Under writer preference one benchmark waiting for Lab 4's racecheck (about 20 s on the

@@ -1,8 +1,8 @@
 """A benchmark's turn on the GPU alone: the grader's end of the socket common/cml/gpu_turn.hpp asks through.
 
-A benchmark (or ncu watching one) starts CUDA, draws its inputs and computes the expected results beside the
-other labs' tests and sanitizers; only its launches need the GPU to themselves. So it runs holding the GPU
-shared, and before its first launch it connects to this socket: the hold's take() then trades the shared hold
+A benchmark starts CUDA, draws its inputs and computes the expected results beside the other labs' tests,
+sanitizers and ncu runs; only its launches need the GPU to themselves. So it runs holding the GPU shared,
+and before its first launch it connects to this socket: the hold's take() then trades the shared hold
 for the GPU alone (it waits while others hold it), and the one-byte answer lets the program go on. The turn
 lasts until the program closes the connection, after its last launch (or ends): give_back() then lets the
 others go on while it writes its results. The socket accepts one connection, and only before the first launch

@@ -33,7 +33,7 @@ EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check 
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
 # Steps of their own when labs are graded at once (./cml grade --jobs), so that the others' times stay honest.
 WAITING_TO_BUILD = "waiting to build"  # another lab of the run is building in the same folder
-WAITING_FOR_THE_GPU = "waiting for the GPU"  # a benchmark or counter run has it, or is next in line
+WAITING_FOR_THE_GPU = "waiting for the GPU"  # a benchmark has it, or is next in line; or another ncu run
 
 
 @dataclass
@@ -52,9 +52,11 @@ class Context:
     emulator: bool = False  # no GPU: tests, sanitizers and counters on the CPU emulator's builds (common/emu)
     # False only in the project's own tests of the defences behind the static checks (test_attacks.py).
     static_checks: bool = True
-    # What the labs graded at once share: the build folder (one Ninja at a time) and the GPU (gpu_lock.py).
+    # What the labs graded at once share: the build folder (one Ninja at a time), the GPU (gpu_lock.py), and
+    # its performance monitors (one ncu run at a time).
     build_lock: threading.Lock = field(default_factory=threading.Lock)
     gpu_lock: GpuLock = field(default_factory=GpuLock)
+    counters_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 Progress = Callable[[str], None]
@@ -141,10 +143,26 @@ class Steps:
             yield
 
     @contextmanager
+    def counters(self) -> Iterator[None]:
+        """The GPU shared, and its performance monitors to this lab alone: an ncu run. Its counters are the
+        profiled process's own: on the H100 every count the checks read came out the same with Lab 4's
+        benchmark running beside it (tools/ncu_under_load.py, results/h100-2026-11-24f/), so the others'
+        tests and sanitizers go on. One ncu run at a time, so that two never share the monitors."""
+        lock, step = self.ctx.counters_lock, self.step
+        if not lock.acquire(blocking=False):
+            self.next(WAITING_FOR_THE_GPU)
+            lock.acquire()
+            self.next(step)
+        try:
+            with self.gpu():
+                yield
+        finally:
+            lock.release()
+
+    @contextmanager
     def gpu_then_alone(self) -> Iterator[gpu_turn.Hold | None]:
-        """The GPU shared while a benchmark (or ncu over one) starts and sets up, then to it alone from when it
-        asks until its launches are over, through the returned hold (grader/gpu_turn.py). None on the CPU
-        emulator."""
+        """The GPU shared while a benchmark starts and sets up, then to it alone from when it asks until its
+        launches are over, through the returned hold (grader/gpu_turn.py). None on the CPU emulator."""
         if self.ctx.emulator:
             yield None
             return
@@ -304,8 +322,8 @@ class LabCounters:
             return profile.read_emulated_counters(bench, metrics, roles, group, size, timeout)
         # mechanism_check() reports an ncu check as not run, and asks for no counters, where there is no ncu.
         assert ctx.ncu is not None
-        with self.steps.gpu_then_alone() as hold:  # the profiled launches alone, as in the timed run
-            return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout, hold)
+        with self.steps.counters():
+            return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout)
 
 
 def mechanism_check(

@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import gpu_turn, proc, suite
+from grader import proc, suite
 
 # Characters Nsight Compute's NVTX filter reads as quantifiers: in a range's name they take a backslash.
 NVTX_QUANTIFIERS = "@,[]/*+"
@@ -87,13 +87,12 @@ def read_counters(
     roles: list[str],
     group: str,
     timeout_s: float,
-    gpu_hold: gpu_turn.Hold | None = None,
 ) -> dict[str, CounterRun]:
     """The benchmark, with no arguments, under ncu in the sandbox: the counters of each role's checked launch
     in `group`. ncu's CSV is all its stdout has (the benchmark prints to stderr when the grader runs it). The
     run is the timed run up to the last of those launches, and ends there (CML_PROFILED_LAUNCHES,
-    common/cml/bench.hpp): what comes after it would only cost time. With `gpu_hold`, ncu and the benchmark
-    start up beside the others, and the launches run with the GPU alone (as run_bench)."""
+    common/cml/bench.hpp): what comes after it would only cost time. Other programs may use the GPU meanwhile:
+    the counters are the profiled process's own (grade.Steps.counters)."""
     selected = [option for role in roles for option in ("--nvtx-include", nvtx_include(role, group))]
     profiled = {"CML_PROFILED_LAUNCHES": "\n".join(f"{group}\t{role}" for role in roles)}
     tool = (
@@ -104,9 +103,9 @@ def read_counters(
         "--print-nvtx-rename", "kernel",
         "--metrics", ",".join(metrics),
     )  # fmt: skip
-    with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_hold) as turn:
-        program = suite.program_run(bench, scratch, profiled, turn=turn)
-        outcome = suite.run_program(program, timeout_s, tool, turn=turn)
+    with suite.run_folder() as scratch:
+        program = suite.program_run(bench, scratch, profiled)
+        outcome = suite.run_program(program, timeout_s, tool)
     found = parse_csv(outcome.stdout)
     return {role: CounterRun(outcome, *found.get(role, ({}, 0))) for role in roles}
 

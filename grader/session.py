@@ -234,7 +234,8 @@ class LabSeconds:
 
 def default_jobs(device: gpu.Gpu, labs: int) -> int:
     """Labs graded at once: with a GPU, every lab (and variant) of the run, up to one per CPU core; they wait
-    for each other only for the build folder and where the GPU must be theirs alone (a benchmark, ncu). On the
+    for each other only for the build folder, where the GPU must be theirs alone (a benchmark's launches) and
+    for the GPU's performance monitors (one ncu run at a time). On the
     CPU emulator, which keeps the cores busy by itself, one."""
     return max(1, min(labs, os.cpu_count() or 1)) if device.present else 1
 

@@ -75,7 +75,9 @@ def test_jobs_is_an_option_of_grade_and_at_least_one():
         start(GradeRequest(jobs=0))
 
 
-@pytest.mark.parametrize("other, step", [("tests", "benchmarking"), ("a benchmark", "building"), ("ncu", "memcheck")])
+@pytest.mark.parametrize(
+    "other, step", [("tests", "benchmarking"), ("a benchmark", "building"), ("a benchmark's launches", "memcheck")]
+)
 def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_step(other, step):
     ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=GpuLock(), build_lock=threading.Lock()))
     grade, said = LabGrade("01_vector_add", "", "student", ""), list[str]()
@@ -108,6 +110,30 @@ def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_st
     thread.join(5)
     assert said == [step, WAITING_FOR_THE_GPU, step, "done"]
     assert list(grade.steps) == ["checking the source", step, WAITING_FOR_THE_GPU]
+
+
+def test_an_ncu_run_shares_the_gpu_with_the_tests_and_waits_only_for_another_ncu_run():
+    ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=GpuLock(), counters_lock=threading.Lock()))
+    said = list[str]()
+    steps = Steps(ctx, LabGrade("03_smoothing_halo", "", "student", ""), said.append)
+    steps.next("ncu")
+    with ctx.gpu_lock.shared(), steps.counters():  # another lab's tests on the GPU: no wait
+        pass
+    inside, may_end = threading.Event(), threading.Event()
+
+    def other_ncu_run() -> None:
+        with Steps(ctx, LabGrade("01_vector_add", "", "student", ""), lambda _: None).counters():
+            inside.set()
+            assert may_end.wait(5)
+
+    thread = threading.Thread(target=other_ncu_run)
+    thread.start()
+    assert inside.wait(5)
+    threading.Timer(0.2, may_end.set).start()
+    with steps.counters():
+        assert may_end.is_set()
+    thread.join(5)
+    assert said == ["ncu", WAITING_FOR_THE_GPU, "ncu"]
 
 
 def test_the_time_a_lab_has_the_gpu_alone_counts_from_its_turn_to_the_turn_given_back():
