@@ -13,14 +13,17 @@
 // kResum outputs, so the double roundings of the sliding cannot pile up: between fresh sums at most
 // 2 kResum + 2R of them, each <= 2^-53 (2R + 2) max|in|; after the division by 2R + 1 that is below
 // 2^-43 max|in| for R <= 64, far under the fp32 tolerance below.
-inline std::vector<double> smooth_reference(const std::vector<float>& in, int radius)
+//
+// Into `out`, resized to in.size(): the benchmark reuses one buffer for its six radii, as a fresh 512 MB one
+// costs more in page faults than the sums do, with the GPU held for its launches (issue 17).
+inline void smooth_reference(const std::vector<float>& in, int radius, std::vector<double>& out)
 {
     constexpr int kResum = 256;
     constexpr std::size_t kPart = kResum * 4096;  // outputs per part, the parts on every core: each starts afresh
     const int n = int(in.size());
     auto at = [&](int i) { return double(in[clamp_to_edge(i, n)]); };
     const double width = 2.0 * radius + 1.0;
-    std::vector<double> out(n);
+    out.resize(in.size());
     cml::parallel_ranges(std::size_t(n), kPart, [&](std::size_t begin, std::size_t end) {
         double window = 0.0;
         for (int i = int(begin); i < int(end); ++i) {
@@ -33,6 +36,12 @@ inline std::vector<double> smooth_reference(const std::vector<float>& in, int ra
             out[i] = window / width;
         }
     });
+}
+
+inline std::vector<double> smooth_reference(const std::vector<float>& in, int radius)
+{
+    std::vector<double> out;
+    smooth_reference(in, radius, out);
     return out;
 }
 
