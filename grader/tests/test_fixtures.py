@@ -20,7 +20,9 @@ def grade_fixture(folder, expect, tmp_path) -> dict:
         sys.executable, "-m", "grader", "grade",
         "--student-dir", str(write_submission(folder, tmp_path / "submission")),
         "--lab", expect["lab"],
-        "--build-dir", str(REPO_ROOT / "build-fixtures" / folder.name),
+        # One folder per lab, as a batch worker keeps one for its students: the next fixture of the lab builds
+        # its kernel.cu alone (grader/build.py never reuses a stale student library).
+        "--build-dir", str(REPO_ROOT / "build-fixtures" / expect["lab"]),
         "--json", str(results),
     ]  # fmt: skip
     if "timeout_s" in expect:
