@@ -5,6 +5,7 @@ tools/grade-variants.sh grades every one as a submission and `judge` says whethe
 
     python -m grader.variants list                 # lab, name and file of each variant, tab-separated
     python -m grader.variants table GRADES_DIR     # a Markdown table from GRADES_DIR/<lab>/<name>.json
+    python -m grader.variants repeats DIR DIR ...  # the same variants graded again: do the verdicts hold?
 """
 
 from __future__ import annotations
@@ -171,6 +172,49 @@ def table(variants: list[Variant], grades_dir: Path) -> tuple[str, bool]:
     return "\n".join(rows) + "\n", all_ok
 
 
+def _speedups(checks: list[dict]) -> list[float]:
+    """The measured ratio of each speed check that was graded ('x3.55 (threshold x2.90): ...' -> 3.55)."""
+    return [
+        float(c["detail"][1:].split(" ", 1)[0])
+        for c in checks
+        if c["category"] == "performance" and c["status"] in ("passed", "failed") and c["detail"].startswith("x")
+    ]
+
+
+def repeats(variants: list[Variant], runs: list[Path]) -> tuple[str, bool]:
+    """Every variant over several grading runs (each a GRADES_DIR of `table`): in how many it got what it should,
+    in how many every check got the status the first run gave it, and how far its speedups moved. True when
+    every variant graded got what it should in every run that graded it."""
+    rows = [
+        "| lab | variant | kind | runs | as expected | every check's status as in the first run | speedups, lowest to highest |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    all_ok = True
+    for v in variants:
+        grades = [
+            _lab_checks(run / v.lab / f"{v.name}.json", v.lab)
+            for run in runs
+            if (run / v.lab / f"{v.name}.json").is_file()
+        ]
+        expected = sum(judge(v, checks)[0] for checks in grades if checks)
+        statuses = [[(c["name"], c["status"]) for c in checks] for checks in grades]
+        same = sum(s == statuses[0] for s in statuses)
+        per_check = list(zip(*(_speedups(checks) for checks in grades), strict=False))
+        ranges = "; ".join(f"x{min(values):.2f} to x{max(values):.2f}" for values in per_check) or "-"
+        all_ok &= expected == len(grades)
+        cells = [
+            v.lab[:2],
+            v.name,
+            v.kind,
+            str(len(grades)),
+            f"{expected} of {len(grades)}",
+            f"{same} of {len(grades)}",
+            ranges,
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n", all_ok
+
+
 def _is_lab(variant: Variant, lab: str | None) -> bool:
     return not lab or variant.lab == lab or variant.lab.split("_")[0].lstrip("0") == lab.lstrip("0")
 
@@ -183,7 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     listing = sub.add_parser("list", help="lab, name and file of each variant, tab-separated")
     tabulate = sub.add_parser("table", help="a Markdown table of the grades in GRADES_DIR/<lab>/<name>.json")
     tabulate.add_argument("grades_dir", type=Path)
-    for command in (listing, tabulate):
+    again = sub.add_parser("repeats", help="the same variants graded in several runs: each a GRADES_DIR of table")
+    again.add_argument("runs", type=Path, nargs="+")
+    for command in (listing, tabulate, again):
         command.add_argument("--lab", help="only this lab (number or name)")
         command.add_argument("--only", help="only the variant of this name")
     args = parser.parse_args(argv)
@@ -192,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         for v in variants:
             print(f"{v.lab}\t{v.name}\t{v.path}")
         return 0
-    text, all_ok = table(variants, args.grades_dir)
+    text, all_ok = repeats(variants, args.runs) if args.command == "repeats" else table(variants, args.grades_dir)
     sys.stdout.write(text)
     return 0 if all_ok else 1
 

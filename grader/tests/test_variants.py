@@ -3,12 +3,24 @@ variants themselves is slow and belongs to tools/grade-variants.sh, not here."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from grader.config import TARGETS_DIR, load_target
-from grader.variants import KINDS, SHOWS_IN, VARIANTS_DIR, Variant, judge, load_variants, names_a_check, split_group
+from grader.variants import (
+    KINDS,
+    SHOWS_IN,
+    VARIANTS_DIR,
+    Variant,
+    judge,
+    load_variants,
+    names_a_check,
+    repeats,
+    split_group,
+)
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +112,24 @@ def test_judge_a_wrong_variant_fails_its_check_or_passes_all_where_its_speed_can
     assert not caught and why.startswith("not caught")
     # Without a GPU there are no thresholds, so no groups: one speed check, 'not run'.
     assert judge(slow, [check(RACECHECK, "passed"), check("speedup over full tree", "not run", "performance")])[0]
+
+
+def test_repeats_counts_the_runs_with_the_right_verdict_and_the_same_statuses(tmp_path):
+    racy = variant("wrong", RACECHECK, "racecheck")
+    speed = "speedup over full tree (unrolled, 1/thread)"
+
+    def graded(run: str, race: str, ratio: str) -> Path:
+        folder = tmp_path / run / racy.lab
+        folder.mkdir(parents=True)
+        checks = [
+            check(RACECHECK, race),
+            {**check(speed, "passed", "performance"), "detail": f"x{ratio} (threshold x1.2)"},
+        ]
+        (folder / "v.json").write_text(json.dumps({"labs": [{"lab": racy.lab, "checks": checks}]}))
+        return tmp_path / run
+
+    runs = [graded("1", "failed", "1.50"), graded("2", "failed", "1.40"), graded("3", "passed", "1.45")]
+    text, all_ok = repeats([racy], runs)
+    assert not all_ok  # the third run missed the race
+    assert "| 06 | v | wrong | 3 | 2 of 3 | 2 of 3 | x1.40 to x1.50 |" in text
+    assert repeats([racy], runs[:2])[1]
