@@ -10,7 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,14 +107,25 @@ class Steps:
         self.step, self.started = name, now
         self.progress(name)
 
-    @contextmanager
-    def building(self) -> Iterator[None]:
+    def building(self) -> AbstractContextManager[None]:
         """The build folder, to this lab alone: Ninja must never run twice at once in it. And the GPU, shared: a
         build keeps every core busy, which would disturb a benchmark's clocks and launches (its thresholds were
-        measured on a quiet machine), so no build runs beside a benchmark or an ncu run."""
-        lock, step = self.ctx.build_lock, self.step
+        measured on a quiet machine), so no build runs beside a benchmark's launches."""
+        return self._alone_with(self.ctx.build_lock, WAITING_TO_BUILD)
+
+    def counters(self) -> AbstractContextManager[None]:
+        """The GPU shared, and its performance monitors to this lab alone: an ncu run. Its counters are the
+        profiled process's own: on the H100 every count the checks read came out the same with Lab 4's
+        benchmark running beside it (tools/ncu_under_load.py, results/h100-2026-11-24f/), so the others'
+        tests and sanitizers go on. One ncu run at a time, so that two never share the monitors."""
+        return self._alone_with(self.ctx.counters_lock, WAITING_FOR_THE_GPU)
+
+    @contextmanager
+    def _alone_with(self, lock: threading.Lock, waiting_step: str) -> Iterator[None]:
+        """`lock` to this lab alone, waiting for it a step of its own, and the GPU shared."""
+        step = self.step
         if not lock.acquire(blocking=False):
-            self.next(WAITING_TO_BUILD)
+            self.next(waiting_step)
             lock.acquire()
             self.next(step)
         try:
@@ -125,8 +136,8 @@ class Steps:
 
     @contextmanager
     def gpu(self) -> Iterator[None]:
-        """The GPU, shared with the other labs' tests, sanitizers, builds and benchmarks setting up; nothing to
-        hold on the CPU emulator."""
+        """The GPU, shared with the other labs' tests, sanitizers, ncu runs, builds and benchmarks setting up;
+        nothing to hold on the CPU emulator."""
         if self.ctx.emulator:
             yield
             return
@@ -141,23 +152,6 @@ class Steps:
             if waited:
                 self.next(step)
             yield
-
-    @contextmanager
-    def counters(self) -> Iterator[None]:
-        """The GPU shared, and its performance monitors to this lab alone: an ncu run. Its counters are the
-        profiled process's own: on the H100 every count the checks read came out the same with Lab 4's
-        benchmark running beside it (tools/ncu_under_load.py, results/h100-2026-11-24f/), so the others'
-        tests and sanitizers go on. One ncu run at a time, so that two never share the monitors."""
-        lock, step = self.ctx.counters_lock, self.step
-        if not lock.acquire(blocking=False):
-            self.next(WAITING_FOR_THE_GPU)
-            lock.acquire()
-            self.next(step)
-        try:
-            with self.gpu():
-                yield
-        finally:
-            lock.release()
 
     @contextmanager
     def gpu_then_alone(self) -> Iterator[gpu_turn.Hold | None]:
