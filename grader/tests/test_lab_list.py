@@ -45,3 +45,16 @@ def test_each_lab_folder_has_its_parts():
             f"tests/{lab.name}/baseline.cu",
         ):
             assert (REPO_ROOT / part).is_file(), f"{part} is missing"
+
+
+def test_a_labs_stretch_cases_come_after_its_graded_ones():
+    """The sanitizers leave the stretch's cases out (grader/sanitize.py): only where they come last does the
+    graded kernel see the same calls under a sanitizer as in the correctness run."""
+    for lab in load_config().labs:
+        suites = [
+            line
+            for line in (REPO_ROOT / "tests" / lab.name / "test.cpp").read_text().splitlines()
+            if line.startswith("TEST_SUITE(")
+        ]
+        stretch = [i for i, line in enumerate(suites) if line.startswith('TEST_SUITE("stretch')]
+        assert suites and stretch == list(range(len(suites) - len(stretch), len(suites))), (lab.name, suites)
