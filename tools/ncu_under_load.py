@@ -6,7 +6,7 @@ makes it (grader/profile.py, every metric and role of the lab's checks), first w
 copies of Lab 4's benchmark (its GEMMs keep every SM busy) running beside it. The counters are integers
 summed over the profiled launches; the table shows each beside its quiet value.
 
-    .venv/bin/python tools/ncu_under_load.py BUILD_DIR [--loaded-runs N] [--load-copies N]
+    PYTHONPATH=. .venv/bin/python tools/ncu_under_load.py BUILD_DIR [--loaded-runs N] [--load-copies N]
 
 BUILD_DIR holds the solutions' benchmarks (e.g. build-speed after tools/gpu-check.sh speed). Exit status 0
 whether or not the counters moved: the table is the result."""

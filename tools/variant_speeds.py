@@ -1,7 +1,7 @@
 """Every kernel ./cml calibrate measured on one GPU, against the thresholds it wrote: its median speedup and copy
 fraction per group, and whether the speed checks pass it, as a Markdown table (issue 16).
 
-    .venv/bin/python tools/variant_speeds.py results/calibration/h200-measurements.json grader/targets/h200.toml
+    PYTHONPATH=. .venv/bin/python tools/variant_speeds.py results/calibration/h200-measurements.json grader/targets/h200.toml
 
 A correct kernel is as expected when every graded check passes it; a wrong one whose lesson is a speed check
 (the baseline, or its must_fail names one) when that check fails it. A wrong kernel whose lesson is a mechanism
