@@ -21,6 +21,9 @@
 #                                            benchmark alone with its trace, then Lab 4's racecheck case by case
 #   tools/gpu-check.sh attacks [EXPR]        the attack submissions' verdicts that need a GPU (test_attacks.py, those
 #                                            matching the pytest -k expression EXPR)
+#   tools/gpu-check.sh variants SEED         every variant graded as seven-lab students (tools/grade-variants.sh),
+#                                            time-boxed (VARIANTS_SECONDS) and resumable from .results/variants-SEED;
+#                                            one repeat of issue 16's ten (python -m grader.variants repeats)
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
 # doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail
@@ -34,7 +37,7 @@ fi
 export PYTHONUNBUFFERED=1
 # No chromium on the GPU machine: the browser checks run in CI, not here.
 export CML_SKIP_BROWSER=1
-part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|repeat|counters [options]}
+part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|repeat|counters|calibrate|solutions|speed|trace|attacks|variants [options]}
 shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
     --format=csv | tee "$out/gpu-$part.txt"
@@ -102,5 +105,12 @@ case "$part" in
             grep -E "^[0-9.]+ s: |SUMMARY|wall" | tee -a "$out/trace.log" ;;
     # ./cml test always collects every test file: -k keeps to test_attacks.py's (EXPR narrows them further).
     attacks) ./cml test --slow -v -k "test_attacks${1:+ and ($1)}" 2>&1 | tee "$out/attacks.log" ;;
+    variants)
+        seed=${1:?a seed}
+        timeout "${VARIANTS_SECONDS:-560}" tools/grade-variants.sh --seed "$seed" --out ".results/variants-$seed" \
+            --resume >"$out/variants-$seed.log" 2>&1
+        .venv/bin/python -m grader.variants table ".results/variants-$seed" >"$out/variants-$seed.md"
+        grep -c "| yes |" "$out/variants-$seed.md"
+        tar czf "$out/variants-$seed.tar.gz" -C ".results/variants-$seed" . ;;
     *) echo "unknown part: $part" >&2; exit 2 ;;
 esac
