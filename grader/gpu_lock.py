@@ -3,10 +3,10 @@
 Shared holders (the test programs, the sanitizers, and the builds, which would load the CPU under a benchmark)
 may run side by side; an exclusive holder has the GPU to itself. A benchmark holds it in stages (StagedHold):
 shared while it starts and sets up, alone from its first launch to its last, since its timings must see no
-other program (grader/gpu_turn.py). An ncu run holds it shared: its counters are its own process's. Reader-preferring: a shared
-holder starts whenever no exclusive one holds the GPU, even while one waits. A run's shared work is finite (its
-labs' tests and sanitizers), so no benchmark waits forever, and the run ends soonest when that work overlaps
-as much as it can. Under writer preference one benchmark waiting for Lab 4's racecheck (about 20 s on the
+other program (grader/gpu_turn.py). An ncu run holds it shared: its counters are its own process's.
+Reader-preferring: a shared holder starts whenever no exclusive one holds the GPU, even while one waits. A
+run's shared work is finite (its labs' tests, sanitizers and ncu runs), so no benchmark waits forever, and the
+run ends soonest when that work overlaps as much as it can. Under writer preference one benchmark waiting for Lab 4's racecheck (about 20 s on the
 H100) kept every other lab's tests and sanitizers waiting as well (issue 17)."""
 
 from __future__ import annotations

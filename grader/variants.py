@@ -120,6 +120,11 @@ def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
     return False, f"{variant.must_fail!r} did not fail ({', '.join(c['status'] for c in target)})"
 
 
+def _grade_json(grades_dir: Path, variant: Variant) -> Path:
+    """Where tools/grade-variants.sh files a variant's grade."""
+    return grades_dir / variant.lab / f"{variant.name}.json"
+
+
 def _lab_checks(grade_json: Path, lab: str) -> list[dict]:
     grade = json.loads(grade_json.read_text())
     return next((entry["checks"] for entry in grade["labs"] if entry["lab"] == lab), [])
@@ -149,7 +154,7 @@ def table(variants: list[Variant], grades_dir: Path) -> tuple[str, bool]:
     ]
     all_ok = True
     for v in variants:
-        grade_json = grades_dir / v.lab / f"{v.name}.json"
+        grade_json = _grade_json(grades_dir, v)
         if not grade_json.is_file():
             ok, why, checks = False, "not graded (no grade.json)", []
         else:
@@ -191,11 +196,7 @@ def repeats(variants: list[Variant], runs: list[Path]) -> tuple[str, bool]:
     ]
     all_ok = True
     for v in variants:
-        grades = [
-            _lab_checks(run / v.lab / f"{v.name}.json", v.lab)
-            for run in runs
-            if (run / v.lab / f"{v.name}.json").is_file()
-        ]
+        grades = [_lab_checks(_grade_json(run, v), v.lab) for run in runs if _grade_json(run, v).is_file()]
         expected = sum(judge(v, checks)[0] for checks in grades if checks)
         statuses = [[(c["name"], c["status"]) for c in checks] for checks in grades]
         same = sum(s == statuses[0] for s in statuses)
