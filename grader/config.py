@@ -42,6 +42,9 @@ class MechanismCheck:
     # emulator, too slow for that, runs `--profile --size profile_size` instead.
     group: str = ""
     profile_size: int = 1 << 20
+    # ncu: why the CPU emulator cannot count it, where it cannot ("" where it can). Such a check is graded on a
+    # GPU only; without one it is "not run", with this reason.
+    gpu_only: str = ""
 
 
 @dataclass

@@ -307,7 +307,9 @@ class LabCounters:
 
     def _read(self, group: str) -> dict[str, profile.CounterRun]:
         ctx, timeout = self.ctx, self.ctx.config.timeouts["profile"]
-        checks = [m for m in self.lab.mechanisms if m.tool == "ncu" and m.group == group]
+        checks = [
+            m for m in self.lab.mechanisms if m.tool == "ncu" and m.group == group and not (ctx.emulator and m.gpu_only)
+        ]
         metrics = list(dict.fromkeys(name for m in checks for name in (m.numerator, m.denominator) if name))
         roles = list(dict.fromkeys(["student", *(m.relative_to for m in checks if m.relative_to)]))
         bench = ctx.tree.binary(self.lab.name, self.variant, "bench", ctx.emulator)
@@ -355,6 +357,8 @@ def mechanism_check(
     elif mechanism.tool == "ncu":
         if ctx.ncu is None and not ctx.emulator:
             return not_run("ncu (Nsight Compute) not found")
+        if ctx.emulator and mechanism.gpu_only:
+            return not_run(f"counted on a GPU only: {mechanism.gpu_only}")
         runs = counters.of(mechanism)
         check = checks.counter_check(
             mechanism, runs["student"], runs[mechanism.relative_to] if mechanism.relative_to else None

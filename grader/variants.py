@@ -17,7 +17,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import GRADER_DIR, Config
+from grader.config import GRADER_DIR, Config, load_config
 
 VARIANTS_DIR = GRADER_DIR / "variants"
 MANIFEST = VARIANTS_DIR / "variants.toml"
@@ -85,20 +85,26 @@ def _matches(check: dict, must_fail: str) -> bool:
     return check["name"].startswith(PERFORMANCE[head]) and (not group or check["name"].endswith(f"({group})"))
 
 
-def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
+def judge(variant: Variant, checks: list[dict], unseen: frozenset[str] = frozenset()) -> tuple[bool, str]:
     """Whether a grade (the checks of grade.json for the variant's lab) is what the variant should get, and why.
+    `unseen`: the checks this grade could not run by design (a counter only a GPU counts, graded on the CPU
+    emulator: unseen_checks), 'not run' by rights.
     Correct: every build, correctness, mechanism and attempted stretch check passes; speed passes, is not run, or
-    is not graded on this GPU (measured, worth nothing: grader/targets).
-    Wrong: its must_fail check fails; where that is a speed check that did not run (no GPU, or --no-bench),
-    everything else must pass, since its lesson shows only in time. One whose lesson is a speed check this GPU
-    does not grade is not caught here, and the verdict says so."""
+    is not graded on this GPU (measured, worth nothing: grader/targets); an unseen check is not run.
+    Wrong: its must_fail check fails; where that is a speed check that did not run (no GPU, or --no-bench), or
+    an unseen one, everything else must pass, since its lesson cannot show here. One whose lesson is a speed
+    check this GPU does not grade is not caught here, and the verdict says so."""
     failed = [c["name"] for c in checks if c["status"] == "failed"]
+
+    def excused(c: dict) -> bool:  # not run, and rightly so
+        return c["status"] == "not run" and (c["category"] == "performance" or c["name"] in unseen)
+
     if variant.kind == "correct":
         bad = [
             c["name"]
             for c in checks
-            if c["status"] not in ("passed", "not run", "skipped", "not graded")
-            or (c["status"] in ("not run", "not graded") and c["category"] != "performance")
+            if not (c["status"] in ("passed", "skipped") or excused(c))
+            and not (c["status"] == "not graded" and c["category"] == "performance")
         ]
         return (not bad, "every check as it should be" if not bad else "not passed: " + "; ".join(bad))
     target = [c for c in checks if _matches(c, variant.must_fail)]
@@ -115,6 +121,10 @@ def judge(variant: Variant, checks: list[dict]) -> tuple[bool, str]:
         if failed:
             return False, "its speed could not be measured here, and it failed: " + "; ".join(failed)
         return True, "passes everything else: its lesson shows only in time, not measured in this grade"
+    if all(c["status"] == "not run" and c["name"] in unseen for c in target):
+        if failed:
+            return False, "its lesson's counter is counted on a GPU only, and it failed: " + "; ".join(failed)
+        return True, "passes everything else: its lesson shows in a counter that only a GPU counts"
     if all(c["status"] == "not graded" for c in target):
         return False, f"not caught: {variant.must_fail!r} is not graded on this GPU, and no other check fails it"
     return False, f"{variant.must_fail!r} did not fail ({', '.join(c['status'] for c in target)})"
@@ -128,6 +138,22 @@ def _grade_json(grades_dir: Path, variant: Variant) -> Path:
 def _lab_checks(grade_json: Path, lab: str) -> list[dict]:
     grade = json.loads(grade_json.read_text())
     return next((entry["checks"] for entry in grade["labs"] if entry["lab"] == lab), [])
+
+
+def unseen_checks(grade_json: Path, lab: str, config: Config) -> frozenset[str]:
+    """The lab's checks that a grade could not run by design: on the CPU emulator, those only a GPU counts."""
+    if not json.loads(grade_json.read_text()).get("cpu_emulator"):
+        return frozenset()
+    mechanisms = next(known for known in config.labs if known.name == lab).mechanisms
+    return frozenset(m.name for m in mechanisms if m.gpu_only)
+
+
+def _judged(grade_json: Path, variant: Variant, config: Config) -> tuple[bool, str, list[dict]]:
+    """judge() of the variant's grade in grade_json, and the checks it judged."""
+    checks = _lab_checks(grade_json, variant.lab)
+    if not checks:
+        return False, "no checks for this lab in grade.json", []
+    return (*judge(variant, checks, unseen_checks(grade_json, variant.lab, config)), checks)
 
 
 def _summary(checks: list[dict], category: str) -> str:
@@ -146,8 +172,9 @@ def _counters(checks: list[dict]) -> str:
     return "; ".join(values) or "-"
 
 
-def table(variants: list[Variant], grades_dir: Path) -> tuple[str, bool]:
+def table(variants: list[Variant], grades_dir: Path, config: Config | None = None) -> tuple[str, bool]:
     """A Markdown table of every variant's grade, and whether all of them got what they should."""
+    config = config or load_config()
     rows = [
         "| lab | variant | kind | must fail | correctness | mechanism | counters | speed | as expected | why |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -155,11 +182,11 @@ def table(variants: list[Variant], grades_dir: Path) -> tuple[str, bool]:
     all_ok = True
     for v in variants:
         grade_json = _grade_json(grades_dir, v)
+        checks: list[dict] = []
         if not grade_json.is_file():
-            ok, why, checks = False, "not graded (no grade.json)", []
+            ok, why = False, "not graded (no grade.json)"
         else:
-            checks = _lab_checks(grade_json, v.lab)
-            ok, why = judge(v, checks) if checks else (False, "no checks for this lab in grade.json")
+            ok, why, checks = _judged(grade_json, v, config)
         all_ok &= ok
         cells = [
             v.lab[:2],
@@ -186,7 +213,7 @@ def _speedups(checks: list[dict]) -> list[float]:
     ]
 
 
-def repeats(variants: list[Variant], runs: list[Path]) -> tuple[str, bool]:
+def repeats(variants: list[Variant], runs: list[Path], config: Config | None = None) -> tuple[str, bool]:
     """Every variant over several grading runs (each a GRADES_DIR of `table`): in how many it got what it should,
     in how many every check got the status the first run gave it, and how far its speedups moved. True when
     every variant graded got what it should in every run that graded it."""
@@ -194,10 +221,12 @@ def repeats(variants: list[Variant], runs: list[Path]) -> tuple[str, bool]:
         "| lab | variant | kind | runs | as expected | every check's status as in the first run | speedups, lowest to highest |",
         "|---|---|---|---|---|---|---|",
     ]
+    config = config or load_config()
     all_ok = True
     for v in variants:
-        grades = [_lab_checks(_grade_json(run, v), v.lab) for run in runs if _grade_json(run, v).is_file()]
-        expected = sum(judge(v, checks)[0] for checks in grades if checks)
+        judged = [_judged(_grade_json(run, v), v, config) for run in runs if _grade_json(run, v).is_file()]
+        grades = [checks for _, _, checks in judged]
+        expected = sum(ok for ok, _, _ in judged)
         statuses = [[(c["name"], c["status"]) for c in checks] for checks in grades]
         same = sum(s == statuses[0] for s in statuses)
         per_check = list(zip(*(_speedups(checks) for checks in grades), strict=False))

@@ -20,6 +20,7 @@ from grader.variants import (
     names_a_check,
     repeats,
     split_group,
+    unseen_checks,
 )
 
 
@@ -112,6 +113,29 @@ def test_judge_a_wrong_variant_fails_its_check_or_passes_all_where_its_speed_can
     assert not caught and why.startswith("not caught")
     # Without a GPU there are no thresholds, so no groups: one speed check, 'not run'.
     assert judge(slow, [check(RACECHECK, "passed"), check("speedup over full tree", "not run", "performance")])[0]
+
+
+def test_judge_a_counter_only_a_gpu_counts_is_not_run_by_rights_where_it_is_unseen():
+    unrolled = "ncu: the unrolled version's loads"
+    unseen = frozenset({unrolled})
+    correct, wrong = variant("correct"), variant("wrong", unrolled, "counter")
+    not_run = [check(RACECHECK, "passed"), check(unrolled, "not run")]
+    assert judge(correct, not_run, unseen)[0] and not judge(correct, not_run)[0]
+    caught, why = judge(wrong, not_run, unseen)
+    assert caught and "only a GPU counts" in why
+    assert not judge(wrong, not_run)[0]  # on a GPU, not run is no verdict
+    assert not judge(wrong, [check(RACECHECK, "failed"), check(unrolled, "not run")], unseen)[0]
+    assert judge(wrong, [check(RACECHECK, "passed"), check(unrolled, "failed")], unseen)[0]
+
+
+def test_unseen_checks_are_the_gpu_only_counters_of_a_grade_on_the_emulator(tmp_path, config):
+    lab = config.lab("06_warp_reduction")
+    gpu_only = {m.name for m in lab.mechanisms if m.gpu_only}
+    assert gpu_only, "Lab 6 counts its unrolled version's loads on a GPU only"
+    for emulator, expected in ((True, gpu_only), (False, set())):
+        grade = tmp_path / f"{emulator}.json"
+        grade.write_text(json.dumps({"cpu_emulator": emulator, "labs": []}))
+        assert unseen_checks(grade, lab.name, config) == expected
 
 
 def test_repeats_counts_the_runs_with_the_right_verdict_and_the_same_statuses(tmp_path):
