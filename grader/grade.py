@@ -307,9 +307,7 @@ class LabCounters:
 
     def _read(self, group: str) -> dict[str, profile.CounterRun]:
         ctx, timeout = self.ctx, self.ctx.config.timeouts["profile"]
-        checks = [
-            m for m in self.lab.mechanisms if m.tool == "ncu" and m.group == group and not (ctx.emulator and m.gpu_only)
-        ]
+        checks = [m for m in self.lab.mechanisms if m.tool == "ncu" and m.group == group]
         metrics = list(dict.fromkeys(name for m in checks for name in (m.numerator, m.denominator) if name))
         roles = list(dict.fromkeys(["student", *(m.relative_to for m in checks if m.relative_to)]))
         bench = ctx.tree.binary(self.lab.name, self.variant, "bench", ctx.emulator)

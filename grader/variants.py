@@ -117,14 +117,15 @@ def judge(variant: Variant, checks: list[dict], unseen: frozenset[str] = frozens
     if any(c["status"] == "failed" for c in target):
         others = [name for name in failed if name not in {c["name"] for c in target}]
         return True, "fails as it should" + (f" (and {len(others)} other checks fail)" if others else "")
-    if variant.lesson_shows_in == "time" and all(c["status"] == "not run" for c in target):
+    if all(excused(c) for c in target):  # its lesson cannot show in this grade: a time, or a GPU-only counter
+        where = (
+            "only in time, not measured in this grade"
+            if variant.lesson_shows_in == "time"
+            else "in a counter that only a GPU counts"
+        )
         if failed:
-            return False, "its speed could not be measured here, and it failed: " + "; ".join(failed)
-        return True, "passes everything else: its lesson shows only in time, not measured in this grade"
-    if all(c["status"] == "not run" and c["name"] in unseen for c in target):
-        if failed:
-            return False, "its lesson's counter is counted on a GPU only, and it failed: " + "; ".join(failed)
-        return True, "passes everything else: its lesson shows in a counter that only a GPU counts"
+            return False, f"its lesson shows {where}, and it failed: " + "; ".join(failed)
+        return True, f"passes everything else: its lesson shows {where}"
     if all(c["status"] == "not graded" for c in target):
         return False, f"not caught: {variant.must_fail!r} is not graded on this GPU, and no other check fails it"
     return False, f"{variant.must_fail!r} did not fail ({', '.join(c['status'] for c in target)})"
@@ -135,25 +136,21 @@ def _grade_json(grades_dir: Path, variant: Variant) -> Path:
     return grades_dir / variant.lab / f"{variant.name}.json"
 
 
-def _lab_checks(grade_json: Path, lab: str) -> list[dict]:
-    grade = json.loads(grade_json.read_text())
-    return next((entry["checks"] for entry in grade["labs"] if entry["lab"] == lab), [])
-
-
-def unseen_checks(grade_json: Path, lab: str, config: Config) -> frozenset[str]:
-    """The lab's checks that a grade could not run by design: on the CPU emulator, those only a GPU counts."""
-    if not json.loads(grade_json.read_text()).get("cpu_emulator"):
+def unseen_checks(grade: dict, lab: str, config: Config) -> frozenset[str]:
+    """The lab's checks that a grade (grade.json's contents) could not run by design: on the CPU emulator, those
+    only a GPU counts."""
+    if not grade.get("cpu_emulator"):
         return frozenset()
-    mechanisms = next(known for known in config.labs if known.name == lab).mechanisms
-    return frozenset(m.name for m in mechanisms if m.gpu_only)
+    return frozenset(m.name for m in config.lab(lab).mechanisms if m.gpu_only)
 
 
 def _judged(grade_json: Path, variant: Variant, config: Config) -> tuple[bool, str, list[dict]]:
     """judge() of the variant's grade in grade_json, and the checks it judged."""
-    checks = _lab_checks(grade_json, variant.lab)
+    grade = json.loads(grade_json.read_text())
+    checks: list[dict] = next((entry["checks"] for entry in grade["labs"] if entry["lab"] == variant.lab), [])
     if not checks:
         return False, "no checks for this lab in grade.json", []
-    return (*judge(variant, checks, unseen_checks(grade_json, variant.lab, config)), checks)
+    return (*judge(variant, checks, unseen_checks(grade, variant.lab, config)), checks)
 
 
 def _summary(checks: list[dict], category: str) -> str:
