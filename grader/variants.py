@@ -201,22 +201,25 @@ def table(variants: list[Variant], grades_dir: Path, config: Config | None = Non
     return "\n".join(rows) + "\n", all_ok
 
 
-def _speedups(checks: list[dict]) -> list[float]:
-    """The measured ratio of each speed check that was graded ('x3.55 (threshold x2.90): ...' -> 3.55)."""
-    return [
-        float(c["detail"][1:].split(" ", 1)[0])
+def _speedups(checks: list[dict]) -> dict[str, float]:
+    """The measured ratio of each speed check that was graded, by the check's name
+    ('x3.55 (threshold x2.90): ...' -> 3.55)."""
+    return {
+        c["name"]: float(c["detail"][1:].split(" ", 1)[0])
         for c in checks
         if c["category"] == "performance" and c["status"] in ("passed", "failed") and c["detail"].startswith("x")
-    ]
+    }
 
 
 def repeats(variants: list[Variant], runs: list[Path], config: Config | None = None) -> tuple[str, bool]:
     """Every variant over several grading runs (each a GRADES_DIR of `table`): in how many it got what it should,
-    in how many every check got the status the first run gave it, and how far its speedups moved. True when
+    in how many every check got the status the first run gave it, in how many the checks themselves differ from
+    the first run's (the grader gained or lost one between runs), and how far each speedup moved. True when
     every variant graded got what it should in every run that graded it."""
     rows = [
-        "| lab | variant | kind | runs | as expected | every check's status as in the first run | speedups, lowest to highest |",
-        "|---|---|---|---|---|---|---|",
+        "| lab | variant | kind | runs | as expected | every check's status as in the first run, where both have it "
+        "| checks differ from the first run's | speedups, lowest to highest |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     config = config or load_config()
     all_ok = True
@@ -224,10 +227,17 @@ def repeats(variants: list[Variant], runs: list[Path], config: Config | None = N
         judged = [_judged(_grade_json(run, v), v, config) for run in runs if _grade_json(run, v).is_file()]
         grades = [checks for _, _, checks in judged]
         expected = sum(ok for ok, _, _ in judged)
-        statuses = [[(c["name"], c["status"]) for c in checks] for checks in grades]
-        same = sum(s == statuses[0] for s in statuses)
-        per_check = list(zip(*(_speedups(checks) for checks in grades), strict=False))
-        ranges = "; ".join(f"x{min(values):.2f} to x{max(values):.2f}" for values in per_check) or "-"
+        # Checks are paired by name: a check the grader gained or lost between runs is not a status that moved,
+        # so statuses are compared over the checks both runs have, and the runs whose checks differ counted apart.
+        statuses = [{c["name"]: c["status"] for c in checks} for checks in grades]
+        first = statuses[0] if statuses else {}
+        same = sum(all(run[name] == first[name] for name in run.keys() & first.keys()) for run in statuses)
+        differ = sum(run.keys() != first.keys() for run in statuses)
+        per_check: dict[str, list[float]] = {}
+        for checks in grades:
+            for name, value in _speedups(checks).items():
+                per_check.setdefault(name, []).append(value)
+        ranges = "; ".join(f"x{min(values):.2f} to x{max(values):.2f}" for values in per_check.values()) or "-"
         all_ok &= expected == len(grades)
         cells = [
             v.lab[:2],
@@ -236,6 +246,7 @@ def repeats(variants: list[Variant], runs: list[Path], config: Config | None = N
             str(len(grades)),
             f"{expected} of {len(grades)}",
             f"{same} of {len(grades)}",
+            f"{differ} of {len(grades)}",
             ranges,
         ]
         rows.append("| " + " | ".join(cells) + " |")

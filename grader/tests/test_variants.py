@@ -136,22 +136,57 @@ def test_unseen_checks_are_the_gpu_only_counters_of_a_grade_on_the_emulator(conf
         assert unseen_checks({"cpu_emulator": emulator, "labs": []}, lab.name, config) == expected
 
 
+SPEED = "speedup over full tree (unrolled, 1/thread)"
+SHUFFLE_SPEED = "speedup over full tree (shuffle, 1/thread)"
+UNROLLED_LOADS = "ncu: shared-memory loads the unrolled version's warps issue"
+
+
+def speed(name: str, ratio: str) -> dict:
+    return {**check(name, "passed", "performance"), "detail": f"x{ratio} (threshold x1.2)"}
+
+
+def graded_run(folder: Path, lab: str, checks: list[dict]) -> Path:
+    """A GRADES_DIR holding the grade of the variant 'v' with these checks."""
+    (folder / lab).mkdir(parents=True)
+    (folder / lab / "v.json").write_text(json.dumps({"labs": [{"lab": lab, "checks": checks}]}))
+    return folder
+
+
+def row(text: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith("| 06 | v |"))
+
+
 def test_repeats_counts_the_runs_with_the_right_verdict_and_the_same_statuses(tmp_path):
     racy = variant("wrong", RACECHECK, "racecheck")
-    speed = "speedup over full tree (unrolled, 1/thread)"
-
-    def graded(run: str, race: str, ratio: str) -> Path:
-        folder = tmp_path / run / racy.lab
-        folder.mkdir(parents=True)
-        checks = [
-            check(RACECHECK, race),
-            {**check(speed, "passed", "performance"), "detail": f"x{ratio} (threshold x1.2)"},
-        ]
-        (folder / "v.json").write_text(json.dumps({"labs": [{"lab": racy.lab, "checks": checks}]}))
-        return tmp_path / run
-
-    runs = [graded("1", "failed", "1.50"), graded("2", "failed", "1.40"), graded("3", "passed", "1.45")]
+    runs = [
+        graded_run(tmp_path / run, racy.lab, [check(RACECHECK, race), speed(SPEED, ratio)])
+        for run, race, ratio in (("1", "failed", "1.50"), ("2", "failed", "1.40"), ("3", "passed", "1.45"))
+    ]
     text, all_ok = repeats([racy], runs)
     assert not all_ok  # the third run missed the race
-    assert "| 06 | v | wrong | 3 | 2 of 3 | 2 of 3 | x1.40 to x1.50 |" in text
+    assert row(text) == "| 06 | v | wrong | 3 | 2 of 3 | 2 of 3 | 0 of 3 | x1.40 to x1.50 |"
     assert repeats([racy], runs[:2])[1]
+
+
+def test_repeats_tells_a_check_added_between_runs_from_a_status_that_moved(tmp_path):
+    racy = variant("wrong", RACECHECK, "racecheck")
+    before = [check(RACECHECK, "failed")]
+    after = [check(RACECHECK, "failed"), check(UNROLLED_LOADS, "failed")]
+    moved = [check(RACECHECK, "passed"), check(UNROLLED_LOADS, "failed")]
+    runs = [graded_run(tmp_path / str(i), racy.lab, checks) for i, checks in enumerate([before, after, after])]
+    # The new counter check is no status that moved: the statuses are the same, and the checks differ in 2 runs.
+    assert row(repeats([racy], runs)[0]) == "| 06 | v | wrong | 3 | 3 of 3 | 3 of 3 | 2 of 3 | - |"
+    # A status that really moved still shows, beside the added check.
+    runs.append(graded_run(tmp_path / "3", racy.lab, moved))
+    assert row(repeats([racy], runs)[0]) == "| 06 | v | wrong | 4 | 3 of 4 | 3 of 4 | 3 of 4 | - |"
+
+
+def test_repeats_pairs_each_speedup_with_the_same_check_in_every_run(tmp_path):
+    fast = variant("correct")
+    # The first run measured only the shuffle version: by position its x3.00 would pair with the unrolled x1.50.
+    runs = [
+        graded_run(tmp_path / "1", fast.lab, [speed(SHUFFLE_SPEED, "3.00")]),
+        graded_run(tmp_path / "2", fast.lab, [speed(SPEED, "1.50"), speed(SHUFFLE_SPEED, "3.10")]),
+        graded_run(tmp_path / "3", fast.lab, [speed(SPEED, "1.60"), speed(SHUFFLE_SPEED, "2.90")]),
+    ]
+    assert row(repeats([fast], runs)[0]).endswith("| 2 of 3 | x2.90 to x3.10; x1.50 to x1.60 |")
