@@ -127,13 +127,13 @@ def speed_check(
         where += f", the reference solution {unit.format(reference)} on this GPU"
     if threshold is None:
         detail = f"{where}; {measured}. Not graded on this GPU: {not_graded}"
-        return Check(name, Category.PERFORMANCE, Status.NOT_GRADED, detail)
+        return Check(name, Category.PERFORMANCE, Status.NOT_GRADED, detail, measured=value)
     credit = 1.0 if value >= threshold else partial_credit(value, base, threshold)
     status = Status.PASSED if value >= threshold else Status.FAILED
     detail = f"{shown} (threshold {unit.format(threshold)}): {where}; {measured}"
     if status is Status.FAILED:
         detail += f"; {credit:.0%} of its points, for the way from the baseline to the threshold"
-    return Check(name, Category.PERFORMANCE, status, detail, credit=credit)
+    return Check(name, Category.PERFORMANCE, status, detail, credit=credit, measured=value, threshold=threshold)
 
 
 def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresholds) -> list[Check]:

@@ -3,6 +3,8 @@
 import dataclasses
 from typing import Any
 
+import pytest
+
 from grader.bench import BenchRun, median_of, parse_bench
 from grader.checks import correctness_checks, counter_check, performance_checks
 from grader.config import Lab, MechanismCheck, Thresholds
@@ -247,6 +249,7 @@ def test_a_speed_short_of_its_threshold_earns_its_share_of_the_way_from_the_base
     # Baseline x1, threshold x5: a student at x3 is half way there.
     (check,) = performance_checks(LAB, bench(student_ms=10.0 / 3), {"": Thresholds(5.0)}, "H100")
     assert check.status is Status.FAILED and abs(check.credit - 0.5) < 1e-9 and "50%" in check.detail
+    assert check.measured == pytest.approx(3.0) and check.threshold == 5.0  # its detail's figures, for grade.json
     grade = score(LabGrade("01", "t", "student", "k", [Check("build", Category.BUILD, Status.PASSED), check]), POINTS)
     assert abs(grade.points - 15.0) < 1e-9 and verdict(grade) == "failed"
     (slower,) = performance_checks(LAB, bench(student_ms=20.0), {"": Thresholds(5.0)}, "H100")
