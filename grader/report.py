@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from enum import Enum
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from grader.config import Target
-from grader.model import LabGrade, Status
+from grader.model import Category, LabGrade, Status
 from grader.score import verdict
 
 STYLE = {
@@ -25,6 +26,9 @@ STYLE = {
     "failed": "bold red",
     "incomplete": "bold yellow",
 }
+# How a speed check's detail begins ('x3.55 (threshold x2.90): ...'): where a grade.json written before checks
+# carried `measured` and `threshold` holds them.
+MEASURED_IN_DETAIL = re.compile(r"^x?([0-9.]+) \(threshold x?([0-9.]+)\)")
 
 
 def _styled(value) -> str:
@@ -180,3 +184,16 @@ def write_json(path: Path, grades: list[LabGrade], context: dict, target: Target
     run = run_dict(grades, context, target)
     save_run(path, run)
     return run
+
+
+def measured(check: dict) -> tuple[float, float] | None:
+    """A speed check's measured ratio and the threshold it was graded against, as a grade.json holds them; None
+    where it had none (not graded on this GPU, not measured, not a speed check). Grades written before checks
+    carried these fields have them only in the check's detail, which is read instead."""
+    if check["category"] != Category.PERFORMANCE.value:
+        return None
+    if "measured" in check:
+        value, threshold = check["measured"], check["threshold"]
+        return None if value is None or threshold is None else (value, threshold)
+    match = MEASURED_IN_DETAIL.match(check.get("detail", ""))
+    return (float(match[1]), float(match[2])) if match else None

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.config import GRADER_DIR, Config, load_config
+from grader.report import measured
 
 VARIANTS_DIR = GRADER_DIR / "variants"
 MANIFEST = VARIANTS_DIR / "variants.toml"
@@ -202,13 +203,13 @@ def table(variants: list[Variant], grades_dir: Path, config: Config | None = Non
 
 
 def _speedups(checks: list[dict]) -> dict[str, float]:
-    """The measured ratio of each speed check that was graded, by the check's name
-    ('x3.55 (threshold x2.90): ...' -> 3.55)."""
-    return {
-        c["name"]: float(c["detail"][1:].split(" ", 1)[0])
-        for c in checks
-        if c["category"] == "performance" and c["status"] in ("passed", "failed") and c["detail"].startswith("x")
-    }
+    """The measured speedup of each speed check graded against a threshold, by the check's name."""
+    found = {}
+    for c in checks:
+        figures = measured(c)
+        if figures and c["name"].startswith(PERFORMANCE["speedup"]):
+            found[c["name"]] = figures[0]
+    return found
 
 
 def repeats(variants: list[Variant], runs: list[Path], config: Config | None = None) -> tuple[str, bool]:

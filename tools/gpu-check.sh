@@ -62,7 +62,7 @@ case "$part" in
             ./cml grade --solutions --no-mechanisms --json "$out/repeat/run-$i.json" "$@" >"$out/repeat/run-$i.log" 2>&1
             echo "run $i: exit $? after ${SECONDS} s" | tee -a "$out/repeat.log"
         done
-        .venv/bin/python tools/verdict_noise.py "$out"/repeat/run-*.json | tee "$out/repeat/noise.md"
+        PYTHONPATH=. .venv/bin/python tools/verdict_noise.py "$out"/repeat/run-*.json | tee "$out/repeat/noise.md"
         tar czf "$out/repeat.tar.gz" -C "$out" repeat && rm -r "$out/repeat" ;;
     counters) tools/ncu-planted.sh "$out" 2>&1 | tee "$out/counters.log" ;;
     calibrate)

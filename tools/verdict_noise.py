@@ -2,18 +2,17 @@
 check got the same status; for every performance check, the verdicts and the spread of the measured ratio;
 and each timed kernel's spread, over the runs' JSON files.
 
-    python tools/verdict_noise.py RUN.json RUN.json ...      # prints a Markdown table
+    PYTHONPATH=. .venv/bin/python tools/verdict_noise.py RUN.json RUN.json ...      # prints a Markdown table
 """
 
 from __future__ import annotations
 
 import json
-import re
 import statistics
 import sys
 from collections import Counter, defaultdict
 
-MEASURED = re.compile(r"^x?([0-9.]+) \(threshold x?([0-9.]+)\)")
+from grader.report import measured
 
 
 def collect(paths: list[str]) -> dict[tuple[str, str, str], list[tuple[str, float, float]]]:
@@ -22,10 +21,9 @@ def collect(paths: list[str]) -> dict[tuple[str, str, str], list[tuple[str, floa
     for path in paths:
         for lab in json.load(open(path))["labs"]:
             for check in lab["checks"]:
-                match = MEASURED.match(check["detail"])
-                if check["category"] == "performance" and match:
-                    measured, threshold = map(float, match.groups())
-                    found[(lab["lab"], lab["variant"], check["name"])].append((check["status"], measured, threshold))
+                figures = measured(check)
+                if figures:
+                    found[(lab["lab"], lab["variant"], check["name"])].append((check["status"], *figures))
     return found
 
 

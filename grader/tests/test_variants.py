@@ -190,3 +190,17 @@ def test_repeats_pairs_each_speedup_with_the_same_check_in_every_run(tmp_path):
         graded_run(tmp_path / "3", fast.lab, [speed(SPEED, "1.60"), speed(SHUFFLE_SPEED, "2.90")]),
     ]
     assert row(repeats([fast], runs)[0]).endswith("| 2 of 3 | x2.90 to x3.10; x1.50 to x1.60 |")
+
+
+def test_repeats_reads_a_speedup_from_its_measured_field_where_the_grade_has_one(tmp_path):
+    fast = variant("correct")
+    # The detail rounds to 2 decimals; the field holds the figure itself, and the table shows that one.
+    checks = [{**speed(SPEED, "1.50"), "measured": 1.456, "threshold": 1.2}]
+    runs = [graded_run(tmp_path / "1", fast.lab, checks), graded_run(tmp_path / "2", fast.lab, [speed(SPEED, "1.60")])]
+    assert row(repeats([fast], runs)[0]).endswith("| x1.46 to x1.60 |")
+    # Not graded on this GPU: measured, but against no threshold, so no speedup to range over.
+    ungraded = [
+        {**check(SPEED, "not graded", "performance"), "detail": "x1.45; ...", "measured": 1.45, "threshold": None}
+    ]
+    runs = [graded_run(tmp_path / "3", fast.lab, ungraded)]
+    assert row(repeats([fast], runs)[0]).endswith("| - |")
