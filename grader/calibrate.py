@@ -20,7 +20,7 @@ from pathlib import Path
 from grader.bench import run_bench
 from grader.build import BuildTree, compile_targets
 from grader.config import TARGETS_DIR, Config, Lab
-from grader.exits import GraderError
+from grader.exits import GraderError, UsageError
 from grader.gpu import Gpu
 from grader.variants import Variant, load_variants, split_group
 
@@ -46,9 +46,13 @@ class Kernel:
         found = self.values.get((group, metric))
         return statistics.median(found) if found else None
 
-    def spread(self, group: str, metric: str) -> float:
+    def spread(self, group: str, metric: str) -> float | None:
+        """How far its runs differ, relative to their median; None where it was not measured twice. The
+        baseline's speedup is 1 by definition, not a measurement, so it has no spread."""
         found = self.values.get((group, metric)) or []
-        return (max(found) - min(found)) / statistics.median(found) if len(found) > 1 and min(found) > 0 else 0.0
+        if len(found) < 2 or min(found) <= 0 or (self.name == "the baseline" and metric == "speedup"):
+            return None
+        return (max(found) - min(found)) / statistics.median(found)
 
     def must_fail_check(self, group: str, metric: str) -> bool:
         head, named = split_group(self.must_fail)
@@ -66,16 +70,23 @@ class Separation:
     why: str  # what the number was derived from, or why there is none
 
 
-def separate(correct: dict[str, float], wrong: dict[str, float], noise: float, unit: str) -> Separation:
+def separate(
+    correct: dict[str, float], wrong: dict[str, float], noise: float | None, unit: str, noise_from: str = ""
+) -> Separation:
     """The threshold between the slowest correct kernel and the fastest wrong one: their geometric mean, kept a
-    margin away from both; None where the margin cannot be kept."""
+    margin away from both; None where the margin cannot be kept. `noise` None: no kernel was measured twice,
+    so the margin is MIN_MARGIN alone, and the derivation says so; `noise_from` says where it was measured."""
     slow_name, slowest = min(correct.items(), key=lambda item: item[1])
     fast_name, fastest = max(wrong.items(), key=lambda item: item[1])
-    margin = max(MIN_MARGIN, NOISE_FACTOR * noise)
+    margin = MIN_MARGIN if noise is None else max(MIN_MARGIN, NOISE_FACTOR * noise)
+    spread = (
+        "run-to-run spread not measured: one run of each kernel" if noise is None else f"run-to-run spread {noise:.1%}"
+    )
+    spread += noise_from
     low, high = fastest * (1 + margin), slowest * (1 - margin)
     said = (
         f"the slowest correct kernel, {slow_name}, reached {unit.format(slowest)}; the fastest wrong one, "
-        f"{fast_name}, {unit.format(fastest)}; margin {margin:.0%} each side (run-to-run spread {noise:.1%})"
+        f"{fast_name}, {unit.format(fastest)}; margin {margin:.0%} each side ({spread})"
     )
     if low >= high:
         return Separation(None, f"time cannot separate them on this GPU: {said}")
@@ -87,7 +98,16 @@ def group_thresholds(lab: Lab, group: str, kernels: list[Kernel]) -> dict[str, o
     entries: dict[str, object] = {}
     why_not: list[str] = []
     metrics = ["speedup"] + (["copy fraction"] if lab.memory_bound else [])
-    noise = max(kernel.spread(group, metric) for kernel in kernels for metric in metrics)
+    spreads = {
+        (k.name, metric): spread
+        for k in kernels
+        for metric in metrics
+        if (spread := k.spread(group, metric)) is not None
+    }
+    noise = max(spreads.values(), default=None)
+    # With one run of each kernel, only the baseline (run beside every kernel) was measured more than once.
+    alone = spreads and all(name == "the baseline" for name, _ in spreads)
+    noise_from = ", of the baseline alone: one run of every other kernel" if alone else ""
     for metric in metrics:
         unit, key, derivation, reference = METRICS[metric]
         measured = {k.name: value for k in kernels if (value := k.median(group, metric)) is not None}
@@ -99,7 +119,7 @@ def group_thresholds(lab: Lab, group: str, kernels: list[Kernel]) -> dict[str, o
         wrong = {k.name: measured[k.name] for k in kernels if k.name in measured and k.must_fail_speed(group, metric)}
         if not wrong:
             continue  # no wrong kernel to separate from: nothing to grade with this metric
-        found = separate(correct, wrong, noise, unit)
+        found = separate(correct, wrong, noise, unit, noise_from)
         entries[derivation] = found.why
         entries[reference] = round(measured["the solution"], 3)
         if found.threshold is None:
@@ -170,11 +190,22 @@ def load_measurements(path: Path, gpu: Gpu) -> dict:
     return found.get("labs", {}) if found.get("device") == gpu.name else {}
 
 
-def thresholds_file(config: Config, gpu: Gpu, measured: dict, runs: int) -> str:
+def runs_per_lab(measured: dict) -> dict[str, int]:
+    """How many runs of its kernels each lab's measurements hold (the labs may come from calls of calibrate
+    with different --runs): the reference solution's count."""
+    return {
+        lab: max((len(values) for values in kernels["the solution"]["values"].values()), default=0)
+        for lab, kernels in measured.items()
+    }
+
+
+def thresholds_file(config: Config, gpu: Gpu, measured: dict) -> str:
+    runs = runs_per_lab(measured)
     lines = [
-        f"# Thresholds for {gpu.name}, written by ./cml calibrate (grader/calibrate.py) from {runs} runs of the",
-        "# reference solution and of every kernel of grader/variants. Each threshold lies between the slowest correct",
-        "# kernel and the fastest wrong one, the baseline included; *_from says which and with what margin.",
+        f"# Thresholds for {gpu.name}, written by ./cml calibrate (grader/calibrate.py) from runs of the reference",
+        "# solution and of every kernel of grader/variants. Each threshold lies between the slowest correct kernel",
+        "# and the fastest wrong one, the baseline included; *_from says which and with what margin.",
+        "# Runs of each kernel, by lab: " + ", ".join(f"{lab[:2]}: {count}" for lab, count in runs.items()) + ".",
     ]
     missing = [lab.name for lab in config.labs if lab.name not in measured]
     if missing:
@@ -213,10 +244,26 @@ def calibrate(
         kernels = measure(config, tree, lab, mine, runs, say)
         measured[lab.name] = {kernel.name: kernel_record(kernel) for kernel in kernels}
         measurements.parent.mkdir(parents=True, exist_ok=True)
-        measurements.write_text(json.dumps({"device": gpu.name, "runs": runs, "labs": measured}, indent=1) + "\n")
+        device = {"device": gpu.name, "compute_capability": gpu.compute_capability}
+        measurements.write_text(json.dumps(device | {"labs": measured}, indent=1) + "\n")
     path = output or TARGETS_DIR / f"{slug(gpu.name)}.toml"
-    path.write_text(thresholds_file(config, gpu, measured, runs))
+    path.write_text(thresholds_file(config, gpu, measured))
     return path, measured
+
+
+def rewrite(config: Config, measurements: Path, output: Path | None) -> Path:
+    """The thresholds file written again from `measurements` alone, with no GPU and nothing measured (after a
+    change to how thresholds are derived, or to check a shipped file against the figures it came from)."""
+    try:
+        found = json.loads(measurements.read_text())
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot read the measurements {measurements}: {error}") from error
+    if not isinstance(found, dict) or not {"device", "labs"} <= found.keys():
+        raise UsageError(f"{measurements} is not a measurements file of ./cml calibrate (no device or labs)")
+    gpu = Gpu(True, found["device"], found.get("compute_capability", "?"))
+    path = output or TARGETS_DIR / f"{slug(gpu.name)}.toml"
+    path.write_text(thresholds_file(config, gpu, found["labs"]))
+    return path
 
 
 def slug(device_name: str) -> str:

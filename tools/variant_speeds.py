@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from grader.calibrate import METRICS, Kernel, kernel_from_record
+from grader.calibrate import METRICS, Kernel, kernel_from_record, runs_per_lab
 from grader.config import Thresholds, load_config, load_target
 
 
@@ -47,7 +47,8 @@ def expected(kernel: Kernel, group: str, passed: list[bool], time_graded: bool) 
 def table(measurements: dict, target_path: Path) -> str:
     config, target = load_config(), load_target(target_path)
     rows = [
-        f"Device: {measurements['device']}, {measurements['runs']} runs per kernel; thresholds: {target_path}",
+        f"Device: {measurements['device']}; thresholds: {target_path}; runs of each kernel: "
+        + ", ".join(f"{lab} {count}" for lab, count in runs_per_lab(measurements["labs"]).items()),
         "",
         "| lab | group | kernel | kind | speedup | copy fraction | as expected |",
         "|---|---|---|---|---|---|---|",

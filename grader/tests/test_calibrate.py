@@ -94,3 +94,43 @@ def test_calibrate_writes_a_thresholds_file_the_grader_reads_back(tmp_path, monk
             assert limits.min_speedup is not None and 1.1 < limits.min_speedup < 3.0, (lab.name, group, limits)
             assert "slowest correct" in limits.speedup_from and limits.reference_speedup == 5.0
     assert set(measured) == {lab.name for lab in config.labs}
+    assert "# Runs of each kernel, by lab: 01: 2, 02: 2, 03: 2" in path.read_text()
+    again = module.rewrite(config, kept, tmp_path / "again.toml")  # from the measurements alone, no GPU
+    assert again.read_text() == path.read_text()
+
+
+def test_one_run_measures_no_spread_and_the_derivation_says_so():
+    once = Kernel("the solution", "correct")
+    once.values[("", "speedup")] = [1.4]
+    baseline = Kernel("the baseline", "wrong")
+    baseline.values[("", "speedup")] = [1.0, 1.0, 1.0]  # 1 by definition: no measurement of noise
+    assert once.spread("", "speedup") is None and baseline.spread("", "speedup") is None
+    found = separate({"tile": 1.4}, {"the baseline": 1.0}, noise=None, unit="x{:.2f}")
+    assert found.threshold is not None and "not measured: one run" in found.why
+    lab = Lab("04_tiled_gemm", "SGEMM", {"correctness": 50, "mechanism": 25, "performance": 25}, "naive")
+    entries = group_thresholds(lab, "", [once, baseline])
+    assert "not measured: one run" in str(entries["speedup_from"])
+
+
+def test_a_spread_measured_on_the_baseline_alone_is_named_so():
+    kernels = [kernel("the baseline", "wrong", 1.0, 0.14), kernel("the solution", "correct", 6.6, 0.94)]
+    for k in kernels[1:]:
+        for key in k.values:
+            k.values[key] = k.values[key][:1]  # one run of every kernel but the baseline
+    entries = group_thresholds(LAB, "", kernels)
+    assert "of the baseline alone" in str(entries["copy_fraction_from"])
+    twice = [kernel("the baseline", "wrong", 1.0, 0.14), kernel("the solution", "correct", 6.6, 0.9)]
+    both = group_thresholds(LAB, "", twice)
+    assert "baseline alone" not in str(both["speedup_from"])
+
+
+def test_the_shipped_thresholds_are_what_their_measurements_give(tmp_path):
+    """grader/targets/h100.toml and h200.toml, written again from results/calibration/*-measurements.json by
+    `./cml calibrate --rewrite`, come out the same: every number they hold comes from the recorded figures."""
+    from grader.calibrate import rewrite
+    from grader.config import REPO_ROOT, TARGETS_DIR, load_config
+
+    for gpu in ("h100", "h200"):
+        measurements = REPO_ROOT / "results" / "calibration" / f"{gpu}-measurements.json"
+        written = rewrite(load_config(), measurements, tmp_path / f"{gpu}.toml")
+        assert written.read_text() == (TARGETS_DIR / f"{gpu}.toml").read_text(), gpu

@@ -117,6 +117,16 @@ def test_calibrate_without_a_gpu_is_a_usage_error(device):
     assert finished.returncode == Exit.USAGE and "calibrate needs a GPU" in finished.stderr
 
 
+def test_calibrate_rewrite_needs_no_gpu_and_names_a_bad_measurements_file(tmp_path):
+    written = tmp_path / "h200.toml"
+    measurements = REPO_ROOT / "results" / "calibration" / "h200-measurements.json"
+    finished = run_cml("calibrate", "--rewrite", "--measurements", str(measurements), "--output", str(written))
+    assert finished.returncode == Exit.PASSED and "min_speedup" in written.read_text()
+    (tmp_path / "bad.json").write_text("{}")
+    finished = run_cml("calibrate", "--rewrite", "--measurements", str(tmp_path / "bad.json"))
+    assert finished.returncode == Exit.USAGE and "not a measurements file" in finished.stderr
+
+
 def test_the_statuses_are_distinct_and_documented():
     assert len({int(status) for status in Exit}) == len(Exit)
     for status in Exit:
