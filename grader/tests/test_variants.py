@@ -164,7 +164,7 @@ def test_repeats_counts_the_runs_with_the_right_verdict_and_the_same_statuses(tm
     ]
     text, all_ok = repeats([racy], runs)
     assert not all_ok  # the third run missed the race
-    assert row(text) == "| 06 | v | wrong | 3 | 2 of 3 | 2 of 3 | 0 of 3 | x1.40 to x1.50 |"
+    assert row(text) == "| 06 | v | wrong | 3 | 2 of 3 | 2 of 3 | 0 of 3 | x1.40 to x1.50 (threshold x1.20) |"
     assert repeats([racy], runs[:2])[1]
 
 
@@ -189,15 +189,18 @@ def test_repeats_pairs_each_speedup_with_the_same_check_in_every_run(tmp_path):
         graded_run(tmp_path / "2", fast.lab, [speed(SPEED, "1.50"), speed(SHUFFLE_SPEED, "3.10")]),
         graded_run(tmp_path / "3", fast.lab, [speed(SPEED, "1.60"), speed(SHUFFLE_SPEED, "2.90")]),
     ]
-    assert row(repeats([fast], runs)[0]).endswith("| 2 of 3 | x2.90 to x3.10; x1.50 to x1.60 |")
+    assert row(repeats([fast], runs)[0]).endswith(
+        "| 2 of 3 | x2.90 to x3.10 (threshold x1.20); x1.50 to x1.60 (threshold x1.20) |"
+    )
 
 
 def test_repeats_reads_a_speedup_from_its_measured_field_where_the_grade_has_one(tmp_path):
     fast = variant("correct")
     # The detail rounds to 2 decimals; the field holds the figure itself, and the table shows that one.
-    checks = [{**speed(SPEED, "1.50"), "measured": 1.456, "threshold": 1.2}]
+    checks = [{**speed(SPEED, "1.50"), "measured": 1.456, "threshold": 1.25}]
     runs = [graded_run(tmp_path / "1", fast.lab, checks), graded_run(tmp_path / "2", fast.lab, [speed(SPEED, "1.60")])]
-    assert row(repeats([fast], runs)[0]).endswith("| x1.46 to x1.60 |")
+    # The threshold moved between the runs (a new calibration): the table shows both.
+    assert row(repeats([fast], runs)[0]).endswith("| x1.46 to x1.60 (threshold x1.20 to x1.25) |")
     # Not graded on this GPU: measured, but against no threshold, so no speedup to range over.
     ungraded = [
         {**check(SPEED, "not graded", "performance"), "detail": "x1.45; ...", "measured": 1.45, "threshold": None}
