@@ -279,9 +279,10 @@ def main(argv: list[str] | None = None) -> int:
     again.add_argument("runs", type=Path, nargs="+")
     for command in (listing, tabulate, again):
         command.add_argument("--lab", help="only this lab (number or name)")
-        command.add_argument("--only", help="only the variant of this name")
+        command.add_argument("--only", help="only the variants of these names (comma-separated)")
     args = parser.parse_args(argv)
-    variants = [v for v in load_variants() if _is_lab(v, args.lab) and args.only in (None, v.name)]
+    names = set(args.only.split(",")) if args.only else None
+    variants = [v for v in load_variants() if _is_lab(v, args.lab) and (names is None or v.name in names)]
     if args.command == "list":
         for v in variants:
             print(f"{v.lab}\t{v.name}\t{v.path}")

@@ -3,7 +3,7 @@
 # its speed checks, without one on the CPU emulator (speed 'not run'); then a table of whether each variant got
 # the grade it should (grader/variants.py, judge): a correct one passes every check that ran, a wrong one fails
 # the check its lesson names.
-#   tools/grade-variants.sh [--lab N] [--only NAME] [--seed S] [--out DIR] [--resume] [-- GRADE OPTIONS]
+#   tools/grade-variants.sh [--lab N] [--only NAME[,NAME...]] [--seed S] [--out DIR] [--resume] [-- GRADE OPTIONS]
 # The variants are graded in rounds: round k is one submission holding the k-th variant of every lab, graded as
 # a student's labs are (all at once where there is a GPU). Each round's grade goes to DIR/rounds/round-K.json
 # and .log, and is filed as DIR/<lab>/<name>.json for each of its variants (DIR: $OUT, else .results/variants);
@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --resume) resume=1; shift ;;
         --) shift; grade_options=("$@"); break ;;
-        *) echo "usage: tools/grade-variants.sh [--lab N] [--only NAME] [--seed S] [--out DIR] [--resume] [-- GRADE OPTIONS]" >&2
+        *) echo "usage: tools/grade-variants.sh [--lab N] [--only NAME[,NAME...]] [--seed S] [--out DIR] [--resume] [-- GRADE OPTIONS]" >&2
            exit 2 ;;
     esac
 done
