@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from grader.bench import BenchRun
@@ -102,7 +103,8 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
         f"over {of} {denominator:.0f}, {student.kernels} launch(es)"
     )
     status = Status.PASSED if passed else Status.FAILED
-    return Check(mechanism.name, Category.MECHANISM, status, detail, "" if passed else mechanism.hint)
+    finite = ratio if math.isfinite(ratio) else None  # grade.json stays plain JSON (no Infinity)
+    return Check(mechanism.name, Category.MECHANISM, status, detail, "" if passed else mechanism.hint, measured=finite)
 
 
 def partial_credit(value: float, base: float, threshold: float) -> float:

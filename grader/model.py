@@ -34,7 +34,8 @@ class Check:
     max_points: float = 0.0
     credit: float = 0.0  # the fraction of its points a failed speed check still earns (between baseline and threshold)
     # A speed check's ratio (speedup or copy fraction) and the one it must reach, None where there is none (not
-    # graded on this GPU, not measured): the figures its detail shows, for tools that read grade.json.
+    # graded on this GPU, not measured), and a counter check's ratio (its bounds are in labs.toml): the figures
+    # its detail shows, for tools that read grade.json.
     measured: float | None = None
     threshold: float | None = None
 

@@ -163,9 +163,12 @@ def _summary(checks: list[dict], category: str) -> str:
 
 
 def _counters(checks: list[dict]) -> str:
-    """The measured ratio of each counter check ('4 (must be <= 4.5): ...' -> '4'), in labs.toml's order."""
+    """The measured ratio of each counter check that counted, in labs.toml's order: its `measured` field, or in a
+    grade written before checks carried one, the start of its detail ('4 (must be <= 4.5): ...' -> '4')."""
     values = [
-        c["detail"].split(" ", 1)[0] for c in checks if c["name"].startswith("ncu:") and c["detail"][:1].isdigit()
+        f"{c['measured']:.3g}" if c.get("measured") is not None else c["detail"].split(" ", 1)[0]
+        for c in checks
+        if c["name"].startswith("ncu:") and (c.get("measured") is not None or c["detail"][:1].isdigit())
     ]
     return "; ".join(values) or "-"
 

@@ -209,6 +209,8 @@ def test_counter_ratio_against_its_bounds():
     sectors = MechanismCheck("coalescing", "ncu", numerator="sectors", denominator="requests", max=4.5)
     assert counter_check(sectors, counters(sectors=4.0, requests=1.0)).status is Status.PASSED
     assert counter_check(sectors, counters(sectors=32.0, requests=1.0)).status is Status.FAILED
+    assert counter_check(sectors, counters(sectors=4.0, requests=1.0)).measured == 4.0  # for tools reading grade.json
+    assert counter_check(sectors, counters(sectors=4.0, requests=0.0)).measured is None  # infinite: plain JSON
     relative = MechanismCheck("fewer loads", "ncu", numerator="sectors", relative_to="baseline", max=0.5)
     assert counter_check(relative, counters(sectors=1.0), counters(sectors=3.0)).status is Status.PASSED
     assert counter_check(relative, counters(sectors=3.0), counters(sectors=3.0)).status is Status.FAILED

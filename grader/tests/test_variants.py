@@ -215,3 +215,12 @@ def test_only_takes_several_names_so_a_few_variants_can_be_graded_in_one_round(c
     assert main(["list", "--only", "padded_by_two,table_in_constant"]) == 0
     listed = [line.split("\t")[:2] for line in capsys.readouterr().out.splitlines()]
     assert listed == [["05_padded_transpose", "padded_by_two"], ["07_constant_memory", "table_in_constant"]]
+
+
+def test_counters_come_from_the_measured_field_or_an_old_grade_s_detail():
+    from grader.variants import _counters
+
+    new = {**check(UNROLLED_LOADS, "passed"), "detail": "0.05 ...", "measured": 0.054321}
+    old = {**check("ncu: shared-memory loads of the shuffle version", "passed"), "detail": "0.00775 (must be ...)"}
+    unread = {**check("ncu: not counted", "not run"), "detail": "ncu timed out"}
+    assert _counters([new, old, unread]) == "0.0543; 0.00775"
