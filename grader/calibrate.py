@@ -204,7 +204,8 @@ def thresholds_file(config: Config, gpu: Gpu, measured: dict) -> str:
     lines = [
         f"# Thresholds for {gpu.name}, written by ./cml calibrate (grader/calibrate.py) from runs of the reference",
         "# solution and of every kernel of grader/variants. Each threshold lies between the slowest correct kernel",
-        "# and the fastest wrong one, the baseline included; *_from says which and with what margin.",
+        "# and the fastest wrong one, the baseline included; *_from says which and with what margin. reference_* is",
+        "# the reference solution's median over the runs (reports show it beside the student's figure).",
         "# Runs of each kernel, by lab: " + ", ".join(f"{lab[:2]}: {count}" for lab, count in runs.items()) + ".",
     ]
     missing = [lab.name for lab in config.labs if lab.name not in measured]
