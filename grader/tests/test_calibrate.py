@@ -1,6 +1,10 @@
 """Calibrate's thresholds: between the slowest correct kernel and the fastest wrong one, a margin away from
 both, or not graded where no such threshold exists; each with what it was derived from."""
 
+import importlib.util
+import json
+from pathlib import Path
+
 from grader.calibrate import MIN_MARGIN, Kernel, group_thresholds, separate
 from grader.config import Lab
 
@@ -134,3 +138,30 @@ def test_the_shipped_thresholds_are_what_their_measurements_give(tmp_path):
         measurements = REPO_ROOT / "results" / "calibration" / f"{gpu}-measurements.json"
         written = rewrite(load_config(), measurements, tmp_path / f"{gpu}.toml")
         assert written.read_text() == (TARGETS_DIR / f"{gpu}.toml").read_text(), gpu
+
+
+def load_tool(name: str):
+    path = Path(__file__).resolve().parents[2] / "tools" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_drift_sets_a_later_grade_s_measured_ratio_beside_calibrate_s_median(tmp_path):
+    drift = load_tool("calibration_drift")
+    record = {"kind": "correct", "must_fail": "", "wrong_results": [], "values": {"R = 32 / speedup": [2.0, 2.2]}}
+    measurements = {"device": "GPU", "labs": {"03_smoothing_halo": {"tiled": record}}}
+    for run, value in (("a", 2.31), ("b", 2.2)):
+        checks = [
+            {"name": "speedup over naive (R = 32)", "category": "performance", "measured": value},
+            {"name": "speedup over naive (R = 1)", "category": "performance", "detail": "x0.73 (not graded)"},
+        ]
+        (tmp_path / run / "03_smoothing_halo").mkdir(parents=True)
+        grade = {"labs": [{"lab": "03_smoothing_halo", "checks": checks}]}
+        (tmp_path / run / "03_smoothing_halo" / "tiled.json").write_text(json.dumps(grade))
+    table, largest = drift.drift_table(measurements, [tmp_path / "a", tmp_path / "b"])
+    # The median of 2.31 and 2.2, 2.255, against 2.1: +7.4%. R = 1 carries no measured field, so it has no row.
+    assert "| 03 | tiled | R = 32 | speedup | x2.10 (2) | x2.20 to x2.31 (2) | +7.4% |" in table
+    assert "R = 1" not in table and abs(largest - 0.07381) < 1e-4
