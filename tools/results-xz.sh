@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -eq 0 ]; then
     mapfile -t found < <(find results -name '*.tar.gz')
+    [ ${#found[@]} -gt 0 ] || { echo "no .tar.gz under results/"; exit 0; }
     set -- "${found[@]}"
 fi
 for gz in "$@"; do
