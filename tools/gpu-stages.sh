@@ -26,7 +26,7 @@ done
 start=$SECONDS
 for stage in $stages; do
     kind=${stage%%:*} seed=${stage##*:}
-    done_mark="$state/done-$(tr -c 'A-Za-z0-9_-' '_' <<<"$stage")"
+    done_mark="$state/done-$(printf '%s' "$stage" | tr -c 'A-Za-z0-9_-' '_')"
     if [ -f "$done_mark" ]; then
         echo "$stage: finished in an earlier call" | tee -a "$state/calls.log"
         continue
