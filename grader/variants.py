@@ -6,6 +6,7 @@ tools/grade-variants.sh grades every one as a submission and `judge` says whethe
     python -m grader.variants list                 # lab, name and file of each variant, tab-separated
     python -m grader.variants table GRADES_DIR     # a Markdown table from GRADES_DIR/<lab>/<name>.json
     python -m grader.variants repeats DIR DIR ...  # the same variants graded again: do the verdicts hold?
+    ... table|repeats --target T.toml ...          # the same, the speed checks judged against other thresholds
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import GRADER_DIR, Config, load_config
+from grader.config import GRADER_DIR, Config, Target, load_config, load_target
+from grader.rejudge import rejudged_checks
 from grader.report import measured
 
 VARIANTS_DIR = GRADER_DIR / "variants"
@@ -145,10 +147,16 @@ def unseen_checks(grade: dict, lab: str, config: Config) -> frozenset[str]:
     return frozenset(m.name for m in config.lab(lab).mechanisms if m.gpu_only)
 
 
-def _judged(grade_json: Path, variant: Variant, config: Config) -> tuple[bool, str, list[dict]]:
-    """judge() of the variant's grade in grade_json, and the checks it judged."""
+def _judged(
+    grade_json: Path, variant: Variant, config: Config, target: Target | None = None
+) -> tuple[bool, str, list[dict]]:
+    """judge() of the variant's grade in grade_json, and the checks it judged; with `target`, its speed checks
+    judged again against those thresholds from the figures the grade recorded (grader/rejudge.py)."""
     grade = json.loads(grade_json.read_text())
-    checks: list[dict] = next((entry["checks"] for entry in grade["labs"] if entry["lab"] == variant.lab), [])
+    entry = next((entry for entry in grade["labs"] if entry["lab"] == variant.lab), None)
+    checks: list[dict] = entry["checks"] if entry else []
+    if entry and target:
+        checks = rejudged_checks(entry, config.lab(variant.lab), target)
     if not checks:
         return False, "no checks for this lab in grade.json", []
     return (*judge(variant, checks, unseen_checks(grade, variant.lab, config)), checks)
@@ -173,8 +181,11 @@ def _counters(checks: list[dict]) -> str:
     return "; ".join(values) or "-"
 
 
-def table(variants: list[Variant], grades_dir: Path, config: Config | None = None) -> tuple[str, bool]:
-    """A Markdown table of every variant's grade, and whether all of them got what they should."""
+def table(
+    variants: list[Variant], grades_dir: Path, config: Config | None = None, target: Target | None = None
+) -> tuple[str, bool]:
+    """A Markdown table of every variant's grade, and whether all of them got what they should (with `target`:
+    its speed checks judged again against those thresholds)."""
     config = config or load_config()
     rows = [
         "| lab | variant | kind | must fail | correctness | mechanism | counters | speed | as expected | why |",
@@ -187,7 +198,7 @@ def table(variants: list[Variant], grades_dir: Path, config: Config | None = Non
         if not grade_json.is_file():
             ok, why = False, "not graded (no grade.json)"
         else:
-            ok, why, checks = _judged(grade_json, v, config)
+            ok, why, checks = _judged(grade_json, v, config, target)
         all_ok &= ok
         cells = [
             v.lab[:2],
@@ -219,12 +230,16 @@ def _speedups(checks: list[dict]) -> dict[str, tuple[float, float]]:
 def _speedup_range(figures: list[tuple[float, float]]) -> str:
     """'x1.38 to x1.39 (threshold x1.18)': how far the runs' speedups moved, beside what they were graded
     against (a range where the threshold itself differed between runs)."""
-    values, thresholds = [value for value, _ in figures], sorted({threshold for _, threshold in figures})
-    against = f"x{thresholds[0]:.2f}" if len(thresholds) == 1 else f"x{thresholds[0]:.2f} to x{thresholds[-1]:.2f}"
+    values = [value for value, _ in figures]
+    # Shown as rounded: an older grade's threshold, read from its detail text, is the exact one rounded.
+    thresholds = list(dict.fromkeys(f"x{threshold:.2f}" for threshold in sorted(t for _, t in figures)))
+    against = thresholds[0] if len(thresholds) == 1 else f"{thresholds[0]} to {thresholds[-1]}"
     return f"x{min(values):.2f} to x{max(values):.2f} (threshold {against})"
 
 
-def repeats(variants: list[Variant], runs: list[Path], config: Config | None = None) -> tuple[str, bool]:
+def repeats(
+    variants: list[Variant], runs: list[Path], config: Config | None = None, target: Target | None = None
+) -> tuple[str, bool]:
     """Every variant over several grading runs (each a GRADES_DIR of `table`): in how many it got what it should,
     in how many every check got the status the first run gave it, in how many the checks themselves differ from
     the first run's (the grader gained or lost one between runs), and how far each speedup moved. True when
@@ -237,7 +252,7 @@ def repeats(variants: list[Variant], runs: list[Path], config: Config | None = N
     config = config or load_config()
     all_ok = True
     for v in variants:
-        judged = [_judged(_grade_json(run, v), v, config) for run in runs if _grade_json(run, v).is_file()]
+        judged = [_judged(_grade_json(run, v), v, config, target) for run in runs if _grade_json(run, v).is_file()]
         grades = [checks for _, _, checks in judged]
         expected = sum(ok for ok, _, _ in judged)
         # Checks are paired by name: a check the grader gained or lost between runs is not a status that moved,
@@ -283,6 +298,12 @@ def main(argv: list[str] | None = None) -> int:
     for command in (listing, tabulate, again):
         command.add_argument("--lab", help="only this lab (number or name)")
         command.add_argument("--only", help="only the variants of these names (comma-separated)")
+    for command in (tabulate, again):
+        command.add_argument(
+            "--target",
+            type=Path,
+            help="judge the speed checks again against this thresholds file, from the figures each grade recorded",
+        )
     args = parser.parse_args(argv)
     names = set(args.only.split(",")) if args.only else None
     variants = [v for v in load_variants() if _is_lab(v, args.lab) and (names is None or v.name in names)]
@@ -290,7 +311,11 @@ def main(argv: list[str] | None = None) -> int:
         for v in variants:
             print(f"{v.lab}\t{v.name}\t{v.path}")
         return 0
-    text, all_ok = repeats(variants, args.runs) if args.command == "repeats" else table(variants, args.grades_dir)
+    target = load_target(args.target) if args.target else None
+    if args.command == "repeats":
+        text, all_ok = repeats(variants, args.runs, target=target)
+    else:
+        text, all_ok = table(variants, args.grades_dir, target=target)
     sys.stdout.write(text)
     return 0 if all_ok else 1
 
