@@ -311,7 +311,10 @@ def main(argv: list[str] | None = None) -> int:
         for v in variants:
             print(f"{v.lab}\t{v.name}\t{v.path}")
         return 0
-    target = load_target(args.target) if args.target else None
+    try:
+        target = load_target(args.target) if args.target else None
+    except (OSError, tomllib.TOMLDecodeError, KeyError) as error:
+        parser.error(f"--target {args.target}: not a thresholds file ({error})")
     if args.command == "repeats":
         text, all_ok = repeats(variants, args.runs, target=target)
     else:

@@ -17,6 +17,7 @@ from grader.variants import (
     Variant,
     judge,
     load_variants,
+    main,
     names_a_check,
     repeats,
     split_group,
@@ -224,3 +225,9 @@ def test_counters_come_from_the_measured_field_or_an_old_grade_s_detail():
     old = {**check("ncu: shared-memory loads of the shuffle version", "passed"), "detail": "0.00775 (must be ...)"}
     unread = {**check("ncu: not counted", "not run"), "detail": "ncu timed out"}
     assert _counters([new, old, unread]) == "0.0543; 0.00775"
+
+
+def test_a_target_that_is_no_thresholds_file_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["repeats", "--target", str(tmp_path / "missing.toml"), str(tmp_path)])
+    assert stopped.value.code == 2 and "not a thresholds file" in capsys.readouterr().err
