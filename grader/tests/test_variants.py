@@ -211,7 +211,6 @@ def test_repeats_reads_a_speedup_from_its_measured_field_where_the_grade_has_one
 
 
 def test_only_takes_several_names_so_a_few_variants_can_be_graded_in_one_round(capsys):
-
     assert main(["list", "--only", "padded_by_two,table_in_constant"]) == 0
     listed = [line.split("\t")[:2] for line in capsys.readouterr().out.splitlines()]
     assert listed == [["05_padded_transpose", "padded_by_two"], ["07_constant_memory", "table_in_constant"]]
