@@ -3,10 +3,9 @@ both, or not graded where no such threshold exists; each with what it was derive
 
 import importlib.util
 import json
-from pathlib import Path
 
 from grader.calibrate import MIN_MARGIN, Kernel, group_thresholds, separate
-from grader.config import Lab
+from grader.config import REPO_ROOT, Lab
 
 LAB = Lab("05_padded_transpose", "Transpose", {"correctness": 50, "mechanism": 25, "performance": 25}, "naive")
 
@@ -132,7 +131,7 @@ def test_the_shipped_thresholds_are_what_their_measurements_give(tmp_path):
     """grader/targets/h100.toml and h200.toml, written again from results/calibration/*-measurements.json by
     `./cml calibrate --rewrite`, come out the same: every number they hold comes from the recorded figures."""
     from grader.calibrate import rewrite
-    from grader.config import REPO_ROOT, TARGETS_DIR, load_config
+    from grader.config import TARGETS_DIR, load_config
 
     for gpu in ("h100", "h200"):
         measurements = REPO_ROOT / "results" / "calibration" / f"{gpu}-measurements.json"
@@ -141,7 +140,7 @@ def test_the_shipped_thresholds_are_what_their_measurements_give(tmp_path):
 
 
 def load_tool(name: str):
-    path = Path(__file__).resolve().parents[2] / "tools" / f"{name}.py"
+    path = REPO_ROOT / "tools" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
