@@ -11,10 +11,14 @@ if [ $# -eq 0 ]; then
     [ ${#found[@]} -gt 0 ] || { echo "no .tar.gz under results/"; exit 0; }
     set -- "${found[@]}"
 fi
+renames=(-e 's/tar xzf /tar xf /g')
 for gz in "$@"; do
     xzfile=${gz%.gz}.xz
     gzip -dc "$gz" | xz -9 >"$xzfile"
     rm "$gz"
     echo "$gz -> $xzfile ($(stat -c %s "$xzfile") bytes)"
+    # Only the names of the files recompressed: results/README.md says what the GPU calls write (.tar.gz).
+    name=$(basename "$gz" .tar.gz)
+    renames+=(-e "s/\b${name//./\\.}\.tar\.gz\b/$name.tar.xz/g")
 done
-find results -name README.md -exec sed -i -e 's/\.tar\.gz\b/.tar.xz/g' -e 's/tar xzf /tar xf /g' {} +
+find results -name README.md -exec sed -i "${renames[@]}" {} +
