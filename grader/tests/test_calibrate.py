@@ -164,3 +164,21 @@ def test_drift_sets_a_later_grade_s_measured_ratio_beside_calibrate_s_median(tmp
     # The median of 2.31 and 2.2, 2.255, against 2.1: +7.4%. R = 1 carries no measured field, so it has no row.
     assert "| 03 | tiled | R = 32 | speedup | x2.10 (2) | x2.20 to x2.31 (2) | +7.4% |" in table
     assert "R = 1" not in table and abs(largest - 0.07381) < 1e-4
+
+
+def test_the_handouts_and_slides_state_the_shipped_thresholds(capsys):
+    """Every lab's handout and slide deck holds the thresholds block, written from grader/targets/ as it is now
+    (tools/handout_thresholds.py), so neither quotes a number a new calibration has replaced."""
+    assert load_tool("handout_thresholds").main(["--check"]) == 0, capsys.readouterr().err
+
+
+def test_a_handout_quoting_an_old_threshold_is_stale():
+    tool = load_tool("handout_thresholds")
+    from grader.config import TARGETS_DIR, load_config, load_target
+
+    lab = load_config().lab("05")
+    current = tool.block(lab, [load_target(TARGETS_DIR / "h100.toml")], handout=True)
+    assert "at least x1.87" in current  # the H100's threshold since 2026-11-25's calibration
+    stale = f"intro\n{current.replace('at least x1.87', 'at least x4.38')}\nmore\n"
+    assert tool.updated(stale, current) == f"intro\n{current}\nmore\n" != stale
+    assert tool.updated("a handout without the markers", current) is None
