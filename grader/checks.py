@@ -139,7 +139,6 @@ def speed_check(
 
 
 def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresholds) -> list[Check]:
-    suffix = f" ({group})" if group else ""
     name = lab.speedup_check(group)
     rates = result.group_rates(group, lab.memory_bound)
     student, baseline = result.kernel("student", group), result.kernel("baseline", group)
@@ -178,7 +177,7 @@ def _group_checks(lab: Lab, result: BenchResult, group: str, thresholds: Thresho
         measured = f"{student.gbps:.0f} of {result.copy_gbps:.0f} GB/s"
         checks.append(
             speed_check(
-                f"fraction of this GPU's copy bandwidth{suffix}",
+                lab.copy_fraction_check(group),
                 rates.copy_fraction or 0.0,
                 base,
                 thresholds.min_copy_fraction,

@@ -79,6 +79,10 @@ class Lab:
         """The name of the speedup check, as reports and fixtures spell it."""
         return f"speedup over {self.baseline}" + (f" ({group})" if group else "")
 
+    def copy_fraction_check(self, group: str = "") -> str:
+        """The name of the check of the student's share of this GPU's copy bandwidth (memory-bound labs)."""
+        return "fraction of this GPU's copy bandwidth" + (f" ({group})" if group else "")
+
 
 @dataclass
 class Thresholds:

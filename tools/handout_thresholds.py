@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from grader.calibrate import METRICS
 from grader.config import REPO_ROOT, TARGETS_DIR, Lab, Target, Thresholds, load_config, load_target
 
 BEGIN = "<!-- thresholds: written by tools/handout_thresholds.py from grader/targets/; edit those, not this -->"
@@ -26,14 +27,15 @@ def cell(threshold: float | None, reference: float | None, unit: str, not_graded
 
 
 def rows(lab: Lab, group: str, by_gpu: list[Thresholds | None]) -> list[str]:
-    suffix = f" ({group})" if group else ""
-    speed = [cell(t.min_speedup, t.reference_speedup, "x{:.2f}", t.not_graded) if t else "-" for t in by_gpu]
-    lines = [f"| {lab.speedup_check(group)} | {' | '.join(speed)} |"]
+    """A row per speed check of the group, a cell per GPU, in the units and names the reports use."""
+    checks = {"speedup": lab.speedup_check(group)}
     if lab.memory_bound:
-        copy = [
-            cell(t.min_copy_fraction, t.reference_copy_fraction, "{:.2f}", t.not_graded) if t else "-" for t in by_gpu
-        ]
-        lines.append(f"| fraction of this GPU's copy bandwidth{suffix} | {' | '.join(copy)} |")
+        checks["copy fraction"] = lab.copy_fraction_check(group)
+    lines = []
+    for metric, name in checks.items():
+        unit, threshold, _, reference = METRICS[metric]
+        cells = [cell(getattr(t, threshold), getattr(t, reference), unit, t.not_graded) if t else "-" for t in by_gpu]
+        lines.append(f"| {name} | {' | '.join(cells)} |")
     return lines
 
 
