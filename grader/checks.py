@@ -75,27 +75,57 @@ def _bounds(low: float | None, high: float | None) -> str:
     )
 
 
+def _unused(mechanism: MechanismCheck, student: CounterRun, baseline: CounterRun | None) -> str:
+    """Why the student's counts show the check's mechanism unused (labs.toml: `used`), or "" where they do not.
+    A ratio over no events passes any upper bound, and says nothing about the lesson."""
+    for evidence in mechanism.used:
+        value = student.totals[evidence.metric]
+        if evidence.per:
+            yardstick = baseline.totals[evidence.per] if baseline else 0.0
+            needed = evidence.min * yardstick
+            basis = f"{evidence.min:g} x the baseline's {evidence.per}, {yardstick:.0f}"
+        else:
+            needed, basis = evidence.min, "the least that shows it used"
+        if value < needed:
+            return (
+                f"not used: {evidence.says}. {evidence.metric} counted {value:.0f}, under {needed:.4g} "
+                f"({basis}), so its ratio would measure nothing"
+            )
+    return ""
+
+
 def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: CounterRun | None = None) -> Check:
-    """numerator / denominator over the student's launches, or the student's numerator over the baseline's."""
+    """numerator / denominator over the student's launches, or the student's numerator over the baseline's; first,
+    the student's counts must show the mechanism used at all (labs.toml: `used`). `baseline`: the baseline's
+    counters, where the check compares with them or measures its evidence against them."""
     runs = [student] + ([baseline] if baseline else [])
     broken = next((run for run in runs if not run.outcome.ok or not run.kernels), None)
     if broken:
         detail = f"{broken.tool} {broken.outcome.how_it_ended()} without the counters:\n{broken.outcome.tail(6)}"
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
+    compared = bool(mechanism.relative_to)
     # A metric with no value is unknown, not 0: it would pass any upper bound.
     needed = [
         (student, mechanism.numerator),
-        (baseline, mechanism.numerator) if baseline else (student, mechanism.denominator),
+        (baseline, mechanism.numerator) if compared else (student, mechanism.denominator),
     ]
-    absent = sorted({name for run, name in needed if name not in run.totals})
+    needed += [(student, e.metric) for e in mechanism.used] + [(baseline, e.per) for e in mechanism.used if e.per]
+    absent = sorted({name for run, name in needed if run is None or name not in run.totals})
     if absent:
         detail = f"{student.tool} gave no value for {', '.join(absent)}"
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
-    numerator = student.totals.get(mechanism.numerator, 0.0)
-    if baseline:
-        denominator, of = baseline.totals.get(mechanism.numerator, 0.0), f"the baseline's {mechanism.numerator}"
+    unused = _unused(mechanism, student, baseline)
+    if unused:
+        return Check(mechanism.name, Category.MECHANISM, Status.FAILED, unused, mechanism.hint)
+    numerator = student.totals[mechanism.numerator]
+    if compared:
+        assert baseline is not None  # else its numerator would be absent, above
+        denominator, of = baseline.totals[mechanism.numerator], f"the baseline's {mechanism.numerator}"
     else:
-        denominator, of = student.totals.get(mechanism.denominator, 0.0), mechanism.denominator
+        denominator, of = student.totals[mechanism.denominator], mechanism.denominator
+    if denominator == 0 and not compared:  # nothing to take a ratio over: the mechanism was not used
+        detail = f"not used: {of} counted 0, so there is no ratio to measure"
+        return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
     ratio = numerator / denominator if denominator else (0.0 if numerator == 0 else float("inf"))
     passed = _within(ratio, mechanism.min, mechanism.max)
     detail = (

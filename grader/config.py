@@ -25,6 +25,19 @@ TARGETS_DIR = GRADER_DIR / "targets"
 
 
 @dataclass
+class Evidence:
+    """What shows that a counter check's mechanism was used at all (labs.toml: `used`): the student's `metric` must
+    reach `min` times the baseline's `per`, the grader's own kernel on the same problem, so the yardstick grows with
+    the problem's size; `per` left out: `min` events. Short of it, a ratio measures nothing (0 bank conflicts over 0
+    shared loads), and the check fails with `says`, the lesson the kernel did not use."""
+
+    metric: str
+    min: float
+    says: str
+    per: str = ""
+
+
+@dataclass
 class MechanismCheck:
     name: str
     tool: str  # "memcheck", "racecheck", "synccheck", "initcheck" or "ncu"
@@ -45,6 +58,23 @@ class MechanismCheck:
     # ncu: why the CPU emulator cannot count it, where it cannot ("" where it can). Such a check is graded on a
     # GPU only; without one it is "not run", with this reason.
     gpu_only: str = ""
+    # ncu: what must be counted for the ratio to mean anything (Evidence); labs.toml gives a list of tables.
+    used: list[Evidence] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.used = [Evidence(**entry) if isinstance(entry, dict) else entry for entry in self.used]
+
+    @property
+    def metrics(self) -> list[str]:
+        """Every metric the check reads, of the student's launches or the baseline's."""
+        named = [self.numerator, self.denominator, *(e.metric for e in self.used), *(e.per for e in self.used)]
+        return list(dict.fromkeys(name for name in named if name))
+
+    @property
+    def roles(self) -> list[str]:
+        """The checked launches whose counters it reads: the student's, and the baseline's where it compares."""
+        compared = [self.relative_to] + ["baseline" if any(e.per for e in self.used) else ""]
+        return list(dict.fromkeys(["student", *(role for role in compared if role)]))
 
 
 @dataclass

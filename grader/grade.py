@@ -308,8 +308,8 @@ class LabCounters:
     def _read(self, group: str) -> dict[str, profile.CounterRun]:
         ctx, timeout = self.ctx, self.ctx.config.timeouts["profile"]
         checks = [m for m in self.lab.mechanisms if m.tool == "ncu" and m.group == group]
-        metrics = list(dict.fromkeys(name for m in checks for name in (m.numerator, m.denominator) if name))
-        roles = list(dict.fromkeys(["student", *(m.relative_to for m in checks if m.relative_to)]))
+        metrics = list(dict.fromkeys(name for m in checks for name in m.metrics))
+        roles = list(dict.fromkeys(role for m in checks for role in m.roles))
         bench = ctx.tree.binary(self.lab.name, self.variant, "bench", ctx.emulator)
         if ctx.emulator:
             size = max(m.profile_size for m in checks)
@@ -358,9 +358,7 @@ def mechanism_check(
         if ctx.emulator and mechanism.gpu_only:
             return not_run(f"counted on a GPU only: {mechanism.gpu_only}")
         runs = counters.of(mechanism)
-        check = checks.counter_check(
-            mechanism, runs["student"], runs[mechanism.relative_to] if mechanism.relative_to else None
-        )
+        check = checks.counter_check(mechanism, runs["student"], runs.get(mechanism.relative_to or "baseline"))
     else:
         raise ValueError(f"unknown mechanism tool {mechanism.tool!r} in labs.toml")
     # A clean report from a kernel that computes the wrong thing proves nothing: it earns no points.
