@@ -1,0 +1,44 @@
+// Lab 5 variant, wrong on purpose: the unpadded [32][32] tile with the conflict moved from the reads to the writes:
+// each warp stores a column of the tile (a 32-way bank conflict per shared store) and the transposed side reads it
+// by rows (no conflict). Both global sides are coalesced. Counting conflicts on shared loads alone passed it.
+#include "transpose.hpp"
+
+namespace {
+
+constexpr int kTile = 32;
+constexpr int kBlockRows = 8;
+constexpr int kPadding = 0;
+
+__global__ void transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols)
+{
+    __shared__ float tile[kTile][kTile + kPadding];
+    const int tile_row = blockIdx.y * kTile, tile_col = blockIdx.x * kTile;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    // tile[c][r] holds in[tile_row + r][tile_col + c]: the tile is kept transposed, written down its columns.
+    for (int j = 0; j < kTile; j += kBlockRows) {
+        const int r = tile_row + ty + j, c = tile_col + tx;
+        if (r < rows && c < cols) tile[tx][ty + j] = in[std::size_t(r) * cols + c];
+    }
+    __syncthreads();
+    for (int j = 0; j < kTile; j += kBlockRows) {
+        const int r = tile_col + ty + j, c = tile_row + tx;
+        if (r < cols && c < rows) out[std::size_t(r) * rows + c] = tile[ty + j][tx];
+    }
+}
+
+}  // namespace
+
+void transpose(const float* in, float* out, int rows, int cols)
+{
+    if (rows == 0 || cols == 0) return;
+    const dim3 grid(cml::ceil_div(cols, kTile), cml::ceil_div(rows, kTile));
+    transpose_kernel<<<grid, dim3(kTile, kBlockRows)>>>(in, out, rows, cols);
+    CML_CHECK_LAUNCH();
+}
+
+const bool transpose_swizzled_attempted = false;
+
+void transpose_swizzled(const float* in, float* out, int rows, int cols)
+{
+    (void)in, (void)out, (void)rows, (void)cols;
+}
