@@ -30,8 +30,8 @@ def counters(build: Path, lab_name: str, group: str) -> dict[tuple[str, str], fl
     """(role, metric) -> the total of the lab's ncu run for `group`, as the grader reads it."""
     lab = load_config().lab(lab_name)
     checks = [m for m in lab.mechanisms if m.tool == "ncu" and m.group == group]
-    metrics = list(dict.fromkeys(name for m in checks for name in (m.numerator, m.denominator) if name))
-    roles = list(dict.fromkeys(["student", *(m.relative_to for m in checks if m.relative_to)]))
+    metrics = list(dict.fromkeys(name for m in checks for name in m.metrics))
+    roles = list(dict.fromkeys(role for m in checks for role in m.roles))
     ncu = Path(shutil.which("ncu") or "/usr/local/cuda/bin/ncu")
     runs = profile.read_counters(ncu, build / f"{lab_name}_solution_bench", metrics, roles, group, 600)
     return {(role, metric): run.totals.get(metric, -1.0) for role, run in runs.items() for metric in metrics}

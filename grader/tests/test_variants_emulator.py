@@ -1,0 +1,54 @@
+"""Variants whose lesson the CPU emulator's counters show, graded on it as submissions: each gets the verdict
+variants.toml gives it (grader/variants.py, judge). The shapes that once passed where they should fail, and their
+controls: a transpose with no tile, unpadded or half-padded tiles with the conflict on the stores, and GEMMs with
+one factor tiled or rectangular tiles. (tools/grade-variants.sh grades every variant the same way.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from grader import build
+from grader.config import REPO_ROOT
+from grader.tests.fixture_kernels import write_labs
+from grader.tests.test_emulator import graded_without_a_gpu
+from grader.variants import Variant, judge, load_variants
+
+VARIANTS_DIR = REPO_ROOT / ".results" / "emulator-variants"
+VARIANTS_BUILD_DIR = REPO_ROOT / "build-emu-variants"
+GRADED = {
+    "05_padded_transpose": [
+        "naive_strided_reads",
+        "unpadded_tile_written_by_columns",
+        "padded_16x16_rows_side_by_side",
+        "padded_16x16_tile",
+        "cuda_samples_no_bank_conflicts_32x8",
+    ],
+    "04_tiled_gemm": [
+        "tiled_only_a_32x32",
+        "tiled_only_b_32x32",
+        "tiled_a_and_b_32x32",
+        "rectangular_16x64_k16_1024_threads",
+        "rectangular_64x16_k32_4_rows_per_thread",
+    ],
+}
+VARIANTS = [v for v in load_variants() if v.name in GRADED.get(v.lab, [])]
+
+
+def first_line(text: str) -> str:
+    return text.partition("\n")[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v.lab[:2]}: {v.name}")
+def test_the_variant_gets_the_verdict_variants_toml_gives_it_on_the_emulator(variant: Variant, emulator, config):
+    # One folder for all: write_labs leaves unchanged files alone, so each variant rebuilds only its kernel.
+    tree = build.BuildTree(
+        VARIANTS_BUILD_DIR, write_labs(VARIANTS_DIR, {variant.lab: variant.path.read_text()}), emulator.gpu_arch
+    )
+    outcome = build.configure(tree, config.timeouts["build"])
+    assert outcome.ok, outcome.tail(30)
+    grade = graded_without_a_gpu(tree, config, variant.lab, "student")
+    checks = [{"name": c.name, "status": c.status.value, "category": c.category.value} for c in grade.checks]
+    unseen = frozenset(m.name for m in config.lab(variant.lab).mechanisms if m.gpu_only)
+    ok, why = judge(variant, checks, unseen)
+    assert ok, "\n".join([why, *(f"{c.status.value}: {c.name}: {first_line(c.detail)}" for c in grade.checks)])
