@@ -72,9 +72,10 @@ class MechanismCheck:
 
     @property
     def roles(self) -> list[str]:
-        """The checked launches whose counters it reads: the student's, and the baseline's where it compares."""
-        compared = [self.relative_to] + ["baseline" if any(e.per for e in self.used) else ""]
-        return list(dict.fromkeys(["student", *(role for role in compared if role)]))
+        """The checked launches whose counters it reads: the student's, and those it compares with (relative_to),
+        which hold its evidence's yardsticks too; the baseline's where only the evidence compares."""
+        compared = self.relative_to or ("baseline" if any(e.per for e in self.used) else "")
+        return ["student", compared] if compared else ["student"]
 
 
 @dataclass

@@ -358,7 +358,8 @@ def mechanism_check(
         if ctx.emulator and mechanism.gpu_only:
             return not_run(f"counted on a GPU only: {mechanism.gpu_only}")
         runs = counters.of(mechanism)
-        check = checks.counter_check(mechanism, runs["student"], runs.get(mechanism.relative_to or "baseline"))
+        compared = runs[mechanism.roles[1]] if len(mechanism.roles) > 1 else None
+        check = checks.counter_check(mechanism, runs["student"], compared)
     else:
         raise ValueError(f"unknown mechanism tool {mechanism.tool!r} in labs.toml")
     # A clean report from a kernel that computes the wrong thing proves nothing: it earns no points.
