@@ -215,8 +215,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     steps.next("building")
     library = ctx.tree.kernel_library(lab.name, variant)
     with steps.building():  # the integrity check too: it asks Ninja, and runs the preprocessor, in the folder
-        library.unlink(missing_ok=True)  # never check a stale one
-        outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"])
+        outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"])  # never leaves a stale one
         # Judged on what the compiler read and wrote, before any compiler error: a definition taken from the
         # harness can make the link fail, and an error message can quote a file kernel.cu may not include.
         compiled = library.exists()

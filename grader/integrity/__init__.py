@@ -18,7 +18,7 @@ from pathlib import Path
 
 from grader import build
 from grader.config import REPO_ROOT
-from grader.integrity import code, elf, includes, symbols
+from grader.integrity import code, elf, includes, sections, symbols
 
 MAX_SHOWN = 8  # problems listed; the rest are counted
 
@@ -90,14 +90,21 @@ def check_build(tree: build.BuildTree, lab: str, variant: str, compiled: bool) -
     )
 
     def preprocess(view: str) -> str:
-        return build.preprocess(tree, step, view, sandboxed)
+        return tree.student(lab).preprocess(view) if sandboxed else build.preprocess(tree, step, view)
 
-    if compiled:
+    if compiled and sandboxed:
+        depfile = tree.student(lab).object.with_name("kernel.o.d")
+        read = build.read_depfile(depfile.read_text(errors="replace") if depfile.is_file() else "", tree.directory)
+    elif compiled:
         read = build.dependencies(tree, step)
     else:
         read = build.read_depfile(preprocess("dependencies"), tree.directory)
     rules = includes.Rules(interface.headers, search_roots(tree.tool_path()))
     problems = check_includes(read, step.source, rules, preprocess, tree.directory)
+    if compiled and sandboxed:
+        refused = sections.problems(tree.kernel_library(lab, variant))
+        if refused:
+            return summary(problems + refused)  # what the object's own code would do is moot: it never links
     if compiled:
         harness = harness_definitions(tree.harness_libraries(lab))
         problems += check_object(tree.kernel_library(lab, variant), interface, harness)

@@ -12,10 +12,11 @@ import socket
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
-from grader import report
+from grader import report, student_steps
 from grader.config import REPO_ROOT
 from grader.session import GradeRequest, start
 from grader.tests.attacks import VICTIMS, Attack, load_attacks
@@ -117,6 +118,9 @@ def test_graded_as_a_class_would_be_the_first_defence_fails_it(attack, device, t
         assert all(c["status"] != "failed" for c in lab["checks"] if c["category"] == "build"), lab["checks"]
     if "not_in_report" in attack.spec:
         assert attack.spec["not_in_report"] not in str(lab)
+    if "fail_says" in attack.spec:
+        details = " ".join(c["detail"] for c in lab["checks"] if c["status"] == "failed")
+        assert attack.spec["fail_says"] in details, f"no failure says {attack.spec['fail_says']!r}: {lab['checks']}"
 
 
 UNGUARDED = [a for a in ATTACKS if any(key.startswith(("unguarded_", "gpu_unguarded_")) for key in a.spec)]
@@ -146,8 +150,8 @@ def test_with_the_static_checks_off_the_next_defence_holds(attack, device, victi
         assert memory_grown_mb < spec["flood_bytes"] / 10 / 1e6, f"the grader grew by {memory_grown_mb:.0f} MB"
 
 
-def embedded_bytes(attack: Attack, folder) -> int:
-    """The size of what the attack's .incbin took in, compiled with nvcc in the build folder with no sandbox."""
+def compiled_alone(attack: Attack, folder) -> Path:
+    """The attack's kernel.cu compiled with nvcc in the build folder, with no sandbox: its object."""
     source = folder / "attack.cu"
     source.write_text(attack.kernel())
     include = ["-I", str(REPO_ROOT / "common"), "-I", str(REPO_ROOT / "tests" / attack.lab)]
@@ -155,6 +159,12 @@ def embedded_bytes(attack: Attack, folder) -> int:
     subprocess.run(
         [nvcc, "-c", *include, str(source), "-o", str(folder / "attack.o")], cwd=BUILDS / attack.lab, check=True
     )
+    return folder / "attack.o"
+
+
+def embedded_bytes(attack: Attack, folder) -> int:
+    """The size of what the attack's .incbin took in, compiled with nvcc in the build folder with no sandbox."""
+    compiled_alone(attack, folder)
     listed = subprocess.run(["nm", str(folder / "attack.o")], capture_output=True, text=True, check=True).stdout
     address = {line.split()[-1]: int(line.split()[0], 16) for line in listed.splitlines() if "solution_" in line}
     return address["solution_end"] - address["solution_start"]
@@ -174,8 +184,15 @@ def test_without_any_defence_the_attack_works(attack, device, victims, tmp_path)
     if spec.get("control_embeds"):
         assert embedded_bytes(attack, tmp_path) > 0, "compiled outside the sandbox, it should embed the library"
         return
-    variant = "student_emu" if not device.present else "student"
-    program = BUILDS / attack.lab / f"{attack.lab}_{variant}_test"
+    if spec.get("control_links_with_the_plugin"):
+        main = tmp_path / "main.c"
+        main.write_text("int main(void) { return 0; }\n")
+        link = ["g++", str(main), str(compiled_alone(attack, tmp_path)), "-o", str(tmp_path / "linked")]
+        subprocess.run(link, cwd=tmp_path, capture_output=True, check=False)  # whether or not it links
+        for name in spec.get("unguarded_absent", []):
+            assert (victims / name).exists(), f"{name}: linking it as usual did not write it"
+        return
+    program = student_steps.program_path(BUILDS / attack.lab, attack.lab, "test", emulated=not device.present)
     listener = Listener(spec["unguarded_port"]) if "unguarded_port" in spec else None
     output = tmp_path / "output.txt"
     with output.open("w") as sink:
