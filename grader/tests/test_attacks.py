@@ -117,6 +117,8 @@ def test_graded_as_a_class_would_be_the_first_defence_fails_it(attack, device, t
         assert all(c["status"] != "failed" for c in lab["checks"] if c["category"] == "build"), lab["checks"]
     if "not_in_report" in attack.spec:
         assert attack.spec["not_in_report"] not in str(lab)
+    if "in_report" in attack.spec:
+        assert attack.spec["in_report"] in str(lab), lab["checks"]
 
 
 UNGUARDED = [a for a in ATTACKS if any(key.startswith(("unguarded_", "gpu_unguarded_")) for key in a.spec)]
