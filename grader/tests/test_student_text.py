@@ -9,6 +9,7 @@ import json
 import struct
 import sys
 import time
+import xml.etree.ElementTree as ET
 from types import SimpleNamespace
 
 import pytest
@@ -17,6 +18,7 @@ from rich.console import Console
 from grader import build, cli, proc, report, suite
 from grader.config import REPO_ROOT, load_config
 from grader.exits import Exit
+from grader.export import write_junit
 from grader.grade import DETAIL_LIMIT, student_paths
 from grader.model import Category, Check, LabGrade, Status
 
@@ -223,3 +225,12 @@ def test_the_checker_reads_no_more_than_a_few_kilobytes_of_a_failure_message(bui
     failed = next(case for case in cases if case.name == first)
     assert not failed.passed and "a student's exception" in failed.message
     assert "bytes cut" in failed.message and len(failed.message) < proc.MESSAGE_LIMIT + 200
+
+
+def test_a_folder_name_with_control_characters_still_makes_well_formed_junit(tmp_path):
+    grade = marked_up_grade()
+    grade.kernel_path = "alice\x01\x1b[31m/01_vector_add/kernel.cu"
+    run = report.run_dict([grade], {})
+    write_junit(run, tmp_path / "junit.xml")
+    properties = ET.parse(tmp_path / "junit.xml").getroot().iter("property")
+    assert {p.get("name"): p.get("value") for p in properties}["kernel_path"] == "alice/01_vector_add/kernel.cu"
