@@ -458,7 +458,7 @@ def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_pr
         def done(tasks, errors) -> None:
             suffix = f" ({len(errors)} grader error(s))" if errors else ""
             labs = ", ".join(task.lab.name for task in tasks)
-            bar.update(progress, advance=len(tasks), description=f"{tasks[0].student} {labs}{suffix}")
+            bar.update(progress, advance=len(tasks), description=escape(f"{tasks[0].student} {labs}{suffix}"))
 
         stop = getattr(args, "stop_after", None)
         deadline = time.monotonic() + 60 * stop if stop else None
