@@ -291,13 +291,39 @@ def compile_slots() -> int:
     return max(1, min(os.cpu_count() or 1, available // sandbox.STEP_LIMITS.memory))
 
 
-def compiler_errors(outcome: proc.Outcome, limit: int = 12) -> str:
-    """The compiler's own error lines (and the lines after each), without Ninja's chatter."""
-    lines = (outcome.stdout + "\n" + outcome.stderr).splitlines()
-    keep: list[str] = []
-    for i, line in enumerate(lines):
-        if re.search(r"\berror\b|undefined reference|multiple definition", line, re.IGNORECASE):
-            keep.extend(lines[i : i + 3])
-        if len(keep) >= limit:
+# Where a compiler line is about (gcc and clang "FILE:LINE:", nvcc "FILE(LINE):", the assembler "FILE:LINE:" and
+# "FILE: Assembler messages:", an include chain's "In file included from FILE:LINE"): its file.
+DIAGNOSTIC_FILE = re.compile(
+    r"^\s*(?:In file included from |from )?(?P<file>[^\s:()][^:()]*?)(?:\(\d+\)|:\d+|: Assembler messages:)"
+)
+COMPILER_ERROR = re.compile(r"\berror\b|undefined reference|multiple definition", re.IGNORECASE)
+
+
+def compiler_errors(outcome: proc.Outcome, limit: int = 12, source: str | None = "kernel.cu") -> str:
+    """The compiler's own error lines (and the lines after each), without Ninja's chatter, about the student's
+    `source` alone: a line about any other file (and the lines that follow it, which quote that file) is left
+    out and counted. Files are judged by name: every file named kernel.cu a compile can see is the student's
+    own or a public skeleton, whereas an assembler's .include or a #line can make the compiler quote any other.
+    `source` None: about every file (a build of the grader's own)."""
+    kept: list[str] = []
+    left_out = 0
+    about: str | None = None  # the file the lines are about, from the last line that named one
+    for line in (outcome.stdout + "\n" + outcome.stderr).splitlines():
+        named = DIAGNOSTIC_FILE.match(line)
+        if named:
+            about = Path(named["file"].strip()).name
+        if source is None or about in (None, source):
+            kept.append(line)
+        else:
+            left_out += bool(line.strip())
+    errors: list[str] = []
+    for i, line in enumerate(kept):
+        if COMPILER_ERROR.search(line):
+            errors.extend(kept[i : i + 3])
+        if len(errors) >= limit:
             break
-    return "\n".join(dict.fromkeys(keep)) or outcome.tail(limit)
+    shown = proc.bounded("\n".join(dict.fromkeys(errors)) or "\n".join(kept[-limit:]).strip())
+    others = (
+        f"({left_out} lines of the compiler's output about files other than {source} not shown)" if left_out else ""
+    )
+    return "\n".join(part for part in (shown, others) if part)

@@ -121,6 +121,8 @@ def test_graded_as_a_class_would_be_the_first_defence_fails_it(attack, device, t
     if "fail_says" in attack.spec:
         details = " ".join(c["detail"] for c in lab["checks"] if c["status"] == "failed")
         assert attack.spec["fail_says"] in details, f"no failure says {attack.spec['fail_says']!r}: {lab['checks']}"
+    if "in_report" in attack.spec:
+        assert attack.spec["in_report"] in str(lab), lab["checks"]
 
 
 UNGUARDED = [a for a in ATTACKS if any(key.startswith(("unguarded_", "gpu_unguarded_")) for key in a.spec)]
