@@ -356,6 +356,7 @@ def test_entry_names_are_checked_and_a_name_two_entries_share_is_refused(config,
     tasks, problems = batch.write_plan(folder, [config.lab("01_vector_add")], config, out)
     assert sorted(task.student for task in tasks) == ["=1+2", "alice"]  # every other is graded all the same
     plan = batch.read_plan(out)
+    assert plan is not None
     assert sorted(plan["refused"]) == sorted([".zip", "..zip", "...zip", "back\\slash", "tab\\x09name"])
     assert "is no folder name" in plan["refused"]["...zip"] and "control character" in plan["refused"]["tab\\x09name"]
     assert "path separator" in plan["refused"]["back\\slash"]
@@ -387,7 +388,9 @@ def test_results_csv_cells_never_start_a_spreadsheet_formula(config, tmp_path):
         (folder / name / "01_vector_add" / "kernel.cu").write_text("// kernel\n")
     out = tmp_path / "results"
     batch.write_plan(folder, [config.lab("01_vector_add")], config, out)
-    collect(out, config, batch.read_plan(out))
+    plan = batch.read_plan(out)
+    assert plan is not None
+    collect(out, config, plan)
     with (out / "results.csv").open(newline="") as file:
         cells = [cell for row in csv.reader(file) for cell in row]
     students = [row["student"] for row in json.loads((out / "results.json").read_text())]

@@ -84,9 +84,14 @@ def test_a_tarball_of_too_many_entries_is_refused_before_it_is_listed_whole(tmp_
     with pytest.raises(SubmissionError, match="more than 10,000 files and folders: refused unread"):
         read_submission(path, LABS)
     # Walked a member at a time and stopped at the limit: past it, nothing more is read.
-    read = []
+    read: list[int] = []
     original = tarfile.TarFile.next
-    monkeypatch.setattr(tarfile.TarFile, "next", lambda self: read.append(1) or original(self))
+
+    def counted(self):
+        read.append(1)
+        return original(self)
+
+    monkeypatch.setattr(tarfile.TarFile, "next", counted)
     monkeypatch.setattr(submission, "MAX_ENTRIES", 50)
     with pytest.raises(SubmissionError, match="more than 50 files"):
         read_submission(path, LABS)
