@@ -241,10 +241,16 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         steps.next("building for the CPU emulator")
         with steps.building():
             outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"], emulated=True)
+            checked = outcome.ok and ctx.static_checks
+            problem = integrity.check_emulator_build(ctx.tree, lab.name, variant) if checked else ""
         if not outcome.ok:
             # nvcc compiled it, so it is CUDA; only the emulator cannot run it.
             reason = f"not run: the CPU emulator could not build it:\n{build.compiler_errors(outcome)}"
             grade.checks += later_checks(lab, Status.NOT_RUN, reason, tests=True)
+            return
+        if problem:  # the nvcc object passed: this is the object the emulator grades
+            grade.checks = [c for c in grade.checks if c.name != INTEGRITY]
+            grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
             return
 
     if not ctx.gpu.present and not ctx.emulator:

@@ -44,7 +44,10 @@ def statuses(lab: dict, pattern: str) -> set[str]:
 
 def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
     """The attack graded as a submission (in-process), its lab's entry of the run's JSON."""
-    wanted = expectations(attack, "fail", "pass", "unguarded_fail", "unguarded_pass", "gpu_fail", "gpu_unguarded_fail")
+    wanted = expectations(
+        attack, "fail", "pass", "unguarded_fail", "unguarded_pass", "gpu_fail", "gpu_unguarded_fail",
+        "emulator_fail", "emulator_unguarded_pass",
+    )  # fmt: skip
     request = GradeRequest(
         labs=[attack.lab],
         submission=attack.write_submission(folder / "submission"),
@@ -110,11 +113,14 @@ def test_every_attack_is_of_a_family_and_builds_from_the_solution():
 @pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a.name)
 def test_graded_as_a_class_would_be_the_first_defence_fails_it(attack, device, tmp_path):
     lab = grade(attack, tmp_path, device)
-    for pattern in expectations(attack, "fail", *(["gpu_fail"] if device.present else [])):
+    # emulator_*: what only the CPU emulator's build shows, where it grades (no GPU)
+    failing = expectations(attack, "fail", "gpu_fail" if device.present else "emulator_fail")
+    for pattern in failing:
         assert "failed" in statuses(lab, pattern), f"{pattern} should have failed: {lab['checks']}"
     for pattern in expectations(attack, "pass"):
         assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed: {lab['checks']}"
-    if not attack.spec.get("fail"):  # nothing static to see: the grade must get as far as the tests
+    if not attack.spec.get("fail") and (device.present or not attack.spec.get("emulator_fail")):
+        # nothing static to see: the grade must get as far as the tests
         assert all(c["status"] != "failed" for c in lab["checks"] if c["category"] == "build"), lab["checks"]
     if "not_in_report" in attack.spec:
         assert attack.spec["not_in_report"] not in str(lab)
@@ -125,7 +131,9 @@ def test_graded_as_a_class_would_be_the_first_defence_fails_it(attack, device, t
         assert attack.spec["in_report"] in str(lab), lab["checks"]
 
 
-UNGUARDED = [a for a in ATTACKS if any(key.startswith(("unguarded_", "gpu_unguarded_")) for key in a.spec)]
+UNGUARDED = [
+    a for a in ATTACKS if any(key.startswith(("unguarded_", "gpu_unguarded_", "emulator_unguarded_")) for key in a.spec)
+]
 
 
 @pytest.mark.parametrize("attack", UNGUARDED, ids=lambda a: a.name)
@@ -138,7 +146,7 @@ def test_with_the_static_checks_off_the_next_defence_holds(attack, device, victi
     time.sleep(spec.get("unguarded_linger_s", 0))
     for pattern in expectations(attack, "unguarded_fail", *(["gpu_unguarded_fail"] if device.present else [])):
         assert "failed" in statuses(lab, pattern), f"{pattern} should have failed: {lab['checks']}"
-    for pattern in expectations(attack, "unguarded_pass"):
+    for pattern in expectations(attack, "unguarded_pass", *([] if device.present else ["emulator_unguarded_pass"])):
         assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed: {lab['checks']}"
     for name in spec.get("unguarded_untouched", []):
         assert (victims / name).read_text() in ("pristine", "// CLASSMATE-SECRET-7781: another student's work\n")
