@@ -1,6 +1,11 @@
 #include "racecheck.hpp"
 
+#include <sys/mman.h>
+
+#include <algorithm>
+
 #include "options.hpp"
+#include "runtime_state.hpp"
 #include "shared_memory.hpp"
 
 namespace cml_emu {
@@ -17,14 +22,37 @@ bool ordered(const Block& block, const ThreadState& thread, std::int32_t earlier
 
 }  // namespace
 
-SharedShadow::SharedShadow() : words_(SharedMemory::kCapacity / 4) {}
+// Mapped, not allocated: the pages stay untouched, and cost nothing, until a block's accesses reach them.
+SharedShadow::SharedShadow()
+{
+    void* memory = mmap(nullptr, SharedMemory::kCapacity * sizeof(Byte), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (memory == MAP_FAILED) fatal("out of memory for racecheck's shadow of shared memory");
+    bytes_ = static_cast<Byte*>(memory);
+}
+
+SharedShadow::~SharedShadow() { munmap(bytes_, SharedMemory::kCapacity * sizeof(Byte)); }
 
 void SharedShadow::access(const Block& block, const ThreadState& thread, std::uintptr_t block_base, std::size_t offset,
                           unsigned size, bool store, const void* pc, Findings& findings)
 {
     const Options& o = options();
-    const Access now{block.epoch, thread.clock[thread.lane], thread.rank, store, pc};
+    const Access now{pc, block.epoch, thread.clock[thread.lane], std::int16_t(thread.rank), store};
+    // The bytes of one access race with an earlier access once, however many of them it touched.
+    struct Reported {
+        FindingKind kind;
+        Access earlier;
+    };
+    Reported reported[8];
+    int reported_count = 0;
     auto report = [&](FindingKind kind, const Access& earlier) {
+        for (int k = 0; k < reported_count; ++k) {
+            const Access& a = reported[k].earlier;
+            if (reported[k].kind == kind && a.pc == earlier.pc && a.rank == earlier.rank && a.clock == earlier.clock &&
+                a.epoch == earlier.epoch)
+                return;
+        }
+        if (reported_count < 8) reported[reported_count++] = Reported{kind, earlier};
         const ThreadState& other = block.threads[std::size_t(earlier.rank)];
         const bool warning = other.warp == thread.warp;
         findings.add(Site{kind, store, block.launch->kernel, pc, earlier.pc, warning}, [&] {
@@ -46,17 +74,19 @@ void SharedShadow::access(const Block& block, const ThreadState& thread, std::ui
         return f;
         });
     };
-    const std::size_t first = offset / 4, last = (offset + (size ? size : 1) - 1) / 4;
-    for (std::size_t w = first; w <= last && w < words_.size(); ++w) {
-        Word& word = words_[w];
-        if (word.generation != generation_) {
-            word = Word{};
-            word.generation = generation_;
+    bool uninitialized_reported = false;
+    const std::size_t end = std::min<std::size_t>(offset + (size ? size : 1), SharedMemory::kCapacity);
+    for (std::size_t b = offset; b < end; ++b) {
+        Byte& byte = bytes_[b];
+        if (byte.generation != generation_) {
+            byte = Byte{};
+            byte.generation = generation_;
         }
-        const bool foreign_write = word.written && word.write.rank != thread.rank &&
-                                   !ordered(block, thread, word.write.rank, word.write.clock, word.write.epoch);
+        const bool foreign_write = byte.written && byte.write.rank != thread.rank &&
+                                   !ordered(block, thread, byte.write.rank, byte.write.clock, byte.write.epoch);
         if (!store) {
-            if (!word.written && o.initcheck) {
+            if (!byte.written && o.initcheck && !uninitialized_reported) {
+                uninitialized_reported = true;
                 findings.add(Site{FindingKind::uninitialized_shared, false, block.launch->kernel, pc, nullptr}, [&] {
                 Finding f;
                 f.kind = FindingKind::uninitialized_shared;
@@ -66,29 +96,29 @@ void SharedShadow::access(const Block& block, const ThreadState& thread, std::ui
                 f.pc = pc;
                 f.thread = thread.index;
                 f.block = block.index;
-                f.shared_offset = w * 4;
-                f.address = block_base + w * 4;
+                f.shared_offset = b;
+                f.address = block_base + b;
                 return f;
                 });
             }
-            if (foreign_write && o.racecheck) report(FindingKind::race_raw, word.write);
+            if (foreign_write && o.racecheck) report(FindingKind::race_raw, byte.write);
             // Keep this thread's latest read, and one other thread's.
-            Access* slot = &word.reads[1];
-            if (word.reads[0].rank == thread.rank || word.reads[0].rank < 0 || word.reads[0].epoch != block.epoch)
-                slot = &word.reads[0];
+            Access* slot = &byte.reads[1];
+            if (byte.reads[0].rank == thread.rank || byte.reads[0].rank < 0 || byte.reads[0].epoch != block.epoch)
+                slot = &byte.reads[0];
             *slot = now;
             continue;
         }
         if (o.racecheck) {
-            if (foreign_write) report(FindingKind::race_waw, word.write);
-            for (const Access& read : word.reads)
+            if (foreign_write) report(FindingKind::race_waw, byte.write);
+            for (const Access& read : byte.reads)
                 if (read.rank >= 0 && read.rank != thread.rank &&
                     !ordered(block, thread, read.rank, read.clock, read.epoch))
                     report(FindingKind::race_war, read);
         }
-        word.written = true;
-        word.write = now;
-        word.reads[0] = word.reads[1] = Access{};
+        byte.written = true;
+        byte.write = now;
+        byte.reads[0] = byte.reads[1] = Access{};
     }
 }
 
