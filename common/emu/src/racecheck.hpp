@@ -9,6 +9,7 @@
 
 #include "block.hpp"
 #include "findings.hpp"
+#include "options.hpp"
 
 namespace cml_emu {
 
@@ -31,13 +32,21 @@ private:
         std::int16_t rank = -1;  // -1: none
         bool store = false;
     };
-    struct Byte {
+    // The state of one byte; or of a word, whose 4 bytes are alike until an access covers part of it: then
+    // each byte has its own (`split`), until an access writes the whole word again. Most accesses are of
+    // whole words, and cost one state each.
+    struct State {
         std::uint32_t generation = 0;  // the block it describes; any other means untouched in this block
         bool written = false;
+        bool split = false;  // of a word: its bytes' states are in bytes_
         Access write;
         Access reads[2];  // the last two threads that read it since the write
     };
-    Byte* bytes_;                  // one per byte of SharedMemory::kCapacity, mapped as zeros (generation 0)
+    template <class Report, class Uninitialized>
+    void touch(State& state, const Access& now, const Block& block, const ThreadState& thread, const Options& o,
+               Report& report, Uninitialized& uninitialized);
+    State* words_;  // one per 4 bytes of SharedMemory::kCapacity, mapped as zeros (generation 0)
+    State* bytes_;  // one per byte, for the split words
     std::uint32_t generation_ = 0;  // begin_block() makes it 1 before the first block
 };
 

@@ -180,6 +180,13 @@ __global__ void bytes_of_one_word_kernel(int* out)
     halves[t % 64 * 2 + t / 64] = static_cast<unsigned short>(t);
     __syncthreads();
     out[t] = bytes[t] + 1000 * halves[t];
+    // Whole words of what many threads wrote, read by one thread; then written whole, and read by bytes.
+    auto* words = reinterpret_cast<unsigned*>(bytes);
+    if (t < kByteThreads / 4) out[kByteThreads + t] = int(words[t] >> 8 & 0xff);
+    __syncthreads();
+    if (t < kByteThreads / 4) words[t] = 0x01010101u * unsigned(t);
+    __syncthreads();
+    out[2 * kByteThreads + t] = bytes[kByteThreads - 1 - t];
 }
 
 __global__ void byte_races_kernel(int* out)

@@ -43,7 +43,9 @@ void cooperative_group_facts(int* out, int* block_facts);
 
 // One block of kByteThreads: thread t writes t to the byte bytes[t % 32 * 4 + t / 32] and to the 2 bytes
 // halves[t % 64 * 2 + t / 64] of two __shared__ arrays, so that threads of different warps share each 4-byte
-// word, then after a barrier out[i] = bytes[i] + 1000 * halves[i]. No race: each byte has one writer.
+// word, then after a barrier out[i] = bytes[i] + 1000 * halves[i], and thread w < 32 reads word w of bytes
+// whole: out[128 + w] = its second byte. Then thread w writes word w whole, 4 bytes of w, and after a
+// barrier out[256 + t] = bytes[127 - t]. No race: each byte has one writer between barriers.
 constexpr int kByteThreads = 128;
 void bytes_of_one_word(int* out);
 

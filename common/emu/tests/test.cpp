@@ -161,7 +161,7 @@ TEST_CASE("cooperative groups: tiles of 32, 16, 8 and 4 rank, shuffle, vote, red
 
 TEST_CASE("threads of different warps may write the bytes of one shared word, one byte or two each")
 {
-    cml::DeviceBuffer<int> out(kByteThreads);
+    cml::DeviceBuffer<int> out(3 * kByteThreads);
     out.poison();
     bytes_of_one_word(out.data());
     CML_CHECK(cudaDeviceSynchronize());
@@ -170,6 +170,8 @@ TEST_CASE("threads of different warps may write the bytes of one shared word, on
         CAPTURE(i);
         const int byte_writer = i % 4 * 32 + i / 4, half_writer = i % 2 * 64 + i / 2;
         CHECK(got[std::size_t(i)] == byte_writer + 1000 * half_writer);
+        if (i < kByteThreads / 4) CHECK(got[std::size_t(kByteThreads + i)] == 32 + i);  // byte 4 i + 1
+        CHECK(got[std::size_t(2 * kByteThreads + i)] == (kByteThreads - 1 - i) / 4);
     }
 }
 
