@@ -64,7 +64,8 @@ inline __attribute__((always_inline)) void SharedShadow::touch(State& state, con
     if (o.racecheck) {
         if (foreign_write) report(FindingKind::race_waw, state.write);
         for (const Access& read : state.reads)
-            if (read.rank >= 0 && read.rank != thread.rank && !ordered(block, thread, read.rank, read.clock, read.epoch))
+            if (read.rank >= 0 && read.rank != thread.rank &&
+                !ordered(block, thread, read.rank, read.clock, read.epoch))
                 report(FindingKind::race_war, read);
     }
     state.written = true;
@@ -93,7 +94,8 @@ void SharedShadow::access(const Block& block, const ThreadState& thread, std::ui
                 r.epoch == earlier.epoch)
                 return;
         }
-        if (reported_count < 8) reported[reported_count++] = {kind, earlier.pc, earlier.epoch, earlier.clock, earlier.rank};
+        if (reported_count < 8)
+            reported[reported_count++] = {kind, earlier.pc, earlier.epoch, earlier.clock, earlier.rank};
         const ThreadState& other = block.threads[std::size_t(earlier.rank)];
         const bool warning = other.warp == thread.warp;
         findings.add(Site{kind, store, block.launch->kernel, pc, earlier.pc, warning}, [&] {

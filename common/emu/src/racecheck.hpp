@@ -45,8 +45,8 @@ private:
     template <class Report, class Uninitialized>
     void touch(State& state, const Access& now, const Block& block, const ThreadState& thread, const Options& o,
                Report& report, Uninitialized& uninitialized);
-    State* words_;  // one per 4 bytes of SharedMemory::kCapacity, mapped as zeros (generation 0)
-    State* bytes_;  // one per byte, for the split words
+    State* words_;                  // one per 4 bytes of SharedMemory::kCapacity, mapped as zeros (generation 0)
+    State* bytes_;                  // one per byte, for the split words
     std::uint32_t generation_ = 0;  // begin_block() makes it 1 before the first block
 };
 

@@ -30,9 +30,9 @@ constexpr int kMaxThreadsPerBlock = 1024;
 constexpr int kMaxThreadsPerMultiprocessor = 2048;
 constexpr int kMaxBlocksPerMultiprocessor = 32;
 constexpr std::size_t kSharedPerMultiprocessor = 228 * 1024;
-constexpr std::size_t kSharedPerBlock = 48 * 1024;          // without cudaFuncSetAttribute
-constexpr std::size_t kSharedPerBlockOptin = 227 * 1024;    // the most cudaFuncSetAttribute may allow
-constexpr std::size_t kReservedSharedPerBlock = 1024;       // what the system keeps of each block's share
+constexpr std::size_t kSharedPerBlock = 48 * 1024;        // without cudaFuncSetAttribute
+constexpr std::size_t kSharedPerBlockOptin = 227 * 1024;  // the most cudaFuncSetAttribute may allow
+constexpr std::size_t kReservedSharedPerBlock = 1024;     // what the system keeps of each block's share
 constexpr std::size_t kSharedAllocationUnit = 128;
 constexpr int kRegistersPerMultiprocessor = 64 * 1024;
 }  // namespace device

@@ -137,7 +137,8 @@ void pitched_memory()
     EXPECT_OK(cudaStreamSynchronize(0));
     EXPECT(back[0][0] == 0x7f && back[1][1] == 0x7f && back[0][2] == 2 && back[1][4] == 14);
     EXPECT(back[2][0] == 0x70 && back[2][1] == 21 && back[0][kWidth] == 0);
-    EXPECT(cudaMemcpy2D(device, pitch, host, kWidth, pitch + 1, 1, cudaMemcpyHostToDevice) == cudaErrorInvalidPitchValue);
+    EXPECT(cudaMemcpy2D(device, pitch, host, kWidth, pitch + 1, 1, cudaMemcpyHostToDevice) ==
+           cudaErrorInvalidPitchValue);
     EXPECT(cudaGetLastError() == cudaErrorInvalidPitchValue);
     EXPECT_OK(cudaFree(device));
 }
@@ -192,7 +193,7 @@ void launches_and_kernel_attributes()
     float factor = 2.0f;
     void* arguments[] = {&data, &n, &factor};
     EXPECT_OK(cudaFuncSetCacheConfig(scale, cudaFuncCachePreferL1));
-    EXPECT_OK(cudaLaunchKernel(scale, dim3(kN / 64), dim3(64), arguments));  // data[i] = 2 i + 3 + 2
+    EXPECT_OK(cudaLaunchKernel(scale, dim3(kN / 64), dim3(64), arguments));                     // data[i] = 2 i + 3 + 2
     EXPECT_OK(cudaLaunchCooperativeKernel(scale, dim3(kN / 128), dim3(128), arguments, 0, 0));  // 2 (2 i + 5) + 5
     EXPECT_OK(cudaDeviceSynchronize());
     EXPECT_OK(cudaMemcpy(host, data, sizeof host, cudaMemcpyDeviceToHost));
@@ -234,7 +235,7 @@ void launches_and_kernel_attributes()
     EXPECT(blocks >= 1 && blocks <= 3);  // 3 of 64 KB (and what the system keeps) fit in 228 KB
 #ifdef CML_EMULATOR
     EXPECT_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scale, 256, 0));
-    EXPECT(blocks == 8);  // 2048 threads of a multiprocessor; registers are not emulated
+    EXPECT(blocks == 8);        // 2048 threads of a multiprocessor; registers are not emulated
     EXPECT(available == kBig);  // half of 228 KB, less 1 KB, is more than the kernel's 64 KB
     // A kernel cast to void* has no type the emulator could call it with: refused, saying so.
     EXPECT(cudaLaunchKernel(reinterpret_cast<const void*>(scale), dim3(1), dim3(64), arguments) ==

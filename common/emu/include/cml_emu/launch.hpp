@@ -36,19 +36,21 @@ cudaError_t check_cooperative_launch(const void* kernel, const LaunchConfig& con
 
 // Launches `kernel` with its arguments, already converted to the kernel's parameter types.
 template <class... Params>
-cudaError_t launch_with(const LaunchConfig& config, void (*kernel)(Params...), std::tuple<std::decay_t<Params>...> arguments)
+cudaError_t launch_with(const LaunchConfig& config, void (*kernel)(Params...),
+                        std::tuple<std::decay_t<Params>...> arguments)
 {
     struct Closure {
         void (*kernel)(Params...);
         std::tuple<std::decay_t<Params>...> arguments;
     };
     const Closure closure{kernel, std::move(arguments)};
-    return run_kernel(reinterpret_cast<const void*>(kernel), config,
-                      [](const void* p) {
-                          const Closure& c = *static_cast<const Closure*>(p);
-                          std::apply(c.kernel, c.arguments);
-                      },
-                      &closure, sizeof closure);
+    return run_kernel(
+        reinterpret_cast<const void*>(kernel), config,
+        [](const void* p) {
+            const Closure& c = *static_cast<const Closure*>(p);
+            std::apply(c.kernel, c.arguments);
+        },
+        &closure, sizeof closure);
 }
 
 template <class... Params, class... Args>

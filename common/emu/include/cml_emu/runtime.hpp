@@ -73,7 +73,8 @@ template <class... Params>
 inline cudaError_t cudaLaunchKernel(void (*kernel)(Params...), dim3 gridDim, dim3 blockDim, void** args,
                                     size_t sharedMem = 0, cudaStream_t stream = 0)
 {
-    return ::cml_emu::launch_from_pointers(::cml_emu::config(gridDim, blockDim, sharedMem, stream), kernel, args, false);
+    return ::cml_emu::launch_from_pointers(::cml_emu::config(gridDim, blockDim, sharedMem, stream), kernel, args,
+                                           false);
 }
 
 template <class... Params>
