@@ -39,45 +39,95 @@ def student_name(entry: Path) -> str:
     return name
 
 
+def name_problem(student: str) -> str | None:
+    """Why a student's name cannot name their results folder (OUT/students/<name>/), or None where it can."""
+    if student in ("", ".", ".."):
+        return f"its name, {student!r} without the archive's suffix, is no folder name"
+    if "/" in student or "\\" in student:
+        return "its name has a path separator"
+    if not all(character.isprintable() for character in student):
+        return "its name has a control character"
+    return None
+
+
+def shown(name: str) -> str:
+    """A file's name as it can be printed: its control characters written as \\xNN."""
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in name)
+
+
 def submissions_in(folder: Path) -> list[Path]:
     """Each folder and archive directly in `folder` is one student's submission."""
     return sorted(p for p in folder.iterdir() if p.is_dir() or p.name.endswith(ARCHIVE_SUFFIXES))
 
 
-def plan(folder: Path, labs: list[Lab], config: Config) -> tuple[list[Task], list[str], dict[str, str]]:
-    """The tasks, every student, and the submissions that cannot be read at all (student -> why)."""
-    tasks, students, unreadable = [], [], {}
+def entries_of(folder: Path) -> tuple[dict[str, Path], dict[str, str], dict[str, str]]:
+    """The submissions in `folder`, checked before anything is read: (student -> their entry, for every name
+    that is one student's; student -> why, for a name two entries share, such as bob/ and bob.zip, of which none
+    is graded: which one is the student's is for the instructor to say; entry -> why, for an entry whose name
+    cannot be a student's, by its name as shown())."""
+    named: dict[str, list[Path]] = {}
+    refused = {}
     for entry in submissions_in(folder):
-        students.append(student_name(entry))
+        problem = name_problem(student_name(entry))
+        if problem:
+            refused[shown(entry.name)] = f"{problem}; rename it"
+        else:
+            named.setdefault(student_name(entry), []).append(entry)
+    shared = {
+        student: f"{len(found)} submissions have this name ({', '.join(shown(e.name) for e in found)}): "
+        "none is graded; remove or rename all but one"
+        for student, found in named.items()
+        if len(found) > 1
+    }
+    unique = {student: found[0] for student, found in named.items() if len(found) == 1}
+    return unique, shared, refused
+
+
+@dataclass
+class Plan:
+    tasks: list[Task]
+    students: list[str]  # every student with a row: graded, unreadable, or sharing a name
+    unreadable: dict[str, str]  # student -> why their submission cannot be read
+    shared: dict[str, str]  # student -> why: two submissions have the name, and neither is graded
+    refused: dict[str, str]  # an entry's name, as shown() -> why it is no student's name
+
+
+def plan(folder: Path, labs: list[Lab], config: Config) -> Plan:
+    """What a batch grades: the tasks, and every submission it cannot grade, with why."""
+    entries, shared, refused = entries_of(folder)
+    tasks: list[Task] = []
+    unreadable = {}
+    for student, entry in entries.items():
         try:
             submission = read_submission(entry, [lab.name for lab in config.labs])
         except SubmissionError as error:
-            unreadable[student_name(entry)] = str(error)
+            unreadable[student] = str(error)
             continue
         # A lab the submission has no kernel.cu for is "not submitted": nothing to build or run.
         tasks += [
-            Task(student_name(entry), entry, lab, submission.digest(lab.name))
-            for lab in labs
-            if lab.name in submission.kernels
+            Task(student, entry, lab, submission.digest(lab.name)) for lab in labs if lab.name in submission.kernels
         ]
-    return tasks, students, unreadable
+    return Plan(tasks, sorted([*entries, *shared]), unreadable, shared, refused)
 
 
 def write_plan(folder: Path, labs: list[Lab], config: Config, out: Path) -> tuple[list[Task], dict[str, str]]:
-    """Plans the batch and writes OUT/plan.json (what collect reads): the tasks, and the unreadable submissions."""
-    tasks, students, unreadable = plan(folder, labs, config)
+    """Plans the batch and writes OUT/plan.json (what collect reads): the tasks, and every submission that cannot
+    be graded (by student, or by its entry's name where that is refused) with why."""
+    planned = plan(folder, labs, config)
     out.mkdir(parents=True, exist_ok=True)
     submitted: dict[str, list[str]] = {}
-    for task in tasks:
+    for task in planned.tasks:
         submitted.setdefault(task.student, []).append(task.lab.name)
     record = {
         "labs": [lab.name for lab in labs],
-        "students": students,
-        "unreadable": unreadable,
+        "students": planned.students,
+        "unreadable": planned.unreadable,
+        "shared": planned.shared,
+        "refused": planned.refused,
         "submitted": submitted,
     }
     (out / "plan.json").write_text(json.dumps(record, indent=2) + "\n")
-    return tasks, unreadable
+    return planned.tasks, {**planned.unreadable, **planned.shared, **planned.refused}
 
 
 def read_plan(out: Path) -> dict | None:

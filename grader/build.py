@@ -8,27 +8,16 @@ import os
 import re
 import shlex
 import shutil
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import proc, sandbox
+from grader import proc, sandbox, student_steps
 from grader.config import REPO_ROOT
 from grader.exits import GraderError
+from grader.student_steps import StudentSteps
 
 VARIANTS = ("student", "solution")
-# What a compile of a student's targets may read of the checkout: the build's own files, the headers and the
-# harness a kernel.cu is built with, and the installs of ./cml. Not solutions/, the grader or any results.
-# (variants.toml, which Meson reads where a build folder also holds calibrate's kernels; never the kernels.)
-COMPILE_READS = (
-    "meson.build",
-    "meson.options",
-    "grader/labs.toml",
-    "grader/variants/variants.toml",
-    "common",
-    "tests",
-    ".venv",
-    ".deps",
-)
 # meson.build configures the CPU emulator's targets (common/emu) only where it finds both.
 EMULATOR_MISSING = (
     "the CPU emulator is not built here: it needs clang++ and Boost.Context "
@@ -51,9 +40,16 @@ class BuildTree:
     student_dir: Path
     gpu_arch: str
     variants: bool = False  # also the calibration's kernels of grader/variants (meson option `variants`)
+    compiled_ahead: set[Path] = field(default_factory=set)  # student objects build_ahead compiled in this run
+
+    def student(self, lab: str, emulated: bool = False) -> StudentSteps:
+        """The steps that build a lab's programs from the student's kernel.cu (grader/student_steps.py)."""
+        return StudentSteps(self, lab, emulated)
 
     def binary(self, lab: str, variant: str, kind: str, emulated: bool = False) -> Path:
         """kind: 'test' or 'bench'; emulated: the CPU emulator's build of them (common/emu)."""
+        if variant == "student":
+            return self.student(lab, emulated).program(kind)
         return self.directory / f"{lab}_{variant}{'_emu' if emulated else ''}_{kind}"
 
     def variant_binary(self, lab: str, name: str, kind: str) -> Path:
@@ -80,10 +76,14 @@ class BuildTree:
         return [place for place in dict.fromkeys(places) if not str(place[0]).startswith(sandbox.SYSTEM_DIRS)]
 
     def others_work(self) -> list[Path]:
-        """What the build folder holds of code that is not the student's (the solutions' and calibrate's compiled
-        kernels): hidden from a student's compile, which could otherwise embed it (`.incbin`)."""
+        """What the build folder holds of code that is not this submission's: the solutions' and calibrate's
+        compiled kernels, and what Meson itself built of a kernel.cu in the student folder before the student's
+        steps ran apart from it. Hidden from a student's steps, which could otherwise embed it (`.incbin`)."""
         found = [*self.directory.glob("*_solution_*"), *self.directory.glob("*variant_*")]
-        return [path.resolve() for path in found if "_solution_" in path.name or "variant_" in path.name]
+        # Of the student's targets, Meson's folders of the test and benchmark programs hold the grader's objects.
+        found += [path for path in self.directory.glob("*_student_*") if path.is_file() or path.suffix == ".p"
+                  and path.name.endswith("_kernel.a.p")]  # fmt: skip
+        return sorted({path.resolve() for path in found})
 
     def has_emulator(self) -> bool:
         """Whether Meson configured the CPU emulator's targets (meson.build, option `emulator`)."""
@@ -98,7 +98,9 @@ class BuildTree:
         return folder / lab / "kernel.cu"
 
     def kernel_library(self, lab: str, variant: str) -> Path:
-        """The static library meson.build makes of the kernel.cu alone."""
+        """What the kernel.cu compiled into: the static library meson.build makes of it, or the student's object."""
+        if variant == "student":
+            return self.student(lab).object
         return self.directory / f"lib{lab}_{variant}_kernel.a"
 
     def harness_libraries(self, lab: str) -> list[Path]:
@@ -164,27 +166,12 @@ def set_up_with(tree: BuildTree, options: dict[str, str | bool]) -> bool:
     return (tree.directory / "build.ninja").is_file() and all(values.get(k) == v for k, v in options.items())
 
 
-def compile_targets(
-    tree: BuildTree, targets: list[str], timeout_s: float, sandboxed: bool = False, keep_going: bool = False
-) -> proc.Outcome:
-    """meson compile of `targets`; `sandboxed`, in a sandbox that sees only the system, the compilers, what a
-    kernel.cu may include and the student's folder, and writes only the build folder (grader/sandbox.py);
-    `keep_going`, past a target that fails."""
+def compile_targets(tree: BuildTree, targets: list[str], timeout_s: float, keep_going: bool = False) -> proc.Outcome:
+    """meson compile of `targets`, the grader's own (a student's steps are grader/student_steps.py's); `keep_going`,
+    past a target that fails."""
     command = [shutil.which("meson") or "meson", "compile", "-C", str(tree.directory.resolve()), *targets]
     command += ["--ninja-args=-k0"] if keep_going else []
-    return proc.run(in_compile_sandbox(tree, command) if sandboxed else command, timeout_s)
-
-
-def in_compile_sandbox(tree: BuildTree, command: list[str]) -> list[str]:
-    """`command`, run in the build folder in a sandbox that sees only the system, the compilers, what a
-    kernel.cu may include and the student's folder, and writes only the build folder (grader/sandbox.py)."""
-    compilers = tree.compilers()
-    reads = [REPO_ROOT / path for path in COMPILE_READS if (REPO_ROOT / path).exists()]
-    reads += [tree.student_dir.resolve(), *(prefix for prefix, _ in compilers)]
-    # Meson and Ninja where ./cml installed them, then the compilers Meson found (nvcc finds its host compiler
-    # on PATH).
-    path = [Path(shutil.which("meson") or "meson").parent, *(folder for _, folder in compilers)]
-    return sandbox.compile_command(command, reads, [tree.directory.resolve()], path, tree.others_work())
+    return proc.run(command, timeout_s)
 
 
 def ninja_program() -> str:
@@ -213,18 +200,22 @@ def read_depfile(text: str, directory: Path) -> list[Path]:
 PREPROCESSOR_FLAGS = {"device": ["-E"], "host": ["-E", "-Xcompiler=-U__CUDA_ARCH__"], "dependencies": ["-M"]}
 
 
-def preprocess(tree: BuildTree, step: CompileStep, view: str, sandboxed: bool) -> str:
-    """The preprocessor's output for the compile of `step` (a PREPROCESSOR_FLAGS view); '' if it fails.
-    Sandboxed as the compile of a student's kernel.cu is."""
+def preprocessor_command(step: CompileStep, view: str) -> list[str]:
+    """The compile of `step` asked for a PREPROCESSOR_FLAGS view instead of an object, its output not yet named."""
     arguments, command = iter(step.command), []
     for arg in arguments:
         if arg in ("-MT", "-MF", "-o"):
             next(arguments, None)  # and the path after it: the depfile and the object are the build's
         elif arg not in ("-MD", "-c"):
             command.append(arg)
+    return command + PREPROCESSOR_FLAGS[view]
+
+
+def preprocess(tree: BuildTree, step: CompileStep, view: str) -> str:
+    """The preprocessor's output for the compile of `step`, one of the grader's own (a student's:
+    StudentSteps.preprocess); '' if it fails."""
     output = f"{step.output}.{view}"
-    command += [*PREPROCESSOR_FLAGS[view], "-o", output]
-    command = in_compile_sandbox(tree, command) if sandboxed else command
+    command = [*preprocessor_command(step, view), "-o", output]
     ran = proc.run(command, 300, cwd=tree.directory, env={"PATH": tree.tool_path()})
     written = tree.directory / output
     text = written.read_text(errors="replace") if ran.ok and written.is_file() else ""
@@ -234,20 +225,28 @@ def preprocess(tree: BuildTree, step: CompileStep, view: str, sandboxed: bool) -
 
 def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulated: bool = False) -> proc.Outcome:
     """Builds one lab's test and benchmark programs and its checker for one variant (alias target
-    NN_name_variant), or their CPU emulator builds (NN_name_variant_emu). A student's kernel.cu is compiled in
-    the sandbox, and alone there: the grader's own parts are built first, outside, so that a failure of theirs
-    is the grader's (GraderError), never the student's build error."""
-    target = f"{lab}_{variant}_emu" if emulated else f"{lab}_{variant}"
+    NN_name_variant), or their CPU emulator builds (NN_name_variant_emu). A student's kernel.cu is compiled and
+    linked by its own steps, each in the sandbox (grader/student_steps.py); the grader's own parts are built first,
+    outside, so that a failure of theirs is the grader's (GraderError), never the student's build error."""
     if variant != "student":
-        return compile_targets(tree, [target], timeout_s)
+        if not emulated:
+            tree.kernel_library(lab, variant).unlink(missing_ok=True)  # never judge a stale one
+        return compile_targets(tree, [f"{lab}_{variant}_emu" if emulated else f"{lab}_{variant}"], timeout_s)
     harness = [f"{lab}_checker", f"{lab}_baseline_emu_o" if emulated else f"{lab}_baseline"]
     built = compile_targets(tree, harness, timeout_s)
     if not built.ok:
         raise GraderError(f"the grader's own part of {lab} does not build: {built.tail(3)}")
-    kernel = f"{lab}_student_emu_o" if emulated else f"{lab}_student_kernel"
-    compiled = compile_targets(tree, [kernel], timeout_s, sandboxed=True)
-    # Linking reads the student's object as data: outside the sandbox, with nothing left to compile but ours.
-    return compiled if not compiled.ok else compile_targets(tree, [target], timeout_s)
+    steps = tree.student(lab, emulated)
+    if steps.object not in tree.compiled_ahead or not steps.object.is_file():
+        compiled = steps.compile(timeout_s)
+        if not compiled.ok:
+            return compiled
+    tree.compiled_ahead.discard(steps.object)
+    for kind in student_steps.KINDS:
+        linked = steps.link(kind, timeout_s)
+        if not linked.ok:
+            return linked
+    return linked
 
 
 # How long the kernel.cu files of a run may compile together (build_ahead); one still compiling then is
@@ -260,12 +259,13 @@ def build_ahead(
 ) -> None:
     """Compiles at once, on every core, what the labs of a run would otherwise build one after the other
     (build_lab, one Ninja at a time in the folder): the grader's own parts and programs, then every student's
-    kernel.cu together in the sandbox, past any that fails. Nothing is judged here: each lab's build_lab then
-    finds its part built, or meets the failure alone, with its own compiler errors and its own time limit."""
+    kernel.cu, at most as many at once as the machine has cores and memory for, past any that fails. Nothing is
+    judged here: each lab's build_lab then finds its object compiled, or meets the failure alone, with its own
+    compiler errors and its own time limit."""
     suffix = "_emu" if emulated else ""
     ours: list[str] = []  # Meson targets
     objects: list[str] = []  # the student programs' own objects (test.cpp, bench.cpp), which read no kernel.cu
-    kernels: list[str] = []
+    kernels: list[StudentSteps] = []
     for lab in labs:
         for variant in variants:
             if variant != "student":
@@ -273,22 +273,57 @@ def build_ahead(
                 continue
             ours += [f"{lab}_checker", f"{lab}_baseline_emu_o" if emulated else f"{lab}_baseline"]
             objects += tree.objects(f"{lab}_student{suffix}_test") + tree.objects(f"{lab}_student{suffix}_bench")
-            kernels.append(f"{lab}_student_emu_o" if emulated else f"{lab}_student_kernel")
+            kernels.append(tree.student(lab, emulated))
     if ours:
         compile_targets(tree, ours, timeout_s, keep_going=True)
     if objects:
         proc.run([ninja_program(), "-C", str(tree.directory), "-k0", *objects], timeout_s)
-    if kernels:
-        compile_targets(tree, kernels, min(timeout_s, AHEAD_LIMIT_S), sandboxed=True, keep_going=True)
+    limit = min(timeout_s, AHEAD_LIMIT_S)
+    with ThreadPoolExecutor(max_workers=compile_slots()) as pool:
+        for steps, compiled in zip(kernels, pool.map(lambda steps: steps.compile(limit), kernels), strict=True):
+            if compiled.ok:
+                tree.compiled_ahead.add(steps.object)
 
 
-def compiler_errors(outcome: proc.Outcome, limit: int = 12) -> str:
-    """The compiler's own error lines (and the lines after each), without Ninja's chatter."""
-    lines = (outcome.stdout + "\n" + outcome.stderr).splitlines()
-    keep: list[str] = []
-    for i, line in enumerate(lines):
-        if re.search(r"\berror\b|undefined reference|multiple definition", line, re.IGNORECASE):
-            keep.extend(lines[i : i + 3])
-        if len(keep) >= limit:
+def compile_slots() -> int:
+    """How many kernel.cu compiles run at once: one a core, and no more than the memory holds at their limit."""
+    available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return max(1, min(os.cpu_count() or 1, available // sandbox.STEP_LIMITS.memory))
+
+
+# Where a compiler line is about (gcc and clang "FILE:LINE:", nvcc "FILE(LINE):", the assembler "FILE:LINE:" and
+# "FILE: Assembler messages:", an include chain's "In file included from FILE:LINE"): its file.
+DIAGNOSTIC_FILE = re.compile(
+    r"^\s*(?:In file included from |from )?(?P<file>[^\s:()][^:()]*?)(?:\(\d+\)|:\d+|: Assembler messages:)"
+)
+COMPILER_ERROR = re.compile(r"\berror\b|undefined reference|multiple definition", re.IGNORECASE)
+
+
+def compiler_errors(outcome: proc.Outcome, limit: int = 12, source: str | None = "kernel.cu") -> str:
+    """The compiler's own error lines (and the lines after each), without Ninja's chatter, about the student's
+    `source` alone: a line about any other file (and the lines that follow it, which quote that file) is left
+    out and counted. Files are judged by name: every file named kernel.cu a compile can see is the student's
+    own or a public skeleton, whereas an assembler's .include or a #line can make the compiler quote any other.
+    `source` None: about every file (a build of the grader's own)."""
+    kept: list[str] = []
+    left_out = 0
+    about: str | None = None  # the file the lines are about, from the last line that named one
+    for line in (outcome.stdout + "\n" + outcome.stderr).splitlines():
+        named = DIAGNOSTIC_FILE.match(line)
+        if named:
+            about = Path(named["file"].strip()).name
+        if source is None or about in (None, source):
+            kept.append(line)
+        else:
+            left_out += bool(line.strip())
+    errors: list[str] = []
+    for i, line in enumerate(kept):
+        if COMPILER_ERROR.search(line):
+            errors.extend(kept[i : i + 3])
+        if len(errors) >= limit:
             break
-    return "\n".join(dict.fromkeys(keep)) or outcome.tail(limit)
+    shown = proc.bounded("\n".join(dict.fromkeys(errors)) or "\n".join(kept[-limit:]).strip())
+    others = (
+        f"({left_out} lines of the compiler's output about files other than {source} not shown)" if left_out else ""
+    )
+    return "\n".join(part for part in (shown, others) if part)

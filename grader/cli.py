@@ -351,11 +351,13 @@ def command_grade(args, console: Console) -> int:
         )
     with console.status("") as status:
         grades = session.grade(LabSteps(status))
-    report.print_report(console, grades, context.target, session.notes)
+    # Written before anything is printed: whatever befalls the terminal report, the results are kept.
     run = report.write_json(args.json, grades, session.facts(), context.target)
-    console.print(f"Results written to {args.json}")
-    for path in write_exports(run, **exports):
-        console.print(f"Written: {path}")
+    written = write_exports(run, **exports)
+    report.print_report(console, grades, context.target, session.notes)
+    console.print(escape(f"Results written to {args.json}"))
+    for path in written:
+        console.print(escape(f"Written: {path}"))
     verdicts = {verdict(g) for g in grades}
     return Exit.FAILED if "failed" in verdicts else Exit.INCOMPLETE if "incomplete" in verdicts else Exit.PASSED
 
@@ -456,7 +458,7 @@ def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_pr
         def done(tasks, errors) -> None:
             suffix = f" ({len(errors)} grader error(s))" if errors else ""
             labs = ", ".join(task.lab.name for task in tasks)
-            bar.update(progress, advance=len(tasks), description=f"{tasks[0].student} {labs}{suffix}")
+            bar.update(progress, advance=len(tasks), description=escape(f"{tasks[0].student} {labs}{suffix}"))
 
         stop = getattr(args, "stop_after", None)
         deadline = time.monotonic() + 60 * stop if stop else None

@@ -6,9 +6,28 @@ import csv
 import json
 from pathlib import Path
 
-from grader import report, roster
+from grader import batch, report, roster
 from grader.config import Config
 from grader.export import write_exports
+
+# A cell starting with one of these is a formula to a spreadsheet (=, +, -, @), or becomes one once the
+# spreadsheet drops the leading tab or carriage return: OWASP's list for CSV injection.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value):
+    """A CSV cell that a spreadsheet shows as the text it is: text that would start a formula gets a leading '
+    (OWASP's advice on CSV injection); numbers stay numbers. Names, notes and roster columns are the students'
+    or the roster's text, never the grader's."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+def write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
+    """rows as a CSV file with a header, every text cell made safe for a spreadsheet."""
+    with path.open("w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=columns, restval="")
+        writer.writeheader()
+        writer.writerows({column: spreadsheet_cell(value) for column, value in row.items()} for row in rows)
 
 
 def student_run(folder: Path, student: str) -> dict:
@@ -31,7 +50,10 @@ def student_run(folder: Path, student: str) -> dict:
 
 
 def missing_lab_cell(lab: str, run: dict, submitted: list[str]) -> str:
-    """The cell of a lab with no result: the grader failed on it, it is still to grade, or there is no kernel.cu."""
+    """The cell of a lab with no result: the submission was refused or cannot be read, the grader failed on it, it
+    is still to grade, or there is no kernel.cu."""
+    if run.get("refused"):
+        return "refused"
     if run.get("unreadable"):
         return "unreadable"
     if lab in run["grader_errors"]:
@@ -48,6 +70,7 @@ def student_row(run: dict, labs: list, submitted: list[str]) -> dict:
             f"{graded['points']:.1f} {graded['verdict']}" if graded else missing_lab_cell(lab.name, run, submitted)
         )
     problems = [f"unreadable submission: {run['unreadable']}"] if run.get("unreadable") else []
+    problems += [run["refused"]] if run.get("refused") else []
     row["notes"] = "; ".join(problems + [f"{lab}: {why}" for lab, why in run["grader_errors"].items()])
     return row
 
@@ -63,20 +86,39 @@ def unfinished(rows: list[dict], labs: list) -> list[str]:
     return [f"{row['student']} {lab.name}" for row in rows for lab in labs if row.get(lab.name) == "not graded yet"]
 
 
+def refused_row(entry: str, why: str, labs: list, max_score: float) -> dict:
+    """The row of a folder entry whose name is no student's (batch.name_problem): it has no results folder."""
+    return {
+        "student": entry,
+        "score": 0.0,
+        "max_score": max_score,
+        **dict.fromkeys((lab.name for lab in labs), "refused"),
+        "notes": why,
+    }
+
+
 def collect(out: Path, config: Config, plan: dict) -> list[dict]:
     """Writes students/<name>/{grade.json, results.json, junit.xml, report.html}, results.csv and results.json.
     Every student of the plan gets a row; a lab with no kernel.cu in the submission scores 0, "not submitted";
-    one a time-boxed batch did not reach yet reads "not graded yet"."""
+    one a time-boxed batch did not reach yet reads "not graded yet". A name two submissions share is refused, as
+    is an entry whose name cannot be a student's: each gets a row that says why, and nothing is graded."""
     labs = [config.lab(name) for name in plan["labs"]]
     max_score = sum(lab.max_points for lab in labs)
     info = roster.read(out)  # ids, emails, submission times and the late policy, where the batch was given them
     rows = []
+    refused = dict(plan.get("refused", {}))
     for student in plan["students"]:
+        problem = batch.name_problem(student)  # a plan written before names were checked may hold one
+        if problem:
+            refused[batch.shown(student)] = f"{problem}; rename it"
+            continue
         folder = out / "students" / student
         folder.mkdir(parents=True, exist_ok=True)
-        unreadable = plan["unreadable"].get(student)
-        if unreadable:
-            # Reports all the same: the student sees the reason on the platform, not a missing result.
+        unreadable, shared = plan["unreadable"].get(student), plan.get("shared", {}).get(student)
+        # Reports all the same for a submission not graded: the student sees why on the platform.
+        if shared:
+            run = report.ungraded_run({"student": student, "grader_errors": {}, "refused": shared}, max_score, shared)
+        elif unreadable:
             context = {"student": student, "grader_errors": {}, "unreadable": unreadable}
             run = report.ungraded_run(context, max_score, f"unreadable submission: {unreadable}")
         else:
@@ -85,11 +127,9 @@ def collect(out: Path, config: Config, plan: dict) -> list[dict]:
         report.save_run(folder / "grade.json", run)
         write_exports(run, gradescope=folder / "results.json", junit=folder / "junit.xml", html=folder / "report.html")
         rows.append({**student_row(run, labs, plan.get("submitted", {}).get(student, [])), **class_cells(run, info)})
+    rows += [refused_row(entry, why, labs, max_score) for entry, why in refused.items()]
     columns = ["student", "score", "max_score", *[lab.name for lab in labs], "notes", "submitted_at", "days_late"]
     columns += [column for column in ("sid", "email", "name") if info.roster]
-    with (out / "results.csv").open("w", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=columns, restval="")
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(out / "results.csv", columns, rows)
     (out / "results.json").write_text(json.dumps(rows, indent=2) + "\n")
     return rows

@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import bench, build, checks, gpu_turn, integrity, profile, sanitize, suite
+from grader import bench, build, checks, gpu_turn, integrity, proc, profile, sanitize, suite
 from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.gpu_lock import GpuLock
@@ -29,6 +29,9 @@ INTEGRITY_HINT = (
     "a kernel.cu includes only its lab's header, cml/ and CUDA and system headers, defines only the "
     "lab's functions (helpers in an anonymous namespace), and calls only the CUDA runtime it needs"
 )
+# A check's detail holds at most a message of the student's and our words around it (grader/proc.py).
+DETAIL_LIMIT = 2 * proc.MESSAGE_LIMIT
+SKELETONS = REPO_ROOT / "labs"  # the skeletons as shipped: a report shows no CML_TODO text but theirs
 EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
 # Steps of their own when labs are graded at once (./cml grade --jobs), so that the others' times stay honest.
@@ -82,7 +85,11 @@ def shown_path(ctx: Context, lab: Lab, variant: str) -> str:
 
 
 def student_paths(text: str, lab: Lab, shown: str) -> str:
-    return re.sub(rf"[^\s'\"(]*{lab.name}/kernel\.cu", shown, text)
+    """`text` (a check's detail or hint, which can hold the student's text) cut to DETAIL_LIMIT characters, with
+    every path of the graded kernel.cu as the student knows it. A path is matched only from the start of a run
+    of characters that can make one, so a long run costs one pass, never one per character."""
+    path = rf"(?<![^\s'\"(])[^\s'\"(]*{re.escape(lab.name)}/kernel\.cu"
+    return re.sub(path, lambda _: shown, proc.bounded(text, DETAIL_LIMIT))
 
 
 def emulated(check: Check) -> Check:
@@ -215,8 +222,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     steps.next("building")
     library = ctx.tree.kernel_library(lab.name, variant)
     with steps.building():  # the integrity check too: it asks Ninja, and runs the preprocessor, in the folder
-        library.unlink(missing_ok=True)  # never check a stale one
-        outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"])
+        outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"])  # never leaves a stale one
         # Judged on what the compiler read and wrote, before any compiler error: a definition taken from the
         # harness can make the link fail, and an error message can quote a file kernel.cu may not include.
         compiled = library.exists()
@@ -235,10 +241,16 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         steps.next("building for the CPU emulator")
         with steps.building():
             outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"], emulated=True)
+            checked = outcome.ok and ctx.static_checks
+            problem = integrity.check_emulator_build(ctx.tree, lab.name, variant) if checked else ""
         if not outcome.ok:
             # nvcc compiled it, so it is CUDA; only the emulator cannot run it.
             reason = f"not run: the CPU emulator could not build it:\n{build.compiler_errors(outcome)}"
             grade.checks += later_checks(lab, Status.NOT_RUN, reason, tests=True)
+            return
+        if problem:  # the nvcc object passed: this is the object the emulator grades
+            grade.checks = [c for c in grade.checks if c.name != INTEGRITY]
+            grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
             return
 
     if not ctx.gpu.present and not ctx.emulator:
@@ -249,6 +261,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     test_program = ctx.tree.binary(lab.name, variant, "test", ctx.emulator)
     with steps.gpu():
         tests = suite.run_suite(test_program, ctx.tree.checker(lab.name), timeouts["tests"], env)
+    tests.todos = suite.shown_todos(tests.todos, lab.name, SKELETONS / lab.name / "kernel.cu")
     handout = f"labs/{lab.name}/README.md"
     found = checks.correctness_checks(tests, handout, replay_command(test_program, env))
     grade.checks += [emulated(c) for c in found] if ctx.emulator else found

@@ -1,4 +1,8 @@
-"""Showing grades: a table per lab and a summary on the terminal (rich), and JSON for scripts."""
+"""Showing grades: a table per lab and a summary on the terminal (rich), and JSON for scripts.
+
+Every text of a run is printed as text, never as rich markup: details, hints, paths and notes hold what the
+student wrote (a compile error's line, a TODO, a submission's folder name), and a stray "[/x]" in markup ends
+the report with an error."""
 
 from __future__ import annotations
 
@@ -9,10 +13,11 @@ from enum import Enum
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from grader.config import Target
-from grader.model import Category, LabGrade, Status
+from grader.model import Category, Check, LabGrade, Status
 from grader.score import verdict
 
 STYLE = {
@@ -36,18 +41,23 @@ def _styled(value) -> str:
     return f"[{STYLE[value]}]{text}[/]"
 
 
+def _detail(check: Check) -> str:
+    """A check's detail and hint as markup: their text escaped, the hint in our colour."""
+    hint = f"\n[cyan]hint: {escape(check.hint)}[/]" if check.hint else ""
+    return escape(check.detail) + hint
+
+
 def lab_table(grade: LabGrade) -> Table:
-    title = f"Lab {grade.lab} · {grade.title} · {grade.variant}: {grade.kernel_path}"
+    title = escape(f"Lab {grade.lab} · {grade.title} · {grade.variant}: {grade.kernel_path}")
     table = Table(title=title, title_justify="left", show_lines=False, expand=True)
     table.add_column("check", ratio=3)
     table.add_column("category")
     table.add_column("result", no_wrap=True)
     table.add_column("detail", ratio=5, overflow="fold")
     for check in grade.checks:
-        detail = check.detail
-        if check.hint:
-            detail += f"\n[cyan]hint: {check.hint}[/]"
-        table.add_row(check.name, check.category.value, _styled(check.status), detail, end_section=False)
+        table.add_row(
+            escape(check.name), check.category.value, _styled(check.status), _detail(check), end_section=False
+        )
     table.caption = f"{_styled(verdict(grade))} · {grade.points:.1f} / {grade.max_points:.0f} points" + (
         f" · {grade.ungraded_points:.1f} not graded here" if grade.ungraded_points else ""
     )
@@ -57,7 +67,7 @@ def lab_table(grade: LabGrade) -> Table:
 
 def compare_table(yours: LabGrade, solution: LabGrade) -> Table:
     """One lab, your kernel beside the reference solution's: each check's result in two columns."""
-    title = f"Lab {yours.lab} · {yours.title}: {yours.kernel_path}, beside the reference solution"
+    title = escape(f"Lab {yours.lab} · {yours.title}: {yours.kernel_path}, beside the reference solution")
     table = Table(title=title, title_justify="left", expand=True)
     table.add_column("check", ratio=3)
     table.add_column("yours", no_wrap=True)
@@ -66,8 +76,9 @@ def compare_table(yours: LabGrade, solution: LabGrade) -> Table:
     theirs = {check.name: check for check in solution.checks}
     for check in yours.checks:
         other = theirs.get(check.name)
-        detail = check.detail + (f"\n[cyan]hint: {check.hint}[/]" if check.hint else "")
-        table.add_row(check.name, _styled(check.status), _styled(other.status) if other else "-", detail)
+        table.add_row(
+            escape(check.name), _styled(check.status), _styled(other.status) if other else "-", _detail(check)
+        )
     table.caption = (
         f"yours: {_styled(verdict(yours))} · {yours.points:.1f} / {yours.max_points:.0f} points;  "
         f"the solution: {_styled(verdict(solution))} · {solution.points:.1f} / {solution.max_points:.0f}"
@@ -82,7 +93,7 @@ def _bench_cells(grade: LabGrade, target: Target | None) -> list[str]:
     thresholds = target.for_lab(grade.lab) if target else {}
     for rates in grade.rates:
         student = grade.bench.kernel("student", rates.group) if grade.bench else None
-        label = f"{rates.group}: " if rates.group else ""
+        label = f"{escape(rates.group)}: " if rates.group else ""
         if student is None or rates.speedup is None:
             why = (
                 "wrong result"
@@ -111,8 +122,8 @@ def summary_table(grades: list[LabGrade], target: Target | None) -> Table:
         table.add_column(column)
     for grade in grades:
         table.add_row(
-            f"{grade.lab}",
-            grade.variant,
+            escape(grade.lab),
+            escape(grade.variant),
             _styled(verdict(grade)),
             f"{grade.points:.1f} / {grade.max_points:.0f}",
             *_bench_cells(grade, target),
@@ -139,7 +150,7 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
         )
         console.print(f"[bold]{label}: {sum(g.points for g in mine):.1f} / {sum(g.max_points for g in mine):.0f}[/]")
     for note in notes:
-        console.print(f"[yellow]{note}[/]")
+        console.print(f"[yellow]{escape(note)}[/]")
 
 
 def _plain(value):

@@ -199,6 +199,103 @@ class ProgramRun:
         return {**self.env, "CML_GPU_TURN": gpu_turn} if self.gpu_turn is not None else dict(self.env)
 
 
+# What a step that reads a student's bytes may never load: the linker plugins (GNU ld and binutils load any they
+# find in bfd-plugins, and gcc hands ld its LTO plugin) and the LTO compilers they start. An object can carry
+# compiler IR in its sections, which they would compile and run outside every check of the object's own code.
+LINKER_PLUGINS = (
+    "/usr/lib/bfd-plugins",
+    "/usr/lib/gcc/*/*/liblto_plugin.so*",
+    "/usr/lib/gcc/*/*/lto1",
+    "/usr/lib/gcc/*/*/lto-wrapper",
+    "/usr/libexec/gcc/*/*/liblto_plugin.so*",
+    "/usr/libexec/gcc/*/*/lto1",
+    "/usr/libexec/gcc/*/*/lto-wrapper",
+    "/usr/lib/llvm-*/lib/LLVMgold.so",
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one step (a compile, a link, a tool reading an object) may take, per process (prlimit)."""
+
+    memory: int  # bytes of address space
+    file_size: int  # bytes of any one file it writes
+    cpu_s: int
+    processes: int  # processes and threads of its user, all of them on the machine (the kernel exempts root)
+
+    def prefix(self) -> list[str]:
+        program = shutil.which("prlimit")  # util-linux
+        if program is None:
+            raise RuntimeError("prlimit (util-linux) is missing: no step that reads a submission runs without limits")
+        return [
+            program, f"--as={self.memory}", f"--fsize={self.file_size}", f"--cpu={self.cpu_s}",
+            f"--nproc={self.processes}", "--core=0", "--",
+        ]  # fmt: skip
+
+
+# nvcc's compiler passes reserve far more address space than they use; 0.94 GB was seen compiling a 64 MB
+# initialised array. Objects and programs of the labs are a few MB: a larger one is refused after the step. The
+# process count is nobody's on the whole machine (the labs' programs run as nobody too, with their threads), so it
+# stops a runaway, not a step's ordinary work.
+STEP_LIMITS = Limits(memory=8 << 30, file_size=64 << 20, cpu_s=300, processes=4096)
+TOOL_LIMITS = Limits(memory=2 << 30, file_size=64 << 20, cpu_s=60, processes=4096)
+
+
+def plugin_mounts() -> list[str]:
+    """bwrap options that empty every LINKER_PLUGINS path there is on this machine."""
+    options: list[str] = []
+    for pattern in LINKER_PLUGINS:
+        for found in sorted(glob.glob(pattern)):
+            if os.path.isdir(found):
+                options += ["--tmpfs", found]
+            else:
+                options += ["--ro-bind", str(empty_file()), found]
+    return options
+
+
+@functools.cache
+def nobody_reads(paths: tuple[str, ...]) -> bool:
+    """Whether nobody can read `paths` (and reach them), which a step needs to run as nobody."""
+    setpriv = unprivileged()
+    if not setpriv or not paths:
+        return False
+    test = shutil.which("test") or "/usr/bin/test"
+    condition = [arg for path in paths for arg in ("-r", path, "-a")][:-1]
+    return subprocess.run([*setpriv, test, *condition], capture_output=True, check=False).returncode == 0
+
+
+def step_command(
+    command: list[str],
+    readable: Sequence[Path],
+    writable: Path | None,
+    cwd: Path,
+    hidden: Sequence[Path] = (),
+    limits: Limits = STEP_LIMITS,
+    python: bool = False,
+) -> list[str]:
+    """A step that reads a submission's bytes (a compile, a link, a tool reading its object), with `limits`, in a
+    sandbox that sees the system without its linker plugins, `readable` read-only and `hidden` (inside those)
+    emptied, and writes only `writable`, the step's own folder; with `python`, also the interpreter the grader
+    runs on. As nobody where the grader is root and nobody can read what the step reads. Where sandboxes are off,
+    the command with its limits alone."""
+    if unavailable():
+        return [*limits.prefix(), *command]
+    reached = [*readable, cwd, *([writable.parent] if writable is not None else [])]
+    reached += [Path(sys.base_prefix).resolve()] if python else []
+    as_nobody = nobody_reads(tuple(str(path) for path in reached))
+    if writable is not None and as_nobody:
+        os.chown(writable, int(NOBODY), int(NOBODY))
+    options = [*limits.prefix(), *(unprivileged() if as_nobody else []), found_bwrap(), *base_options(python)]
+    options += plugin_mounts()
+    for folder in readable:
+        options += ["--ro-bind", str(folder), str(folder)]
+    for place in hidden:
+        options += ["--tmpfs", str(place)] if place.is_dir() else ["--ro-bind", str(empty_file()), str(place)]
+    if writable is not None:
+        options += ["--bind", str(writable), str(writable)]
+    return [*options, "--remount-ro", "/", "--chdir", str(cwd), "--", *command]
+
+
 @functools.cache
 def empty_file() -> Path:
     """An empty regular file, to stand where a compile must not read (the assembler refuses a device node)."""

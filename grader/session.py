@@ -9,13 +9,14 @@ import functools
 import json
 import os
 import secrets
+import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import build, gpu, sandbox
+from grader import build, gpu, sandbox, student_steps
 from grader.build import BuildTree
 from grader.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target
 from grader.exits import CannotGrade, UsageError
@@ -197,6 +198,8 @@ class Session:
         outcome = build.configure(tree, self.config.timeouts["build"], reuse=self.device.present)
         if not outcome.ok:
             raise CannotGrade(f"the build could not be set up ({outcome.how_it_ended()}):\n{outcome.tail(15)}")
+        # What an earlier submission's steps left in this build folder goes before this one's first step.
+        shutil.rmtree(tree.directory / student_steps.FOLDER, ignore_errors=True)
         return tree
 
 

@@ -1,9 +1,12 @@
 """A student's submission: a folder, a tarball or a zip. Only each lab's kernel.cu is ever taken from it
-(found as <anything>/NN_name/kernel.cu); everything else is listed as ignored, never unpacked or run."""
+(found as <anything>/NN_name/kernel.cu); everything else is listed as ignored, never unpacked or run. A
+submission of more than MAX_ENTRIES files or MAX_TOTAL_BYTES in all is refused before it is listed whole: a
+course's work is a few files, and listing an archive of a million names costs the grader's memory and time."""
 
 from __future__ import annotations
 
 import hashlib
+import struct
 import tarfile
 import zipfile
 from dataclasses import dataclass, field
@@ -11,6 +14,13 @@ from pathlib import Path, PurePosixPath
 
 KERNEL = "kernel.cu"
 MAX_KERNEL_BYTES = 1 << 20  # a kernel.cu is a few kB; anything this large is not one
+MAX_ENTRIES = 10_000  # files and folders in one submission: a whole course's checkout has a few hundred
+MAX_TOTAL_BYTES = 256 << 20  # their sizes added up, unpacked: a tarball is decompressed to be walked
+# zipfile reads a zip's whole list of files when it opens one, before it can be counted: that list is refused past
+# the room MAX_ENTRIES entries with long names take (a record is 46 bytes and the name).
+MAX_ZIP_DIRECTORY_BYTES = MAX_ENTRIES * 256
+ZIP_END, ZIP64_LOCATOR, ZIP64_END = b"PK\x05\x06", b"PK\x06\x07", b"PK\x06\x06"
+ZIP_END_SEARCH = 22 + 0xFFFF  # the end record, and the longest comment that may follow it
 
 
 class SubmissionError(Exception):
@@ -56,42 +66,91 @@ def _member_bytes(archive: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
     return stream.read()
 
 
+def _within_limits(path: Path, listed, size_of):
+    """The entries of a submission as they are listed, refused as soon as there are more than MAX_ENTRIES or
+    their sizes add up past MAX_TOTAL_BYTES (before the rest is listed, or decompressed to be walked)."""
+    total = 0
+    for count, entry in enumerate(listed, start=1):
+        total += max(size_of(entry), 0)
+        if count > MAX_ENTRIES:
+            raise SubmissionError(
+                f"{path}: more than {MAX_ENTRIES:,} files and folders: refused unread (a submission needs only "
+                "its labs' NN_name/kernel.cu)"
+            )
+        if total > MAX_TOTAL_BYTES:
+            raise SubmissionError(
+                f"{path}: more than {MAX_TOTAL_BYTES >> 20} MiB in all, unpacked: refused unread (a submission "
+                "needs only its labs' NN_name/kernel.cu)"
+            )
+        yield entry
+
+
+def zip_directory_bytes(path: Path) -> int:
+    """The size of a zip's central directory, from its end record: what zipfile reads whole, a record per entry,
+    when it opens the file. 0 where there is no end record (zipfile then says it is no zip)."""
+    with path.open("rb") as file:
+        size = file.seek(0, 2)
+        file.seek(max(0, size - ZIP_END_SEARCH))
+        tail = file.read()
+        at = tail.rfind(ZIP_END)
+        if at < 0 or len(tail) < at + 16:
+            return 0
+        (directory,) = struct.unpack_from("<I", tail, at + 12)
+        locator = at - 20  # a zip64 archive's locator comes just before the end record, and points to its own
+        if directory != 0xFFFFFFFF or locator < 0 or tail[locator : locator + 4] != ZIP64_LOCATOR:
+            return directory
+        (record,) = struct.unpack_from("<Q", tail, locator + 8)
+        file.seek(record)
+        zip64 = file.read(56)
+        return struct.unpack_from("<Q", zip64, 40)[0] if len(zip64) == 56 and zip64[:4] == ZIP64_END else directory
+
+
+def _folder(sub: Submission, path: Path, labs: list[str]) -> None:
+    def size(entry: Path) -> int:
+        return entry.lstat().st_size if entry.is_file() and not entry.is_symlink() else 0
+
+    listed = list(_within_limits(path, path.rglob("*"), size))
+    files = sorted((p for p in listed if p.is_file() or p.is_symlink()), key=lambda p: len(p.parts))
+    for file in files:
+        name = file.relative_to(path).as_posix()
+        _take(sub, _lab_of(name, labs), name, file.read_bytes, file.lstat().st_size, not file.is_symlink())
+
+
+def _zip(sub: Submission, path: Path, labs: list[str]) -> None:
+    if zip_directory_bytes(path) > MAX_ZIP_DIRECTORY_BYTES:
+        raise SubmissionError(
+            f"{path}: its list of files is over {MAX_ZIP_DIRECTORY_BYTES >> 10} KiB (more than {MAX_ENTRIES:,} files?): "
+            "refused unread (a submission needs only its labs' NN_name/kernel.cu)"
+        )
+    with zipfile.ZipFile(path) as archive:
+        listed = list(_within_limits(path, archive.infolist(), lambda i: i.file_size))
+        for info in sorted((i for i in listed if not i.is_dir()), key=lambda i: i.filename.count("/")):
+            regular = (info.external_attr >> 28) in (0, 0o10)  # no mode, or S_IFREG
+            read = lambda i=info: archive.read(i)  # noqa: E731  (bound now: the loop moves on)
+            _take(sub, _lab_of(info.filename, labs), info.filename, read, info.file_size, regular)
+
+
+def _tar(sub: Submission, path: Path, labs: list[str]) -> None:
+    with tarfile.open(path) as archive:
+        # Walked member by member (not getmembers()): the limits stop it before the rest is read.
+        listed = list(_within_limits(path, archive, lambda m: m.size))
+        for member in sorted((m for m in listed if not m.isdir()), key=lambda m: m.name.count("/")):
+            read = lambda m=member: _member_bytes(archive, m)  # noqa: E731
+            _take(sub, _lab_of(member.name, labs), member.name, read, member.size, member.isfile())
+
+
 def read_submission(path: Path, labs: list[str]) -> Submission:
     """The kernel.cu of each lab found in `path`; the shallowest wins where a lab has several."""
     sub = Submission(path)
     try:
         if path.is_dir():
-            files = sorted((p for p in path.rglob("*") if p.is_file() or p.is_symlink()), key=lambda p: len(p.parts))
-            for file in files:
-                name = file.relative_to(path).as_posix()
-                _take(sub, _lab_of(name, labs), name, file.read_bytes, file.lstat().st_size, not file.is_symlink())
+            _folder(sub, path, labs)
         elif zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                infos = sorted((i for i in archive.infolist() if not i.is_dir()), key=lambda i: i.filename.count("/"))
-                for info in infos:
-                    regular = (info.external_attr >> 28) in (0, 0o10)  # no mode, or S_IFREG
-                    _take(
-                        sub,
-                        _lab_of(info.filename, labs),
-                        info.filename,
-                        lambda i=info: archive.read(i),
-                        info.file_size,
-                        regular,
-                    )
+            _zip(sub, path, labs)
         elif tarfile.is_tarfile(path):
-            with tarfile.open(path) as archive:
-                members = sorted((m for m in archive.getmembers() if not m.isdir()), key=lambda m: m.name.count("/"))
-                for member in members:
-                    _take(
-                        sub,
-                        _lab_of(member.name, labs),
-                        member.name,
-                        lambda m=member: _member_bytes(archive, m),
-                        member.size,
-                        member.isfile(),
-                    )
+            _tar(sub, path, labs)
         else:
             raise SubmissionError(f"{path}: not a folder, a tarball or a zip file")
-    except (OSError, tarfile.TarError, zipfile.BadZipFile) as error:
+    except (OSError, tarfile.TarError, zipfile.BadZipFile, struct.error) as error:
         raise SubmissionError(f"{path}: cannot be read ({error})") from error
     return sub

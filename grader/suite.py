@@ -24,7 +24,11 @@ from grader.gpu_turn import GpuTurn
 
 # What the test main prints first, before any code under test runs, when it finds no GPU.
 NO_GPU_START = re.compile(r"seed [^\n]*\nGPU test cases skipped: ([^\n]*)")
-TODO_LINE = re.compile(r"^TODO not done: (.*)$", re.MULTILINE)
+# What cml::report_todo prints for a CML_TODO line that ran: "TODO not done: FILE:LINE: TEXT". FILE and TEXT are
+# the student's to choose (#line, any string), so only the line number and a TEXT of the skeleton's are shown.
+TODO_PREFIX = "TODO not done: "
+TODO_LINE = re.compile(r":(\d{1,9}): (.*)")
+CML_TODO = re.compile(r'CML_TODO\("((?:[^"\\\n]|\\.)*)"\)')  # a CML_TODO("...") of a skeleton, its text
 # The checker's words (common/cml/record.cpp) for a case the record lacks.
 SKIPPED_BY_PROGRAM = "skipped by the program under test"
 CUT_SHORT = "(it crashed, timed out or exited)"  # replaced by how the program really ended
@@ -48,12 +52,44 @@ class CaseResult:
 class SuiteRun:
     outcome: proc.Outcome  # the test program's run (the process that ran the kernel.cu)
     cases: list[CaseResult] = field(default_factory=list)  # as the checker judged that run's record
-    todos: list[str] = field(default_factory=list)  # "kernel.cu:42: TODO 3: ..." lines the skeleton printed
+    # "FILE:LINE: TEXT" of each CML_TODO line the run reached, as it printed them (cut to MESSAGE_LIMIT): the
+    # student's text, shown only through shown_todos()
+    todos: list[str] = field(default_factory=list)
 
     @property
     def all_passed(self) -> bool:
         required = [case for case in self.cases if not case.suite.startswith("stretch")]
         return bool(required) and all(case.passed for case in required)
+
+
+def printed_todos(stderr: str) -> list[str]:
+    """The "FILE:LINE: TEXT" of each TODO line a run printed, each cut to MESSAGE_LIMIT characters."""
+    lines = (line for line in stderr.splitlines() if line.startswith(TODO_PREFIX))
+    return [proc.bounded(line.removeprefix(TODO_PREFIX)) for line in lines]
+
+
+def skeleton_todos(skeleton: Path) -> set[str]:
+    """The text of every CML_TODO("...") in a lab's skeleton as shipped; none where it cannot be read."""
+    try:
+        text = skeleton.read_bytes().decode(errors="replace")
+    except OSError:
+        return set()
+    return {found.replace('\\"', '"').replace("\\\\", "\\") for found in CML_TODO.findall(text)}
+
+
+def shown_todos(printed: list[str], lab: str, skeleton: Path, most: int = 5) -> list[str]:
+    """The TODO lines a run printed, as a report shows them: "NN_name/kernel.cu:LINE: TEXT" where TEXT is one
+    of the CML_TODO texts of the lab's `skeleton`, else a line of ours naming the line. At most `most` of them."""
+    ours = skeleton_todos(skeleton)
+    shown: dict[str, None] = {}  # in order, each once
+    for line in printed:
+        found = TODO_LINE.search(line)
+        if found:
+            number, text = found.groups()
+            said = text if text in ours else "a CML_TODO line not done (its text is not the skeleton's: not shown)"
+            shown[f"{lab}/kernel.cu:{number}: {said}"] = None
+    lines = list(shown)
+    return lines[:most] + ([f"and {len(lines) - most} more CML_TODO lines"] if len(lines) > most else [])
 
 
 def _text(element: ET.Element | None) -> str:
@@ -93,7 +129,9 @@ def parse_report(xml_text: str) -> list[CaseResult]:
                 skipped = element.get("skipped") == "true"
                 totals = element.find("OverallResultsAsserts")
                 passed = not skipped and totals is not None and totals.get("test_case_success") == "true"
-                cases.append(CaseResult(element.get("name", "?"), suite, not skipped, passed, _first_failure(element)))
+                # A failure's message can be the student's exception text: cut to MESSAGE_LIMIT.
+                message = proc.bounded(_first_failure(element))
+                cases.append(CaseResult(element.get("name", "?"), suite, not skipped, passed, message))
     except ET.ParseError:
         pass  # the program died mid-report: keep the cases it finished
     return cases
@@ -135,15 +173,18 @@ def run_program(
     nothing tells a sanitizer's run from a plain one; its arguments only leave out cases (grader/sanitize.py),
     which no code in a kernel.cu can read (grader/integrity/)."""
     command = program.command([*tool, str(sandbox.PROGRAM), *args])
-    return proc.run(command, timeout_s, env=program.environment(), paused=turn.waited_s if turn else lambda: 0.0)
+    paused = turn.waited_s if turn else lambda: 0.0
+    return proc.run(command, timeout_s, env=program.environment(), paused=paused, output_limit=proc.OUTPUT_LIMIT)
 
 
 def judge(checker: Path, record: Path, timeout_s: float, env: dict | None = None) -> list[CaseResult]:
     """Every case of the lab, as the checker decides it from `record`. The checker is the grader's own program:
-    a checker that fails is the grader's failure, never the student's."""
+    a checker that fails is the grader's failure, never the student's. It reads a record the student's code
+    wrote, so it runs with the limits a test program sets itself (CML_CONFINE: memory, CPU time, file size)."""
     with run_folder() as scratch:
         (scratch / "record").symlink_to(record)  # read, never written: the checker's record is the test program's
-        program = sandbox.ProgramRun(checker, scratch, dict(env or {}), gpu=False, record_writable=False)
+        confined = {**(env or {}), "CML_CONFINE": "1"}
+        program = sandbox.ProgramRun(checker, scratch, confined, gpu=False, record_writable=False)
         argv = [str(sandbox.PROGRAM), "--replay", str(sandbox.RECORD), "--reporters=xml", "--no-version"]
         outcome = proc.run(program.command(argv), timeout_s, env=program.environment())
     if outcome.timed_out or outcome.returncode not in (0, 1):
@@ -178,4 +219,4 @@ def run_suite(
         cases = judge(checker, program.record, timeout_s, env)
     for case in cases:
         case.message = case.message.replace(CUT_SHORT, f"(the test program {outcome.how_it_ended()})")
-    return SuiteRun(outcome, cases, todos=TODO_LINE.findall(outcome.stderr))
+    return SuiteRun(outcome, cases, todos=printed_todos(outcome.stderr))

@@ -17,6 +17,8 @@
 #   tools/gpu-check.sh speed [OLD_CHECKOUT]  the seven solutions graded from a clean build, with each step's time,
 #                                            then again with the build folder kept (each kernel.cu compiled anew);
 #                                            and by an older checkout's grader, for comparison (same machine)
+#   tools/gpu-check.sh submission-speed OLD  the seven solutions graded as a submission (the student's steps), from a
+#                                            clean and a kept build folder, in turn with an older checkout's grader
 #   tools/gpu-check.sh trace [BUILD_DIR]     where a benchmark's and a sanitizer's seconds go: each solution's
 #                                            benchmark alone with its trace, then Lab 4's racecheck case by case
 #   tools/gpu-check.sh attacks [EXPR]        the attack submissions' verdicts that need a GPU (test_attacks.py, those
@@ -37,7 +39,7 @@ fi
 export PYTHONUNBUFFERED=1
 # No chromium on the GPU machine: the browser checks run in CI, not here.
 export CML_SKIP_BROWSER=1
-part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|repeat|counters|calibrate|solutions|speed|trace|attacks|variants [options]}
+part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|repeat|counters|calibrate|solutions|speed|submission-speed|trace|attacks|variants [options]}
 shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
     --format=csv | tee "$out/gpu-$part.txt"
@@ -94,6 +96,25 @@ case "$part" in
                 echo "$1: exit $?, $((SECONDS - start)) s") | tee -a "$out/speed.log"
         fi
         .venv/bin/python tools/step_times.py "$out"/speed-*.json | tee -a "$out/speed.log" ;;
+    submission-speed)
+        # The seven solutions graded as a student's submission, every kernel.cu through the student's own steps:
+        # from a clean build folder, then again in the kept folder as a batch worker's next student; in turn with
+        # an older checkout's grader (OLD_CHECKOUT, which needs a .deps of its own: this one's is copied), so that
+        # both see the same machine.
+        old=${1:?an older checkout to compare with}
+        [ -d "$old/.deps" ] || cp -r .deps "$old/"
+        (cd "$old" && ./cml list >/dev/null)  # installs its environment before anything is timed
+        rm -rf build-speed "$old/build-speed"
+        for round in clean kept; do
+            for checkout in . "$old"; do
+                name=$([ "$checkout" = . ] && echo this || echo old)
+                start=$SECONDS
+                (cd "$checkout" && ./cml grade --submission solutions --build-dir build-speed \
+                    --json "$out/speed-$name-$round.json" >"$out/speed-$name-$round.log" 2>&1)
+                echo "$name checkout ($checkout), $round build folder: exit $?, $((SECONDS - start)) s" |
+                    tee -a "$out/speed.log"
+            done
+        done ;;
     trace)
         build=${1:-build-speed}
         for bench in "$build"/*_solution_bench; do

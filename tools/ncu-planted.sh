@@ -46,7 +46,7 @@ done
 
 for lab in 03_smoothing_halo 06_warp_reduction; do  # the whole log to OUT; here the summary, then the hazards by line
     echo "== compute-sanitizer racecheck, $lab student (planted)"
-    timeout 300 "$sanitizer" --tool racecheck --print-limit 10 "$build/${lab}_student_test" --no-version \
+    timeout 300 "$sanitizer" --tool racecheck --print-limit 10 "$build/student/${lab}/test/${lab}_student_test" --no-version \
         >"$out/racecheck-$lab.log" 2>&1
     grep -E 'RACECHECK SUMMARY' "$out/racecheck-$lab.log"
     grep -E 'hazard' "$out/racecheck-$lab.log" | grep -v SUMMARY | sed 's/+0x[0-9a-f]*//' | sort | uniq -c | head -20

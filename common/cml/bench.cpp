@@ -7,6 +7,7 @@
 #include <exception>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <nvtx3/nvToolsExt.h>
@@ -84,7 +85,9 @@ void write_json(std::ostream& out, const std::string& lab, const DeviceFacts& de
         << (profile ? "true" : "false") << ",\n  \"problem\": " << quoted(report.problem) << ",\n"
         << "  \"device\": {\"name\": " << quoted(device.name) << ", \"sm_count\": " << device.sm_count
         << ", \"compute_capability\": \"" << device.cc_major << "." << device.cc_minor << "\""
-        << ", \"l2_bytes\": " << device.l2_bytes << ", \"copy_gbps\": " << copy_gbps << "},\n  \"kernels\": [";
+        << ", \"l2_bytes\": " << device.l2_bytes << ", \"copy_gbps\": " << copy_gbps
+        << ", \"clock_khz\": " << device.clock_khz << ", \"fp32_peak_gflops\": " << device.fp32_peak_gflops()
+        << "},\n  \"kernels\": [";
     const char* separator = "\n";
     for (const KernelResult& r : report.results()) {
         out << separator << "    {\"name\": " << quoted(r.name) << ", \"role\": " << quoted(r.role)
@@ -96,8 +99,9 @@ void write_json(std::ostream& out, const std::string& lab, const DeviceFacts& de
             << ", \"bytes\": " << r.bytes << ", \"gbps\": " << r.gbps() << ", \"flops\": " << r.flops
             << ", \"gflops\": " << r.gflops() << ", \"problems\": " << quoted_list(r.problems)
             << ", \"timed_launches_verified\": " << r.timed_verified
-            << ", \"timed_launches_checked\": " << r.timed_checked << ", \"host_median_ms\": " << r.host_median_ms
-            << ", \"floor_ms\": " << r.floor_ms << "}";
+            << ", \"timed_launches_checked\": " << r.timed_checked
+            << ", \"warmup_launches_checked\": " << r.warmups_checked << ", \"host_median_ms\": " << r.host_median_ms
+            << ", \"floor_ms\": " << r.floor_ms << ", \"flops_floor_ms\": " << r.flops_floor_ms << "}";
         separator = ",\n";
     }
     out << "\n  ]\n}\n";
@@ -105,8 +109,10 @@ void write_json(std::ostream& out, const std::string& lab, const DeviceFacts& de
 
 void print_table(const DeviceFacts& device, double copy_gbps, const BenchReport& report)
 {
-    std::printf("%s: %d SMs, device-to-device copy %.0f GB/s (read + write)\n", device.name.c_str(),
-                device.sm_count, copy_gbps);
+    std::printf("%s: %d SMs, device-to-device copy %.0f GB/s (read + write)", device.name.c_str(), device.sm_count,
+                copy_gbps);
+    if (device.fp32_peak_gflops() > 0) std::printf(", fp32 peak %.0f GFLOP/s", device.fp32_peak_gflops());
+    std::printf("\n");
     std::printf("%s\n\n", report.problem.c_str());
     std::printf("%-34s %-9s %10s %8s %9s %9s %8s  %s\n", "kernel", "role", "median ms", "spread", "GB/s",
                 "of copy", "GFLOP/s", "check");
@@ -141,6 +147,7 @@ void add_timed(KernelResult& result, const TimedLaunches& timed, bool cache_chan
     result.host_median_ms = timed.host_median_ms;
     result.timed_verified = timed.verified;
     result.timed_checked = timed.checked;
+    result.warmups_checked = timed.warmups_checked;
     if (!timed.wrong.empty()) fail(result, timed.wrong);
     // A kernel that changes the L2 settings on every call is told once, at the first.
     if (!timed.cache_changed.empty() && !cache_changed_before) result.problems.push_back(timed.cache_changed);
@@ -173,6 +180,24 @@ void check_floor(KernelResult& result, double copy_gbps)
     char text[200];
     std::snprintf(text, sizeof text, "faster than its %.0f bytes can move at this GPU's copy bandwidth: %.4g ms < %.4g ms",
                   result.bytes, result.timing.median_ms, result.floor_ms);
+    result.problems.push_back(text);
+}
+
+// Nor does any kernel do its flops faster than the SMs' fp32 peak at their reported clock (cuBLAS in fp32
+// measured 51720 GFLOP/s on an H100, 0.77 of its 66900); 1.5 x leaves room for a consumer card's boost above
+// the clock its driver reports. A time below it was fooled: the result did not come from this launch's
+// arithmetic (a result kept from an earlier launch and patched where the inputs changed, say).
+constexpr double kCeilingPeakMultiple = 1.5;
+
+void check_flops_ceiling(KernelResult& result, double fp32_peak_gflops)
+{
+    if (fp32_peak_gflops <= 0.0 || result.flops <= 0.0) return;
+    result.flops_floor_ms = result.flops / (kCeilingPeakMultiple * fp32_peak_gflops * 1e6);
+    if (result.timing.median_ms <= 0.0 || result.timing.median_ms >= result.flops_floor_ms) return;
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "faster than its %.4g flops can run at %.3g x this GPU's fp32 peak (%.0f GFLOP/s): %.4g ms < %.4g ms",
+                  result.flops, kCeilingPeakMultiple, fp32_peak_gflops, result.timing.median_ms, result.flops_floor_ms);
     result.problems.push_back(text);
 }
 
@@ -213,6 +238,7 @@ void BenchReport::start_launches()
 
 void BenchReport::run(const KernelUnderTest& kernel, const BenchArgs& args)
 {
+    if (!kernel.refresh) throw std::logic_error(kernel.name + ": the benchmark gives it no refresh between launches");
     if (!launching_) start_launches();
     const Clock::time_point started = Clock::now();
     std::fprintf(stderr, "[%7.2f s] %s%s%s (%s)", seconds_since(run_started), kernel.name.c_str(),
@@ -240,6 +266,7 @@ void BenchReport::run(const KernelUnderTest& kernel, const BenchArgs& args)
         std::fprintf(stderr, ", timed launches %.2f s", seconds_since(timed_from));
         check_inputs(result, kernel);
         check_floor(result, copy_gbps_);
+        check_flops_ceiling(result, fp32_peak_gflops_);
     }
     std::fprintf(stderr, "%s, in all %.2f s\n", kernel.attempted ? "" : ": not attempted", seconds_since(started));
     results_.push_back(result);
@@ -278,7 +305,7 @@ int bench_main(int argc, char** argv, const std::string& lab, const BenchBody& b
     try {
         const DeviceFacts device = query_device();
         pin_cache_state();  // before the copy is measured, so that it and every kernel meet the same L2
-        BenchReport report(!args.profile, profiled, gpu_turn);
+        BenchReport report(!args.profile, profiled, gpu_turn, device.fp32_peak_gflops());
         std::fprintf(stderr, "[%7.2f s] set up: CUDA and the device's facts\n", seconds_since(run_started));
         body(args, report);
         end_gpu_turn();  // every launch is over

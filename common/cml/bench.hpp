@@ -32,12 +32,17 @@ struct KernelUnderTest {
     std::string role;                    // "baseline", "student", "stretch" or "reference" (a library, shown only)
     std::string group;                   // a lab measured at several settings names each, e.g. "R = 32"
     int instances = kInstances;
+    // Change a few of instance i's inputs, and its expected values with them (cml/instances.hpp), so that a
+    // result kept from an earlier launch is wrong where the look at this launch goes: before every launch,
+    // outside the timed region. Every lab has one; the frame refuses a kernel without.
+    std::function<void(int)> refresh;
     std::function<void(int)> prepare;    // poison instance i's outputs, and load what it keeps outside its
-                                         // arguments (Lab 7's constants): before every launch
+                                         // arguments (Lab 7's constants): before every launch, after refresh
     std::function<void(int)> launch;     // one call of the launcher on instance i
     std::function<Comparison(int)> verify;  // instance i's outputs against its expected result
-    // A cheap look at instance i's outputs (cml/spot_check.hpp) after the timed launches not verified in full;
-    // none: verify. For outputs too large to read back after every launch.
+    // A cheap look at instance i's outputs (cml/spot_check.hpp) after the warm-ups and the timed launches not
+    // verified in full; none: verify. For outputs too large to read back after every launch. It looks at the
+    // outputs that instance i's last refresh changed, besides its sample.
     std::function<Comparison(int)> spot_check;
     // What a kernel changed in instance i's inputs since they were uploaded ("" if nothing), after putting
     // them back (BenchInput::restore_if_changed). Asked of the student's kernels only.
@@ -62,8 +67,10 @@ struct KernelResult {
                                   // (2 of a student's kernel, none of the grader's own: cml/launches.hpp);
                                   // the student's others were spot-checked
     int timed_checked = 0;        // timed launches whose outputs were looked at, in full or by a spot check
+    int warmups_checked = 0;      // warm-up launches whose outputs were looked at (the student's kernels')
     double host_median_ms = 0.0;  // host clock around each timed launch and a device-wide synchronise
     double floor_ms = 0.0;        // `bytes` at 1.5 x this GPU's copy bandwidth: no time can be lower
+    double flops_floor_ms = 0.0;  // `flops` at 1.5 x this GPU's fp32 peak: no time can be lower either
     double bytes = 0.0;
     double flops = 0.0;
     double gbps() const { return timing.median_ms > 0 ? bytes / (timing.median_ms * 1e6) : 0.0; }
@@ -82,8 +89,11 @@ public:
     // `measure_copy`: measure this GPU's copy bandwidth before the first launch (not when profiling).
     // `profiled`: the checked launches a profiler watches in this run (none: the whole run).
     // `gpu_turn`: the socket to ask the grader for the GPU through before the first launch (cml/gpu_turn.hpp).
-    BenchReport(bool measure_copy, std::set<ProfiledLaunch> profiled = {}, std::string gpu_turn = "")
-        : measure_copy_(measure_copy), awaited_(std::move(profiled)), gpu_turn_(std::move(gpu_turn))
+    // `fp32_peak_gflops`: this GPU's (DeviceFacts::fp32_peak_gflops), 0 where not known.
+    BenchReport(bool measure_copy, std::set<ProfiledLaunch> profiled = {}, std::string gpu_turn = "",
+                double fp32_peak_gflops = 0.0)
+        : measure_copy_(measure_copy), awaited_(std::move(profiled)), gpu_turn_(std::move(gpu_turn)),
+          fp32_peak_gflops_(fp32_peak_gflops)
     {
     }
     std::string problem;  // e.g. "n = 67108864 floats; per element 2 reads and 1 write of 4 bytes"
@@ -101,6 +111,7 @@ private:
     double copy_gbps_ = 0.0;  // this GPU's device-to-device copy, measured in this run (0 when profiling)
     std::set<ProfiledLaunch> awaited_;  // the profiled checked launches still to come
     std::string gpu_turn_;
+    double fp32_peak_gflops_;
     std::vector<KernelResult> results_;
 };
 

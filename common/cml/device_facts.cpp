@@ -30,6 +30,21 @@ std::string gpu_absence_reason()
            ")";
 }
 
+int fp32_lanes_per_sm(int cc_major, int cc_minor)
+{
+    switch (cc_major) {
+    case 5: return 128;
+    case 6: return cc_minor == 0 ? 64 : 128;
+    case 7: return 64;
+    case 8: return cc_minor == 0 ? 64 : 128;
+    case 9:   // Hopper
+    case 10:  // Blackwell, data centre
+    case 12:  // Blackwell, desktop
+        return 128;
+    default: return 0;
+    }
+}
+
 DeviceFacts query_device()
 {
     int device = 0;
@@ -43,6 +58,13 @@ DeviceFacts query_device()
     facts.cc_minor = props.minor;
     facts.l2_bytes = std::size_t(props.l2CacheSize);
     facts.global_bytes = props.totalGlobalMem;
+    facts.fp32_lanes_per_sm = fp32_lanes_per_sm(props.major, props.minor);
+    // Asked as an attribute: CUDA 13's cudaDeviceProp no longer has the clock. A device that does not report
+    // it (the CPU emulator) has no peak, and its kernels no ceiling.
+    if (cudaDeviceGetAttribute(&facts.clock_khz, cudaDevAttrClockRate, device) != cudaSuccess) {
+        facts.clock_khz = 0;
+        (void)cudaGetLastError();  // an answer, not a fault of the kernel under test
+    }
     return facts;
 }
 

@@ -82,12 +82,26 @@ std::string wrong_output(const std::string& launch, const Comparison& comparison
     return launch + " " + what + ": " + comparison.describe();
 }
 
+// Before every launch: inputs that no earlier launch saw, then outputs that no earlier launch wrote.
+void make_ready(const KernelUnderTest& kernel, int instance)
+{
+    kernel.refresh(instance);
+    kernel.prepare(instance);
+}
+
+// The spot check where the lab has one, else the full comparison. Both include the outputs the refresh
+// before the launch changed.
+Comparison look_at(const KernelUnderTest& kernel, int instance, bool in_full)
+{
+    return in_full || !kernel.spot_check ? kernel.verify(instance) : kernel.spot_check(instance);
+}
+
 }  // namespace
 
 CheckedLaunch run_checked(const KernelUnderTest& kernel)
 {
     const int instance = draw(kernel.instances);
-    kernel.prepare(instance);
+    make_ready(kernel, instance);
     CML_CHECK(cudaDeviceSynchronize());
     {
         // The only launch in these ranges: ncu selects it by them alone (grader/profile.py).
@@ -109,10 +123,20 @@ TimedLaunches run_timed(const KernelUnderTest& kernel, TimingOptions options)
         const std::string changed = cache_state_changed();
         if (!changed.empty() && timed.cache_changed.empty()) timed.cache_changed = launch + " " + changed;
     };
+    auto note_wrong = [&](const std::string& launch, const Comparison& comparison) {
+        if (!comparison.ok && timed.wrong.empty()) timed.wrong = wrong_output(launch, comparison);
+    };
+    // The warm-ups are checked too: a kernel that did its work only while nobody looked, to keep the result
+    // for later, is wrong at one of them.
     for (int w = 0; w < options.warmup; ++w) {
         const int instance = draw(kernel.instances);
-        kernel.prepare(instance);
+        make_ready(kernel, instance);
         kernel.launch(instance);
+        CML_CHECK(cudaDeviceSynchronize());
+        if (!suspected(kernel)) continue;
+        note_wrong("warm-up launch " + std::to_string(w + 1) + " of " + std::to_string(options.warmup),
+                   look_at(kernel, instance, false));
+        ++timed.warmups_checked;
     }
     CML_CHECK(cudaDeviceSynchronize());
     note_cache_change("a warm-up launch");
@@ -122,7 +146,7 @@ TimedLaunches run_timed(const KernelUnderTest& kernel, TimingOptions options)
     std::vector<double> event_ms, span_ms, host_ms;
     for (int t = 0; t < options.repeats; ++t) {
         const int instance = draw(kernel.instances);
-        kernel.prepare(instance);
+        make_ready(kernel, instance);
         CML_CHECK(cudaDeviceSynchronize());  // an idle GPU: the host's clock starts with the GPU's work
         const Clock::time_point host_start = Clock::now();
         CML_CHECK(cudaEventRecord(before.get()));
@@ -140,10 +164,9 @@ TimedLaunches run_timed(const KernelUnderTest& kernel, TimingOptions options)
         if (!suspected(kernel)) continue;
         // Every timed launch of the student's is looked at: a skipped or partial launch leaves poison behind.
         const bool in_full = verify[std::size_t(t)] || !kernel.spot_check;
-        const Comparison comparison = in_full ? kernel.verify(instance) : kernel.spot_check(instance);
+        note_wrong(launch, look_at(kernel, instance, in_full));
         timed.verified += in_full ? 1 : 0;
         ++timed.checked;
-        if (!comparison.ok && timed.wrong.empty()) timed.wrong = wrong_output(launch, comparison);
     }
     CML_CHECK(cudaGetLastError());
 

@@ -2,11 +2,13 @@
 //
 // The checked launch comes first, alone inside NVTX ranges (the group's, if any, then the role's), so that
 // `ncu --nvtx --nvtx-include "R = 1/*/student"` profiles it and nothing else in a run with no arguments.
-// Then warm-ups and timed launches, none in any range. Before every launch the instance is drawn at random
-// and its outputs poisoned; before every timed one the L2 is flushed. Every timed launch of the student's
-// kernels is checked: the last and one drawn at random in full, like the checked one, the others by a spot
-// check where the lab has one (cml/spot_check.hpp). Each is followed by a device-wide synchronise, timed by
-// the host's clock as well as by CUDA events, and by a look at the L2 settings (cml/cache_state.hpp).
+// Then warm-ups and timed launches, none in any range. Before every launch the instance is drawn at random,
+// refreshed (a few of its inputs changed: cml/instances.hpp) and its outputs poisoned; before every timed one
+// the L2 is flushed. Every warm-up and timed launch of the student's kernels is checked: the last timed one
+// and one drawn at random in full, like the checked one, the others by a spot check where the lab has one
+// (cml/spot_check.hpp), which includes the outputs the refresh changed. Each timed launch is followed by a
+// device-wide synchronise, timed by the host's clock as well as by CUDA events, and by a look at the L2
+// settings (cml/cache_state.hpp).
 #pragma once
 
 #include <string>
@@ -36,7 +38,8 @@ struct TimedLaunches {
     double span_median_ms = 0.0;   // CUDA events over the same span (flush, launch)
     int verified = 0;              // timed launches whose outputs were compared in full with the expected result
     int checked = 0;               // timed launches whose outputs were looked at, in full or by a spot check
-    std::string wrong;             // the first checked launch whose output was wrong: which, and how
+    int warmups_checked = 0;       // warm-up launches whose outputs were looked at
+    std::string wrong;             // the first warm-up or timed launch whose output was wrong: which, and how
     std::string cache_changed;     // the first launch after which the L2 settings had changed: which, and how
     std::string clock_problem;     // the host's clock saw work the events did not
 };

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +38,11 @@ struct Case {
     std::string failure;
     std::vector<Chunk> chunks;
 };
+
+// The most of a case's name or failure message the checker reads: both are the student's to write (an exception's
+// text), no case of ours has a longer name, and the grader shows 4 kB of a message (grader/proc.py,
+// MESSAGE_LIMIT). Longer ones would only grow the checker's memory and its report.
+constexpr std::uint64_t kMaxTextBytes = 4096;
 
 std::FILE* writing = nullptr;
 
@@ -75,7 +81,8 @@ Replay parse(const unsigned char* data, std::size_t size)
         at += kHeader;
         if (length > size - at) break;
         const unsigned char* body = data + at;
-        const std::string text(reinterpret_cast<const char*>(body), tag == kData ? 0 : length);
+        const std::uint64_t kept = tag == kData ? 0 : std::min(length, kMaxTextBytes);
+        const std::string text(reinterpret_cast<const char*>(body), kept);
         at += length;
         if (tag == kCase || tag == kSkipped) {
             parsed.cases.push_back(Case{text, tag == kSkipped, tag == kSkipped, "", {}});
@@ -85,7 +92,8 @@ Replay parse(const unsigned char* data, std::size_t size)
         } else if (tag == kData) {
             parsed.cases.back().chunks.push_back(Chunk{body, length});
         } else if (tag == kFailed) {
-            parsed.cases.back().failure = text;
+            parsed.cases.back().failure =
+                kept < length ? text + " [... " + std::to_string(length - kept) + " bytes cut ...]" : text;
         } else if (tag == kEnded) {
             parsed.cases.back().ended = true;
         } else if (tag == kRunEnded) {

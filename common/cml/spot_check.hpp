@@ -17,7 +17,14 @@ namespace cml {
 constexpr std::size_t kSpotChunks = 64;
 constexpr std::size_t kSpotChunk = 1024;
 
-// The sample of `got` against `want`, as compare() would report it (first_bad indexes the whole output).
-Comparison spot_check(const DeviceBuffer<float>& got, const std::vector<double>& want, Tolerance tolerance);
+// The sample of `got` against `want`, as compare() would report it (first_bad indexes the whole output), and
+// the elements at `also` besides: the outputs that the instance's refresh before this launch changed
+// (cml/instances.hpp), which a result kept from an earlier launch gets wrong.
+Comparison spot_check(const DeviceBuffer<float>& got, const std::vector<double>& want, Tolerance tolerance,
+                      const std::vector<std::size_t>& also = {});
+
+// The elements of `got` at `at` (read back one by one) against `want` there; first_bad indexes the whole output.
+Comparison compare_at(const float* got, const std::vector<double>& want, const std::vector<std::size_t>& at,
+                      Tolerance tolerance);
 
 }  // namespace cml

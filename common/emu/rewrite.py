@@ -256,12 +256,14 @@ def main(argv: list[str]) -> int:
         return 2
     source, target = Path(argv[1]), Path(argv[2])
     try:
-        body = rewrite(source.read_text())
+        # A byte that is not UTF-8 (a Latin-1 comment, say) is carried through as it is: the compiler, not
+        # this script, judges the file's characters.
+        body = rewrite(source.read_text(encoding="utf-8", errors="surrogateescape"))
     except RewriteError as error:
         print(f"{source}: cml_emu rewrite: {error}", file=sys.stderr)
         return 1
     # Debug information and diagnostics name the original file and its lines.
-    target.write_text(f'#line 1 "{source.resolve()}"\n{body}')
+    target.write_text(f'#line 1 "{source.resolve()}"\n{body}', encoding="utf-8", errors="surrogateescape")
     return 0
 
 

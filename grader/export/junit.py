@@ -39,7 +39,7 @@ def _testsuite(run: dict, lab: dict) -> TestSuite:
     suite = TestSuite(lab_label(lab))
     for name in ("title", "variant", "verdict", "points", "max_points", "kernel_path", "seed"):
         if lab.get(name) is not None:
-            suite.add_property(name, str(lab[name]))
+            suite.add_property(name, plain(str(lab[name])))  # kernel_path: a submission's folder names
     for name in ("device", "target"):
         if run.get(name):
             suite.add_property(name, str(run[name]))

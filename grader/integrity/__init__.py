@@ -6,7 +6,8 @@ allow-list of what a lab needs; run code before main; or call the operating syst
 
 includes.py reads the compiler's dependency output, symbols.py and code.py the object (elf.py), and nvcc.py
 tells nvcc's own code apart from the student's. Each problem is one sentence naming the include, symbol or
-instruction and why."""
+instruction and why. Where the CPU emulator grades, the object clang made of the same kernel.cu is judged too
+(emulator.py): it may hold code nvcc never saw (#ifdef CML_EMULATOR), and must leave the emulator its watch."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from grader import build
 from grader.config import REPO_ROOT
-from grader.integrity import code, elf, includes, symbols
+from grader.integrity import code, elf, emulator, includes, sections, symbols
 
 MAX_SHOWN = 8  # problems listed; the rest are counted
 
@@ -56,8 +57,11 @@ def check_includes(
 
 def check_object(library: Path, interface: Interface, harness: frozenset[str] = frozenset()) -> list[str]:
     """Problems with what a kernel.cu's built object (or static library) defines, calls and runs."""
-    obj = elf.read_object(library)
-    return symbols.definitions(obj, interface.symbols, harness) + symbols.calls(obj) + code.problems(obj)
+    return object_problems(elf.read_object(library), interface.symbols, harness)
+
+
+def object_problems(obj: elf.ObjectFile, interface: frozenset[str], harness: frozenset[str]) -> list[str]:
+    return symbols.definitions(obj, interface, harness) + symbols.calls(obj) + code.problems(obj)
 
 
 def summary(problems: list[str]) -> str:
@@ -90,15 +94,41 @@ def check_build(tree: build.BuildTree, lab: str, variant: str, compiled: bool) -
     )
 
     def preprocess(view: str) -> str:
-        return build.preprocess(tree, step, view, sandboxed)
+        return tree.student(lab).preprocess(view) if sandboxed else build.preprocess(tree, step, view)
 
-    if compiled:
+    if compiled and sandboxed:
+        depfile = tree.student(lab).object.with_name("kernel.o.d")
+        read = build.read_depfile(depfile.read_text(errors="replace") if depfile.is_file() else "", tree.directory)
+    elif compiled:
         read = build.dependencies(tree, step)
     else:
         read = build.read_depfile(preprocess("dependencies"), tree.directory)
     rules = includes.Rules(interface.headers, search_roots(tree.tool_path()))
     problems = check_includes(read, step.source, rules, preprocess, tree.directory)
+    if compiled and sandboxed:
+        refused = sections.problems(tree.kernel_library(lab, variant))
+        if refused:
+            return summary(problems + refused)  # what the object's own code would do is moot: it never links
     if compiled:
         harness = harness_definitions(tree.harness_libraries(lab))
         problems += check_object(tree.kernel_library(lab, variant), interface, harness)
     return summary(problems)
+
+
+def check_emulator_build(tree: build.BuildTree, lab: str, variant: str) -> str:
+    """'' when the CPU emulator's object of the kernel.cu of `variant`, once built, is fine; else its problems,
+    one a line. The checks of the nvcc object again, for code only the emulator compiles (#ifdef
+    CML_EMULATOR), less what the emulator's own headers put there; and every access left to the emulator."""
+    path = (
+        tree.student(lab, emulated=True).object if variant == "student" else tree.directory / f"{lab}_{variant}_emu.o"
+    )
+    runtime = tree.directory / "libcml_emu.a"
+    interface_step = tree.interface_compile(lab)
+    interface = interface_of(
+        tree.directory / interface_step.output, build.dependencies(tree, interface_step), REPO_ROOT / "tests" / lab
+    )
+    # What the nvcc object defines passed check_build already (a kernel outside an anonymous namespace, say).
+    allowed = interface.symbols | frozenset(elf.read_object(tree.kernel_library(lab, variant)).defined_globals())
+    obj = emulator.without_the_emulators_own(elf.read_object(path), harness_definitions([runtime]))
+    harness = harness_definitions([*tree.harness_libraries(lab), runtime])
+    return summary(emulator.problems(path) + object_problems(obj, allowed, harness))

@@ -1,5 +1,8 @@
 """What an object file holds, read with binutils (nm, objdump, c++filt), which come wherever nvcc does: its
-symbols, its functions with their instructions and the relocations in them, and the relocations of its data."""
+symbols, its functions with their instructions and the relocations in them, and the relocations of its data.
+They read a submission's bytes, so they run in the sandbox with limits, where no linker plugin can be loaded:
+nm and objdump load any plugin they find, and gcc's would show the symbols of compiler IR carried in the
+object's sections instead of the code that runs (grader/integrity/sections.py refuses such objects first)."""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from grader import sandbox
 
 FUNCTION = re.compile(r"^[0-9a-f]+ <(?P<name>[^>]+)>:$")
 INSTRUCTION = re.compile(r"^\s*(?P<offset>[0-9a-f]+):\t(?P<text>.*)$")
@@ -72,8 +77,16 @@ def defined_globals(symbols: dict[str, str]) -> dict[str, str]:
     return {name: kind for name, kind in symbols.items() if (kind.isupper() and kind != "U") or kind == "u"}
 
 
-def binutils(*args: str) -> str:
-    done = subprocess.run(list(args), capture_output=True, text=True, check=False)
+def binutils(*args: str, stdin: str | None = None) -> str:
+    """The output of a binutils program, run in the sandbox; the arguments that name files are what it may read."""
+    files = [Path(arg).resolve() for arg in args[1:] if Path(arg).is_file()]
+    command = sandbox.step_command(list(args), files, None, Path("/"), limits=sandbox.TOOL_LIMITS)
+    try:
+        done = subprocess.run(
+            command, input=stdin, capture_output=True, text=True, errors="replace", check=False, timeout=120
+        )
+    except subprocess.TimeoutExpired as error:
+        raise RuntimeError(f"{' '.join(args[:2])} did not finish in {error.timeout:g} s") from error
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(args[:2])} failed: {done.stderr.strip()[:300]}")
     return done.stdout
@@ -82,7 +95,7 @@ def binutils(*args: str) -> str:
 def read_symbols(path: Path) -> dict[str, str]:
     """nm's POSIX format: `name type [value size]`, one a line; an archive adds a line per member."""
     symbols = {}
-    for line in binutils("nm", "-P", "--no-sort", str(path)).splitlines():
+    for line in binutils("nm", "-P", "--no-sort", str(path.resolve())).splitlines():
         fields = line.split()
         if len(fields) >= 2 and not line.endswith(":"):
             symbols[fields[0]] = fields[1]
@@ -93,7 +106,7 @@ def read_functions(path: Path) -> list[Function]:
     """objdump -dr: every section with code, each symbol's instructions and the relocations among them."""
     functions: list[Function] = []
     section = ""
-    for line in binutils("objdump", "-dr", "--no-show-raw-insn", str(path)).splitlines():
+    for line in binutils("objdump", "-dr", "--no-show-raw-insn", str(path.resolve())).splitlines():
         if line.startswith("Disassembly of section "):
             section = line.removeprefix("Disassembly of section ").rstrip(":")
         elif match := FUNCTION.match(line):
@@ -111,7 +124,7 @@ def read_data_references(path: Path, code_sections: set[str]) -> dict[str, list[
     """objdump -r, for the sections that hold no code (the code's own relocations are read_functions')."""
     found: dict[str, list[Reference]] = {}
     section = ""
-    for line in binutils("objdump", "-r", str(path)).splitlines():
+    for line in binutils("objdump", "-r", str(path.resolve())).splitlines():
         if line.startswith("RELOCATION RECORDS FOR ["):
             section = line[len("RELOCATION RECORDS FOR [") : line.rindex("]")]
         elif (match := RELOCATION_RECORD.match(line)) and section not in code_sections:
@@ -132,6 +145,8 @@ def demangle(names: list[str]) -> dict[str, str]:
     """Mangled name -> the C++ a person reads (c++filt); names that are not mangled stay as they are."""
     if not names:
         return {}
-    done = subprocess.run(["c++filt"], input="\n".join(names) + "\n", capture_output=True, text=True, check=False)
-    readable = done.stdout.splitlines() if done.returncode == 0 else []
+    try:
+        readable = binutils("c++filt", stdin="\n".join(names) + "\n").splitlines()
+    except RuntimeError:
+        readable = []
     return dict(zip(names, readable, strict=True)) if len(readable) == len(names) else {n: n for n in names}

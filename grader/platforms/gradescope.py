@@ -16,7 +16,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from grader import build, gpu, late
+from grader import batch, build, gpu, late
+from grader.collect import spreadsheet_cell
 from grader.config import REPO_ROOT, load_config
 from grader.exits import Exit, GraderError, UsageError
 from grader.export.gradescope import VISIBILITIES, write_gradescope
@@ -102,9 +103,14 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool) -> 
     archive.writestr(info, data)
 
 
-def write_zip(out: Path, labs: list[str], sizes: Path | None, policy: late.LatePolicy | None, visibility: str) -> Path:
+def script_text(template: str, labs: list[str], sizes: bool) -> str:
+    """setup.sh or run_autograder as the zip holds it: the labs and the grade's options filled in."""
     lab_args = " ".join(f"--lab {lab}" for lab in labs)
     options = f"--instructor-sizes {SIZES}" if sizes else ""
+    return (TEMPLATES / template).read_text().replace("@LABS@", lab_args).replace("@GRADE_OPTIONS@", options)
+
+
+def write_zip(out: Path, labs: list[str], sizes: Path | None, policy: late.LatePolicy | None, visibility: str) -> Path:
     settings = {
         "labs": labs,
         "visibility": visibility,
@@ -113,8 +119,7 @@ def write_zip(out: Path, labs: list[str], sizes: Path | None, policy: late.LateP
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w") as archive:
         for template in ("setup.sh", "run_autograder"):
-            text = (TEMPLATES / template).read_text().replace("@LABS@", lab_args).replace("@GRADE_OPTIONS@", options)
-            _add(archive, template, text.encode(), executable=True)
+            _add(archive, template, script_text(template, labs, sizes is not None).encode(), executable=True)
         _add(archive, SETTINGS, (json.dumps(settings, indent=2) + "\n").encode(), executable=False)
         if sizes:
             _add(archive, SIZES, sizes.read_bytes(), executable=False)
@@ -199,19 +204,21 @@ def speed_points(run: dict) -> float | None:
 
 def write_speed_csv(out: Path, students: list[str]) -> tuple[Path, list[str]]:
     """OUT/gradescope-speed.csv: Name, SID, Email and the speed points of every student whose run had a GPU
-    (the roster's name, sid and email where the batch had --roster). Returns the path and who was left out."""
+    (the roster's name, sid and email where the batch had --roster), each text cell safe for a spreadsheet.
+    Returns the path and who was left out (a name refused by the batch has no results to read)."""
     path, left_out = out / SPEED_CSV, []
     with path.open("w", newline="") as file:
         writer = csv.writer(file)
         writer.writerow(SPEED_COLUMNS)
         for student in students:
             grade = out / "students" / student / "grade.json"
-            run = json.loads(grade.read_text()) if grade.is_file() else {}
+            run = json.loads(grade.read_text()) if not batch.name_problem(student) and grade.is_file() else {}
             points = speed_points(run)
             if points is None:
                 left_out.append(student)
                 continue
-            writer.writerow([run.get("name") or student, run.get("sid", ""), run.get("email", ""), f"{points:.2f}"])
+            who = (run.get("name") or student, run.get("sid", ""), run.get("email", ""))
+            writer.writerow([*(spreadsheet_cell(cell) for cell in who), f"{points:.2f}"])
     return path, left_out
 
 

@@ -12,10 +12,11 @@ import socket
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
-from grader import report
+from grader import report, student_steps
 from grader.config import REPO_ROOT
 from grader.session import GradeRequest, start
 from grader.tests.attacks import VICTIMS, Attack, load_attacks
@@ -43,7 +44,10 @@ def statuses(lab: dict, pattern: str) -> set[str]:
 
 def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
     """The attack graded as a submission (in-process), its lab's entry of the run's JSON."""
-    wanted = expectations(attack, "fail", "pass", "unguarded_fail", "unguarded_pass", "gpu_fail", "gpu_unguarded_fail")
+    wanted = expectations(
+        attack, "fail", "pass", "unguarded_fail", "unguarded_pass", "gpu_fail", "gpu_unguarded_fail",
+        "emulator_fail", "emulator_unguarded_pass",
+    )  # fmt: skip
     request = GradeRequest(
         labs=[attack.lab],
         submission=attack.write_submission(folder / "submission"),
@@ -109,17 +113,27 @@ def test_every_attack_is_of_a_family_and_builds_from_the_solution():
 @pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a.name)
 def test_graded_as_a_class_would_be_the_first_defence_fails_it(attack, device, tmp_path):
     lab = grade(attack, tmp_path, device)
-    for pattern in expectations(attack, "fail", *(["gpu_fail"] if device.present else [])):
+    # emulator_*: what only the CPU emulator's build shows, where it grades (no GPU)
+    failing = expectations(attack, "fail", "gpu_fail" if device.present else "emulator_fail")
+    for pattern in failing:
         assert "failed" in statuses(lab, pattern), f"{pattern} should have failed: {lab['checks']}"
     for pattern in expectations(attack, "pass"):
         assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed: {lab['checks']}"
-    if not attack.spec.get("fail"):  # nothing static to see: the grade must get as far as the tests
+    if not attack.spec.get("fail") and (device.present or not attack.spec.get("emulator_fail")):
+        # nothing static to see: the grade must get as far as the tests
         assert all(c["status"] != "failed" for c in lab["checks"] if c["category"] == "build"), lab["checks"]
     if "not_in_report" in attack.spec:
         assert attack.spec["not_in_report"] not in str(lab)
+    if "fail_says" in attack.spec:
+        details = " ".join(c["detail"] for c in lab["checks"] if c["status"] == "failed")
+        assert attack.spec["fail_says"] in details, f"no failure says {attack.spec['fail_says']!r}: {lab['checks']}"
+    if "in_report" in attack.spec:
+        assert attack.spec["in_report"] in str(lab), lab["checks"]
 
 
-UNGUARDED = [a for a in ATTACKS if any(key.startswith(("unguarded_", "gpu_unguarded_")) for key in a.spec)]
+UNGUARDED = [
+    a for a in ATTACKS if any(key.startswith(("unguarded_", "gpu_unguarded_", "emulator_unguarded_")) for key in a.spec)
+]
 
 
 @pytest.mark.parametrize("attack", UNGUARDED, ids=lambda a: a.name)
@@ -132,7 +146,7 @@ def test_with_the_static_checks_off_the_next_defence_holds(attack, device, victi
     time.sleep(spec.get("unguarded_linger_s", 0))
     for pattern in expectations(attack, "unguarded_fail", *(["gpu_unguarded_fail"] if device.present else [])):
         assert "failed" in statuses(lab, pattern), f"{pattern} should have failed: {lab['checks']}"
-    for pattern in expectations(attack, "unguarded_pass"):
+    for pattern in expectations(attack, "unguarded_pass", *([] if device.present else ["emulator_unguarded_pass"])):
         assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed: {lab['checks']}"
     for name in spec.get("unguarded_untouched", []):
         assert (victims / name).read_text() in ("pristine", "// CLASSMATE-SECRET-7781: another student's work\n")
@@ -146,8 +160,8 @@ def test_with_the_static_checks_off_the_next_defence_holds(attack, device, victi
         assert memory_grown_mb < spec["flood_bytes"] / 10 / 1e6, f"the grader grew by {memory_grown_mb:.0f} MB"
 
 
-def embedded_bytes(attack: Attack, folder) -> int:
-    """The size of what the attack's .incbin took in, compiled with nvcc in the build folder with no sandbox."""
+def compiled_alone(attack: Attack, folder) -> Path:
+    """The attack's kernel.cu compiled with nvcc in the build folder, with no sandbox: its object."""
     source = folder / "attack.cu"
     source.write_text(attack.kernel())
     include = ["-I", str(REPO_ROOT / "common"), "-I", str(REPO_ROOT / "tests" / attack.lab)]
@@ -155,6 +169,12 @@ def embedded_bytes(attack: Attack, folder) -> int:
     subprocess.run(
         [nvcc, "-c", *include, str(source), "-o", str(folder / "attack.o")], cwd=BUILDS / attack.lab, check=True
     )
+    return folder / "attack.o"
+
+
+def embedded_bytes(attack: Attack, folder) -> int:
+    """The size of what the attack's .incbin took in, compiled with nvcc in the build folder with no sandbox."""
+    compiled_alone(attack, folder)
     listed = subprocess.run(["nm", str(folder / "attack.o")], capture_output=True, text=True, check=True).stdout
     address = {line.split()[-1]: int(line.split()[0], 16) for line in listed.splitlines() if "solution_" in line}
     return address["solution_end"] - address["solution_start"]
@@ -174,8 +194,15 @@ def test_without_any_defence_the_attack_works(attack, device, victims, tmp_path)
     if spec.get("control_embeds"):
         assert embedded_bytes(attack, tmp_path) > 0, "compiled outside the sandbox, it should embed the library"
         return
-    variant = "student_emu" if not device.present else "student"
-    program = BUILDS / attack.lab / f"{attack.lab}_{variant}_test"
+    if spec.get("control_links_with_the_plugin"):
+        main = tmp_path / "main.c"
+        main.write_text("int main(void) { return 0; }\n")
+        link = ["g++", str(main), str(compiled_alone(attack, tmp_path)), "-o", str(tmp_path / "linked")]
+        subprocess.run(link, cwd=tmp_path, capture_output=True, check=False)  # whether or not it links
+        for name in spec.get("unguarded_absent", []):
+            assert (victims / name).exists(), f"{name}: linking it as usual did not write it"
+        return
+    program = student_steps.program_path(BUILDS / attack.lab, attack.lab, "test", emulated=not device.present)
     listener = Listener(spec["unguarded_port"]) if "unguarded_port" in spec else None
     output = tmp_path / "output.txt"
     with output.open("w") as sink:

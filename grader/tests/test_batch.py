@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from grader import batch
-from grader.collect import student_run
+from grader.collect import FORMULA_STARTS, collect, student_run
 from grader.config import REPO_ROOT
 from grader.exits import Exit
 from grader.model import LabGrade
@@ -334,3 +334,77 @@ def test_a_failed_process_has_each_lab_graded_again_alone_and_leaves_no_stale_re
         "07_constant_memory.log",
         "grade.log",  # the process that failed with both
     ]
+
+
+def zipped(path, files: dict[str, str]):
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+
+
+def test_entry_names_are_checked_and_a_name_two_entries_share_is_refused(config, tmp_path):
+    folder = tmp_path / "submissions"
+    kernel = {"01_vector_add/kernel.cu": "// kernel\n"}
+    for name in ("alice", "bob", "=1+2", "tab\tname", "back\\slash"):
+        (folder / name / "01_vector_add").mkdir(parents=True)
+        (folder / name / "01_vector_add" / "kernel.cu").write_text("// kernel\n")
+    for name in ("..zip", "...zip", ".zip", "bob.zip", "carol.zip", "carol.tar.gz"):
+        zipped(folder / name, kernel)
+    out = tmp_path / "results"
+    tasks, problems = batch.write_plan(folder, [config.lab("01_vector_add")], config, out)
+    assert sorted(task.student for task in tasks) == ["=1+2", "alice"]  # every other is graded all the same
+    plan = batch.read_plan(out)
+    assert plan is not None
+    assert sorted(plan["refused"]) == sorted([".zip", "..zip", "...zip", "back\\slash", "tab\\x09name"])
+    assert "is no folder name" in plan["refused"]["...zip"] and "control character" in plan["refused"]["tab\\x09name"]
+    assert "path separator" in plan["refused"]["back\\slash"]
+    assert plan["shared"] == {
+        "bob": "2 submissions have this name (bob, bob.zip): none is graded; remove or rename all but one",
+        "carol": "2 submissions have this name (carol.tar.gz, carol.zip): none is graded; remove or rename all but one",
+    }
+    assert set(problems) == set(plan["refused"]) | {"bob", "carol"}  # what the batch prints before it grades
+    rows = {row["student"]: row for row in collect(out, config, plan)}
+    assert rows["bob"]["01_vector_add"] == "refused" and rows["bob"]["score"] == 0 and "bob.zip" in rows["bob"]["notes"]
+    assert rows["..zip"]["01_vector_add"] == "refused" and rows["alice"]["01_vector_add"] == "not graded yet"
+    assert sorted(p.name for p in (out / "students").iterdir()) == ["=1+2", "alice", "bob", "carol"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "plan.json",
+        "results.csv",
+        "results.json",
+        "students",
+    ]  # nothing of a student's in the batch's own folder
+    bob = json.loads((out / "students" / "bob" / "results.json").read_text())
+    assert bob["score"] == 0 and "none is graded" in bob["output"]  # the student is told why on the platform
+
+
+def test_results_csv_cells_never_start_a_spreadsheet_formula(config, tmp_path):
+    import csv
+
+    folder = tmp_path / "submissions"
+    for name in ("=HYPERLINK(1)", "+1", "-1", "@SUM(1)", "plain"):
+        (folder / name / "01_vector_add").mkdir(parents=True)
+        (folder / name / "01_vector_add" / "kernel.cu").write_text("// kernel\n")
+    out = tmp_path / "results"
+    batch.write_plan(folder, [config.lab("01_vector_add")], config, out)
+    plan = batch.read_plan(out)
+    assert plan is not None
+    collect(out, config, plan)
+    with (out / "results.csv").open(newline="") as file:
+        cells = [cell for row in csv.reader(file) for cell in row]
+    students = [row["student"] for row in json.loads((out / "results.json").read_text())]
+    assert sorted(students) == sorted(["=HYPERLINK(1)", "+1", "-1", "@SUM(1)", "plain"])  # the JSON keeps them
+    assert {"'=HYPERLINK(1)", "'+1", "'-1", "'@SUM(1)", "plain"} <= set(cells)
+    assert not any(cell.startswith(FORMULA_STARTS) for cell in cells)
+
+
+def test_the_speed_csv_cells_never_start_a_spreadsheet_formula(tmp_path):
+    from grader.platforms import gradescope
+
+    run = {"device": {"name": "H100"}, "labs": [], "name": "=cmd|' /C calc'!A0", "email": "@x", "sid": "-1"}
+    (tmp_path / "students" / "s").mkdir(parents=True)
+    (tmp_path / "students" / "s" / "grade.json").write_text(json.dumps(run))
+    path, left_out = gradescope.write_speed_csv(tmp_path, ["s", ".."])
+    assert left_out == [".."]  # a name that is no folder is never looked up
+    assert path.read_text().splitlines()[1] == "'=cmd|' /C calc'!A0,'-1,'@x,0.00"

@@ -169,6 +169,19 @@ def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, t
     assert clean.ok and "=========" not in clean.stderr, "no check asked for, none reported"
 
 
+def test_racecheck_tracks_bytes_as_compute_sanitizer_does(selftest, config):
+    # Threads 0 and 32 write one byte, and thread 32 reads a byte thread 0 wrote: two errors. Threads 1 and 33
+    # write two bytes of one word: no hazard (a 4-byte word's racecheck made it a third).
+    run = proc.run(
+        [selftest, "--no-skip", "--test-case=planted: two threads write one byte*"],
+        config.timeouts["sanitizer"],
+        env={"CML_EMU_CHECK": "racecheck", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)},
+    )
+    assert run.returncode == sanitize.SANITIZER_FOUND and "Status: SUCCESS" in run.stdout, run.tail()
+    assert "RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)" in run.stderr, run.tail()
+    assert "Write access at byte_races_kernel" in run.stderr and "Read access at byte_races_kernel" in run.stderr
+
+
 # ---- every lab, graded on the emulator ----
 
 

@@ -193,10 +193,10 @@ def objects(built_tree, compile_step, tmp_path_factory) -> dict[str, Path | str]
 
 def include_problems(tree: build.BuildTree, step: build.CompileStep, interface: integrity.Interface) -> list[str]:
     """The grader's include check of `step`, from the files the preprocessor alone reads (nvcc -M)."""
-    read = build.read_depfile(build.preprocess(tree, step, "dependencies", sandboxed=False), tree.directory)
+    read = build.read_depfile(build.preprocess(tree, step, "dependencies"), tree.directory)
     rules = includes.Rules(interface.headers, integrity.search_roots(tree.tool_path()))
     return integrity.check_includes(
-        read, step.source, rules, lambda view: build.preprocess(tree, step, view, False), tree.directory
+        read, step.source, rules, lambda view: build.preprocess(tree, step, view), tree.directory
     )
 
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
+import subprocess
+import tempfile
 import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -73,12 +76,126 @@ def test_the_zip_has_gradescopes_two_scripts_at_its_root_and_the_grader(tmp_path
     } <= names
     assert not any(name.startswith("grader/tests/") or "__pycache__" in name for name in names)
     assert all(mode[name] & stat.S_IXUSR for name in ("setup.sh", "run_autograder", "cml"))
-    assert "--submission /autograder/submission --lab 01_vector_add" in run_autograder and "@" not in run_autograder
+    assert (
+        '--submission "$autograder/submission" --lab 01_vector_add' in run_autograder and "@LABS@" not in run_autograder
+    )
     assert settings == {
         "labs": ["01_vector_add"],
         "visibility": "after_due_date",
         "late": {"percent_per_day": 10, "limit_days": 3},
     }
+
+
+# run_autograder is tried on a copy of Gradescope's layout with a stand-in for the grader's Python: its grade step
+# is the submission's code at its worst (run unsandboxed), rewriting the script that is running in place, with
+# its new text past where bash had read, and trying the checkout's Python too. Where the tests run as root, the
+# script runs as nobody for the first test (as any user but root would), and as root for the second, as
+# Gradescope runs it.
+FAKE_PYTHON = """#!/bin/bash
+case $3 in
+grade)
+    work=$(dirname "${@: -1}")
+    id -u >"$work/whoami"
+    script=@ROOT@/run_autograder
+    size=$(stat -c %s "$script")  # before the redirection below empties it
+    { head -c "$size" /dev/zero | tr '\\0' '\\n'
+      echo 'echo "{\\"score\\": 100.0}" >@ROOT@/results/results.json; exit 0'; } 2>/dev/null >"$script" &&
+        echo rewritten >>"$work/attack"
+    echo 'exit 0' 2>/dev/null >"$0" && echo python >>"$work/attack"
+    echo '{"score": 0.0}' >"${@: -1}"
+    exit 1 ;;
+gradescope-results)
+    echo '{"score": 0.0, "written by": "gradescope-results"}' >"${@: -1}" ;;
+esac
+"""
+WRITTEN = {"score": 0.0, "written by": "gradescope-results"}
+NOBODY = 65534
+
+
+@pytest.fixture
+def reachable():
+    """A folder every user can reach (pytest's own is root's alone where the tests run as root)."""
+    folder = Path(tempfile.mkdtemp(prefix="cml-autograder-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def gradescope_layout(root: Path, script: str, owner: int | None) -> list[str]:
+    """Gradescope's /autograder at `root` with `script` as run_autograder; the command that runs it, as `owner`
+    (who then owns every file) where given."""
+    root.mkdir(mode=0o755)
+    (root / "submission" / "01_vector_add").mkdir(parents=True)
+    (root / "submission" / "01_vector_add" / "kernel.cu").write_text("// computes nothing\n")
+    python = root / "source" / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(FAKE_PYTHON.replace("@ROOT@", str(root)))
+    python.chmod(0o755)
+    (root / "source" / "autograder.json").write_text("{}\n")
+    (root / "run_autograder").write_text(script.replace("autograder=/autograder\n", f"autograder={root}\n"))
+    (root / "run_autograder").chmod(0o755)
+    if owner is None:
+        return ["bash", str(root / "run_autograder")]
+    for path in [root, *root.rglob("*")]:
+        os.chown(path, owner, owner)
+    return [
+        "setpriv",
+        "--reuid",
+        str(owner),
+        "--regid",
+        str(owner),
+        "--clear-groups",
+        "bash",
+        str(root / "run_autograder"),
+    ]
+
+
+def test_run_autograder_is_read_whole_before_the_submission_can_rewrite_it(reachable):
+    autograder_root = reachable / "whole"
+    script = gradescope.script_text("run_autograder", ["01_vector_add"], False)
+    assert script.rstrip().endswith('\nmain "$@"; exit') and "\nmain " not in script.rstrip()[:-16]
+    owner = NOBODY if os.geteuid() == 0 else None  # as any user but root: the script itself is what is tested
+    command = gradescope_layout(autograder_root, script, owner)
+    (autograder_root / "source" / ".venv" / "bin" / "python").chmod(0o555)  # the checkout's defence: the next test
+    ran = subprocess.run(command, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert (autograder_root / "work" / "attack").read_text().split() == ["rewritten"]  # it did rewrite the script
+    assert json.loads((autograder_root / "results" / "results.json").read_text()) == WRITTEN
+    # The same attack on the same script with its last line split in two: bash reads on into the new text.
+    split = reachable / "split"
+    shape = script.replace('main "$@"; exit', 'main "$@"\nexit')
+    command = gradescope_layout(split, shape, owner)
+    (split / "source" / ".venv" / "bin" / "python").chmod(0o555)
+    hijacked = subprocess.run(command, capture_output=True, text=True)
+    assert json.loads((split / "results" / "results.json").read_text()) == {"score": 100.0}, hijacked.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: Gradescope runs run_autograder as root")
+def test_run_autograder_grades_as_an_ordinary_user_who_cannot_write_the_grader(reachable):
+    autograder_root = reachable / "autograder"
+    script = gradescope.script_text("run_autograder", ["01_vector_add"], False)
+    assert "\ngrader_user=cml-grader\n" in script
+    command = gradescope_layout(
+        autograder_root, script.replace("\ngrader_user=cml-grader\n", "\ngrader_user=nobody\n"), None
+    )
+    before = (autograder_root / "run_autograder").read_bytes()
+    ran = subprocess.run(command, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    work = autograder_root / "work"
+    assert (work / "whoami").read_text().strip() == str(NOBODY)
+    assert not (work / "attack").exists()  # neither the script nor the checkout's Python could be written
+    assert (autograder_root / "run_autograder").read_bytes() == before
+    assert json.loads((autograder_root / "results" / "results.json").read_text()) == WRITTEN
+    assert json.loads((autograder_root / "results" / "grade.json").read_text()) == {"score": 0.0}
+    assert (autograder_root / "results").stat().st_uid == 0
+
+
+def test_setup_sh_makes_the_user_that_run_autograder_grades_as_and_gives_it_only_the_build():
+    setup = gradescope.script_text("setup.sh", ["01_vector_add"], False)
+    script = gradescope.script_text("run_autograder", ["01_vector_add"], False)
+    user = next(line.split("=")[1].split()[0] for line in setup.splitlines() if line.startswith("GRADER_USER="))
+    assert f"\ngrader_user={user}\n" in script
+    assert "chown -R root:root .\nchmod -R go-w .\n" in setup and 'chown -R "$GRADER_USER:" build .results' in setup
 
 
 def test_gradescope_results_takes_the_time_and_due_date_from_gradescopes_metadata(tmp_path):
@@ -189,6 +306,22 @@ def test_slurm_without_sinfo_takes_what_this_machine_has(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     cpus, why = slurm.choose_cpus(None, [])
     assert cpus == min(8, os.cpu_count() or 1) and "sinfo did not answer" in why
+
+
+def test_the_slurm_tasks_run_the_graders_python_not_the_cml_script(tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "grader").mkdir(parents=True)
+    (checkout / "grader" / "__main__.py").write_text("")
+    (checkout / ".venv" / "bin").mkdir(parents=True)
+    for name, says in ((".venv/bin/python", "python"), ("cml", "./cml")):
+        (checkout / name).write_text(f'#!/bin/sh\necho "{says} $*" >"{tmp_path}/ran"\n')
+        (checkout / name).chmod(0o755)
+    script = slurm.write_script(tmp_path / "subs", tmp_path / "out", 2, ["--lab", "1"], "01:00:00", 2, [], gpus=0)
+    assert "\nexec .venv/bin/python -m grader batch-task " in script.read_text()
+    ran = subprocess.run(["bash", str(script)], env={**os.environ, "SLURM_SUBMIT_DIR": str(checkout)}, check=False)
+    assert ran.returncode == 0
+    said = (tmp_path / "ran").read_text().split()
+    assert said[:4] == ["python", "-m", "grader", "batch-task"] and said[-2:] == ["--lab", "1"]
 
 
 def test_the_slurm_script_names_no_checkout_and_no_gpu_when_asked_for_none(tmp_path):

@@ -61,3 +61,97 @@ def test_a_path_that_climbs_out_of_a_tarball_is_only_a_name(tmp_path):
     sub = read_submission(archive, LABS)
     assert sub.kernels == {"01_vector_add": b"// kernel"}  # read into memory; nothing written anywhere
     assert not (tmp_path.parent / "etc").exists() and not os.path.exists("/etc/01_vector_add")
+
+
+def tarball(path, names, size: int = 0):
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz") as tar:
+        for name in names:
+            info = tarfile.TarInfo(name)
+            info.size = size
+            tar.addfile(info, io.BytesIO(b"\0" * size))
+    return path
+
+
+def test_a_tarball_of_too_many_entries_is_refused_before_it_is_listed_whole(tmp_path, monkeypatch):
+    import tarfile
+
+    from grader import submission
+
+    path = tarball(tmp_path / "many.tar.gz", [f"f{i}" for i in range(submission.MAX_ENTRIES + 1)])
+    with pytest.raises(SubmissionError, match="more than 10,000 files and folders: refused unread"):
+        read_submission(path, LABS)
+    # Walked a member at a time and stopped at the limit: past it, nothing more is read.
+    read: list[int] = []
+    original = tarfile.TarFile.next
+
+    def counted(self):
+        read.append(1)
+        return original(self)
+
+    monkeypatch.setattr(tarfile.TarFile, "next", counted)
+    monkeypatch.setattr(submission, "MAX_ENTRIES", 50)
+    with pytest.raises(SubmissionError, match="more than 50 files"):
+        read_submission(path, LABS)
+    assert len(read) < 60  # of 10,001 (tarfile.is_tarfile and open each read the first one too)
+
+
+def test_a_submission_too_large_unpacked_is_refused(tmp_path, monkeypatch):
+    from grader import submission
+
+    monkeypatch.setattr(submission, "MAX_TOTAL_BYTES", 1 << 20)
+    path = tarball(tmp_path / "big.tar.gz", ["a", "b", "01_vector_add/kernel.cu"], size=600 << 10)
+    with pytest.raises(SubmissionError, match="more than 1 MiB in all, unpacked"):
+        read_submission(path, LABS)
+
+
+def test_a_zip_with_too_long_a_list_of_files_is_refused_before_zipfile_reads_it(tmp_path, monkeypatch):
+    import zipfile
+
+    from grader import submission
+
+    path = tmp_path / "many.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for i in range(300):
+            archive.writestr(f"f{i}", "")
+        archive.writestr("01_vector_add/kernel.cu", "// kernel")
+    assert read_submission(path, LABS).kernels == {"01_vector_add": b"// kernel"}
+    monkeypatch.setattr(submission, "MAX_ENTRIES", 100)  # counted after zipfile read the list
+    with pytest.raises(SubmissionError, match="more than 100 files"):
+        read_submission(path, LABS)
+    monkeypatch.setattr(submission, "MAX_ZIP_DIRECTORY_BYTES", 1024)
+    monkeypatch.setattr(zipfile.ZipFile, "__init__", lambda *a, **k: pytest.fail("zipfile read the list"))
+    with pytest.raises(SubmissionError, match="its list of files is over 1 KiB"):
+        read_submission(path, LABS)
+
+
+def test_the_zip_directory_size_is_read_from_the_end_record_and_the_zip64_one(tmp_path, monkeypatch):
+    import struct
+    import zipfile
+
+    from grader.submission import ZIP_END, zip_directory_bytes
+
+    path = tmp_path / "sub.zip"
+    monkeypatch.setattr(zipfile, "ZIP_FILECOUNT_LIMIT", 1)  # zipfile writes zip64 end records past this many
+    with zipfile.ZipFile(path, "w") as archive:
+        for i in range(3):
+            archive.writestr(f"01_vector_add/f{i}", "x")
+    data = bytearray(path.read_bytes())
+    end = data.rfind(ZIP_END)
+    (directory,) = struct.unpack_from("<I", data, end + 12)
+    assert zip_directory_bytes(path) == directory > 0
+    struct.pack_into("<I", data, end + 12, 0xFFFFFFFF)  # as a tool writes it when only the zip64 record has it
+    path.write_bytes(bytes(data))
+    assert zip_directory_bytes(path) == directory
+
+
+def test_a_folder_of_too_many_files_is_refused(tmp_path, monkeypatch):
+    from grader import submission
+
+    monkeypatch.setattr(submission, "MAX_ENTRIES", 20)
+    for i in range(30):
+        (tmp_path / "sub" / f"d{i}").mkdir(parents=True)
+    with pytest.raises(SubmissionError, match="more than 20 files and folders"):
+        read_submission(tmp_path / "sub", LABS)

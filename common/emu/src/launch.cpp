@@ -41,6 +41,7 @@ public:
             launch_ = &launch;
             next_block_ = 0;
             failure_ = cudaSuccess;
+            static_shared_ = 0;
             busy_ = int(helpers);
             wanted_ = int(helpers);
             ++generation_;
@@ -54,6 +55,8 @@ public:
     }
 
     std::vector<std::unique_ptr<Worker>>& workers() { return workers_; }
+    // The most static __shared__ memory a block of the last launch used.
+    std::size_t static_shared() const { return static_shared_; }
 
 private:
     void work(Worker& worker, const Launch& launch)
@@ -61,6 +64,9 @@ private:
         t_worker = &worker;
         for (unsigned long long b; (b = next_block_.fetch_add(1)) < launch.blocks;) {
             const cudaError_t error = run_block(worker, launch, b);
+            for (std::size_t seen = static_shared_, now = worker.shared.static_bytes();
+                 now > seen && !static_shared_.compare_exchange_weak(seen, now);) {
+            }
             if (error != cudaSuccess) {
                 cudaError_t none = cudaSuccess;
                 failure_.compare_exchange_strong(none, error);
@@ -96,6 +102,7 @@ private:
     int busy_ = 0, wanted_ = 0;
     std::atomic<unsigned long long> next_block_{0};
     std::atomic<cudaError_t> failure_{cudaSuccess};
+    std::atomic<std::size_t> static_shared_{0};
 };
 
 Pool& pool()
@@ -115,23 +122,25 @@ void at_exit()
 
 }  // namespace
 
-void run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody thread_body, const void* closure,
-                std::size_t closure_bytes)
+cudaError_t refuse_launch(cudaError_t error)
+{
+    set_launch_error(error);
+    return error;
+}
+
+cudaError_t run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody thread_body, const void* closure,
+                       std::size_t closure_bytes)
 {
     const Options& o = options();
     static std::once_flag once;
     std::call_once(once, [] { std::atexit(at_exit); });
     const std::uint64_t threads = std::uint64_t(config.block.x) * config.block.y * config.block.z;
     const std::uint64_t blocks = std::uint64_t(config.grid.x) * config.grid.y * config.grid.z;
-    if (threads == 0 || threads > 1024 || config.block.z > 64 || blocks == 0 || config.grid.y > 65535 ||
-        config.grid.z > 65535) {
-        set_launch_error(cudaErrorInvalidConfiguration);
-        return;
-    }
-    if (config.shared_bytes > 227 * 1024) {
-        set_launch_error(cudaErrorInvalidValue);
-        return;
-    }
+    if (threads == 0 || threads > std::uint64_t(device::kMaxThreadsPerBlock) || config.block.z > 64 || blocks == 0 ||
+        config.grid.y > 65535 || config.grid.z > 65535)
+        return refuse_launch(cudaErrorInvalidConfiguration);
+    // More dynamic shared memory than the kernel allows (48 KB, unless cudaFuncSetAttribute raised it).
+    if (config.shared_bytes > kernel_attributes(kernel).max_dynamic_shared) return refuse_launch(cudaErrorInvalidValue);
     if (o.any_check()) print_banner();
     Launch launch;
     launch.kernel = kernel;
@@ -148,6 +157,7 @@ void run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody threa
         for (auto& w : p.workers())
             if (!w->shadow) w->shadow = std::make_unique<SharedShadow>();
     const cudaError_t failure = p.run(launch);
+    note_static_shared(kernel, p.static_shared());
     if (o.watching()) {
         Findings all;
         for (auto& w : p.workers()) {
@@ -157,6 +167,7 @@ void run_kernel(const void* kernel, const LaunchConfig& config, ThreadBody threa
         publish_findings(all);
     }
     if (failure != cudaSuccess) set_sticky_error(failure);
+    return cudaSuccess;
 }
 
 }  // namespace cml_emu

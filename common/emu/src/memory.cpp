@@ -1,7 +1,15 @@
 #include "memory.hpp"
 
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -33,7 +41,66 @@ bool inside(const char* lo, const char* hi, std::uintptr_t address, std::size_t 
     return lo && address >= std::uintptr_t(lo) && address + size <= std::uintptr_t(hi);
 }
 
+// The variables of one section, from the symbol table of the program's file: the linker's __start_ symbol
+// is where the section lies now, so a variable lies at that plus its offset in the section.
+void add_variables(const char* image, const ElfW(Ehdr)& header, const char* section_name, const char* start,
+                   std::vector<Allocation>& out)
+{
+    if (!start) return;
+    const auto* sections = reinterpret_cast<const ElfW(Shdr)*>(image + header.e_shoff);
+    const char* names = image + sections[header.e_shstrndx].sh_offset;
+    for (unsigned index = 0; index < header.e_shnum; ++index) {
+        if (std::strcmp(names + sections[index].sh_name, section_name) != 0) continue;
+        const ElfW(Addr) section_address = sections[index].sh_addr;
+        for (unsigned t = 0; t < header.e_shnum; ++t) {
+            if (sections[t].sh_type != SHT_SYMTAB) continue;
+            const auto* symbols = reinterpret_cast<const ElfW(Sym)*>(image + sections[t].sh_offset);
+            for (std::size_t k = 0; k < sections[t].sh_size / sizeof(ElfW(Sym)); ++k) {
+                const ElfW(Sym)& symbol = symbols[k];
+                if (symbol.st_shndx != index || ELF64_ST_TYPE(symbol.st_info) != STT_OBJECT || symbol.st_size == 0)
+                    continue;
+                out.push_back(Allocation{std::uintptr_t(start) + (symbol.st_value - section_address), symbol.st_size});
+            }
+        }
+    }
+}
+
+// Every __device__ and __constant__ variable of the program, sorted by start. Empty when the program's file
+// has no symbol table (stripped), where the symbol calls then find no variable.
+std::vector<Allocation> read_device_variables()
+{
+    std::vector<Allocation> variables;
+    const int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    struct stat info {};
+    if (fd < 0 || fstat(fd, &info) != 0 || std::size_t(info.st_size) < sizeof(ElfW(Ehdr))) {
+        if (fd >= 0) close(fd);
+        return variables;
+    }
+    void* mapped = mmap(nullptr, std::size_t(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (mapped == MAP_FAILED) return variables;
+    const char* image = static_cast<const char*>(mapped);
+    const auto& header = *reinterpret_cast<const ElfW(Ehdr)*>(image);
+    if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 && header.e_shoff != 0) {
+        add_variables(image, header, "cml_emu_constant", __start_cml_emu_constant, variables);
+        add_variables(image, header, "cml_emu_device", __start_cml_emu_device, variables);
+    }
+    munmap(mapped, std::size_t(info.st_size));
+    std::sort(variables.begin(), variables.end(),
+              [](const Allocation& a, const Allocation& b) { return a.start < b.start; });
+    return variables;
+}
+
 }  // namespace
+
+const Allocation* device_variable(const void* symbol)
+{
+    static const std::vector<Allocation> variables = read_device_variables();
+    const auto address = std::uintptr_t(symbol);
+    auto it = std::lower_bound(variables.begin(), variables.end(), address,
+                               [](const Allocation& v, std::uintptr_t a) { return v.start < a; });
+    return it != variables.end() && it->start == address ? &*it : nullptr;
+}
 
 void* allocate_global(std::size_t bytes)
 {

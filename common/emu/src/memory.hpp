@@ -31,6 +31,9 @@ void* allocate_global(std::size_t bytes);
 bool free_global(void* pointer);  // false: not an allocation of allocate_global
 // True when [pointer, pointer + bytes) lies inside one allocation, a __device__ or a __constant__ variable.
 bool is_device_range(const void* pointer, std::size_t bytes);
+// The __device__ or __constant__ variable that starts at `symbol`, as the program's symbol table gives its
+// size; null when none does (what cudaMemcpyToSymbol and cudaGetSymbolSize are given must be one).
+const Allocation* device_variable(const void* symbol);
 
 // The global memory of a launch, as it is when the launch starts (no allocation is made or freed while a
 // kernel runs): each allocation, the __device__ variables and the __constant__ ones.

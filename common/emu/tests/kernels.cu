@@ -170,6 +170,37 @@ __global__ void unwritten_shared_kernel(int* out)
     out[threadIdx.x] = slots[threadIdx.x + kSharedInts];
 }
 
+// Each 4-byte word of the two arrays is written by threads of different warps, a byte or two bytes each.
+__global__ void bytes_of_one_word_kernel(int* out)
+{
+    __shared__ unsigned char bytes[kByteThreads];
+    __shared__ unsigned short halves[kByteThreads];
+    const int t = int(threadIdx.x);
+    bytes[t % 32 * 4 + t / 32] = static_cast<unsigned char>(t);
+    halves[t % 64 * 2 + t / 64] = static_cast<unsigned short>(t);
+    __syncthreads();
+    out[t] = bytes[t] + 1000 * halves[t];
+    // Whole words of what many threads wrote, read by one thread; then written whole, and read by bytes.
+    auto* words = reinterpret_cast<unsigned*>(bytes);
+    if (t < kByteThreads / 4) out[kByteThreads + t] = int(words[t] >> 8 & 0xff);
+    __syncthreads();
+    if (t < kByteThreads / 4) words[t] = 0x01010101u * unsigned(t);
+    __syncthreads();
+    out[2 * kByteThreads + t] = bytes[kByteThreads - 1 - t];
+}
+
+__global__ void byte_races_kernel(int* out)
+{
+    __shared__ unsigned char bytes[8];
+    const int t = int(threadIdx.x);
+    if (t == 0) bytes[0] = 1;
+    if (t == 32) bytes[0] = 2;  // the byte thread 0 wrote, with no barrier between: a race
+    if (t == 0) bytes[4] = 3;
+    if (t == 32) out[0] = bytes[4];  // what thread 0 wrote, with no barrier between: a race
+    if (t == 1) bytes[6] = 4;
+    if (t == 33) bytes[7] = 5;  // the next byte of the same word: no race
+}
+
 __global__ void deadlock_kernel(int* out)
 {
     if (threadIdx.x < 16) {
@@ -264,6 +295,16 @@ void shared_past_the_end(int* out)
 void unwritten_shared(int* out)
 {
     unwritten_shared_kernel<<<1, kSharedInts>>>(out);
+}
+
+void bytes_of_one_word(int* out)
+{
+    bytes_of_one_word_kernel<<<1, kByteThreads>>>(out);
+}
+
+void byte_races(int* out)
+{
+    byte_races_kernel<<<1, 64>>>(out);
 }
 
 void deadlock(int* out)

@@ -41,6 +41,19 @@ constexpr int kCooperativeThreads = 64;
 constexpr int kTileFacts = 11;
 void cooperative_group_facts(int* out, int* block_facts);
 
+// One block of kByteThreads: thread t writes t to the byte bytes[t % 32 * 4 + t / 32] and to the 2 bytes
+// halves[t % 64 * 2 + t / 64] of two __shared__ arrays, so that threads of different warps share each 4-byte
+// word, then after a barrier out[i] = bytes[i] + 1000 * halves[i], and thread w < 32 reads word w of bytes
+// whole: out[128 + w] = its second byte. Then thread w writes word w whole, 4 bytes of w, and after a
+// barrier out[256 + t] = bytes[127 - t]. No race: each byte has one writer between barriers.
+constexpr int kByteThreads = 128;
+void bytes_of_one_word(int* out);
+
+// Planted races on bytes, in one block of 64 threads: threads 0 and 32 write one byte; thread 32 reads a byte
+// thread 0 wrote; and threads 1 and 33 write two bytes of one word, which is no race. racecheck must report
+// exactly two hazards, both errors (different warps).
+void byte_races(int* out);
+
 // Planted race: the two tiles of 16 of one warp each sync on their own (tile.sync()), then every lane reads
 // the slot a lane of the other tile wrote. racecheck must report it (a warning: both in one warp).
 void tiles_of_one_warp_race(int* out);

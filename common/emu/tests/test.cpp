@@ -1,7 +1,7 @@
 // The emulator's own tests: what CUDA promises for warp-level functions, votes, barrier reductions, shared
-// memory, atomics and cooperative groups. The cases skipped by default are planted bugs, each run alone by
-// grader/tests/test_emulator.py: a deadlock reported rather than hung (it leaves the runtime failed), and
-// accesses and races that memcheck, initcheck and racecheck must report (CML_EMU_CHECK).
+// memory (down to its bytes), atomics and cooperative groups. The cases skipped by default are planted bugs,
+// each run alone by grader/tests/test_emulator.py: a deadlock reported rather than hung (it leaves the
+// runtime failed), and accesses and races that memcheck, initcheck and racecheck must report (CML_EMU_CHECK).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -159,6 +159,22 @@ TEST_CASE("cooperative groups: tiles of 32, 16, 8 and 4 rank, shuffle, vote, red
     }
 }
 
+TEST_CASE("threads of different warps may write the bytes of one shared word, one byte or two each")
+{
+    cml::DeviceBuffer<int> out(3 * kByteThreads);
+    out.poison();
+    bytes_of_one_word(out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    const std::vector<int> got = out.download();
+    for (int i = 0; i < kByteThreads; ++i) {
+        CAPTURE(i);
+        const int byte_writer = i % 4 * 32 + i / 4, half_writer = i % 2 * 64 + i / 2;
+        CHECK(got[std::size_t(i)] == byte_writer + 1000 * half_writer);
+        if (i < kByteThreads / 4) CHECK(got[std::size_t(kByteThreads + i)] == 32 + i);  // byte 4 i + 1
+        CHECK(got[std::size_t(2 * kByteThreads + i)] == (kByteThreads - 1 - i) / 4);
+    }
+}
+
 TEST_CASE("a block whose threads wait for each other fails its launch instead of hanging" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
@@ -207,6 +223,13 @@ TEST_CASE("planted: two tiles of one warp read each other's slots after each syn
 {
     cml::DeviceBuffer<int> out(32);
     tiles_of_one_warp_race(out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+}
+
+TEST_CASE("planted: two threads write one byte, and one reads a byte the other wrote" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(1);
+    byte_races(out.data());
     CML_CHECK(cudaDeviceSynchronize());
 }
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.config import REPO_ROOT
+from grader.tests.attacks import lto
 
 ATTACKS_DIR = Path(__file__).resolve().parent
 VICTIMS = Path("/tmp/cml-attack")  # what the attacks aim at, planted by the tests (never the checkout itself)
@@ -34,6 +35,8 @@ class Attack:
             text = text.replace(edit["old"], edit["new"])
         before = "".join(part["text"] for part in self.spec.get("prepend", []))
         after = "".join(part["text"] for part in self.spec.get("append", []))
+        if "lto_assembler_option" in self.spec:  # compiler IR, made by this machine's gcc (lto.py)
+            after += lto.as_inline_assembly(lto.ir_sections(self.spec["lto_assembler_option"]))
         return before + text + after
 
     def write_submission(self, folder: Path) -> Path:

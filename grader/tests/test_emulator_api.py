@@ -1,0 +1,94 @@
+"""Every CUDA runtime call a kernel.cu may make (grader/integrity/symbols.py) works on the CPU emulator: one
+file that makes them all, kernels/every_runtime_call.cu, compiled by nvcc, where the calls read off its
+object must be the allow-list's runtime calls exactly (so a call allowed later without an emulator version
+fails here); and compiled and run on the emulator as meson.build builds a kernel.cu for it (rewrite.py, then
+clang++ with the emulator's flags), where each call must do what CUDA says. No GPU is needed."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from grader import build, proc, sanitize
+from grader.integrity import elf, symbols
+
+EVERY_CALL = Path(__file__).parent / "kernels" / "every_runtime_call.cu"
+# nvcc's own calls (__cudaPushCallConfiguration, __cudaLaunchKernel, ...) are what it writes for <<<...>>>,
+# which rewrite.py turns into the emulator's launch instead: the runtime calls are the others.
+RUNTIME_CALLS = frozenset(name for name in symbols.CUDA_CALLS if not name.startswith("__"))
+# A call CUDA's headers rename with a macro (CUDA 12: cudaGetDeviceProperties is cudaGetDeviceProperties_v2).
+RENAMED = re.compile(r"^#define\s+(cuda\w+)\s+(cuda\w+)\s*$", re.MULTILINE)
+
+
+def toolkit_renames(nvcc: Path) -> set[str]:
+    header = nvcc.resolve().parent.parent / "include" / "cuda_runtime_api.h"
+    return {name for name, _ in RENAMED.findall(header.read_text())}
+
+
+def test_the_file_makes_every_allowed_runtime_call_and_nothing_else(built_tree, config, tmp_path):
+    # Compiled as the grader compiles a kernel.cu (Lab 1's command, with this file in and its object out).
+    step = built_tree.kernel_compile("01_vector_add", "student")
+    replaced = {"-c": str(EVERY_CALL), "-o": str(tmp_path / "every.o"), "-MF": str(tmp_path / "every.d")}
+    command = step.command[:1] + [replaced.get(flag, arg) for flag, arg in pairwise(step.command)]
+    compiled = proc.run(
+        command, config.timeouts["build"], cwd=built_tree.directory, env={"PATH": built_tree.tool_path()}
+    )
+    assert compiled.ok, compiled.tail(30)
+    obj = elf.read_object(tmp_path / "every.o")
+    called = {name for name in obj.undefined() if name.startswith("cuda")}
+    nvcc = shutil.which(command[0], path=built_tree.tool_path())
+    assert nvcc, f"{command[0]} not found"
+    assert called | (toolkit_renames(Path(nvcc)) & RUNTIME_CALLS) == RUNTIME_CALLS
+    assert symbols.calls(obj) == []
+
+
+def intro_target(tree: build.BuildTree, name: str) -> dict:
+    targets = json.loads((tree.directory / "meson-info" / "intro-targets.json").read_text())
+    (target,) = [t for t in targets if t["name"] == name]
+    return target
+
+
+def filled(command: list[str], **paths: Path) -> list[str]:
+    """A Meson custom target's command with @INPUT@ and @OUTPUT@ filled in, and no depfile written."""
+    out = [arg for arg in command if arg not in ("-MD", "-MF", "@DEPFILE@")]
+    return [str(paths[arg.strip("@").lower()]) if arg in ("@INPUT@", "@OUTPUT@") else arg for arg in out]
+
+
+@pytest.fixture(scope="module")
+def every_call_on_the_emulator(emulator, config, tmp_path_factory) -> Path:
+    """every_runtime_call.cu built as meson.build builds the emulator's self-test kernels, and linked as the
+    self-test is."""
+    built = proc.run(["meson", "compile", "-C", str(emulator.directory), "cml_emu", "cml_common_emu"],
+                     config.timeouts["build"])  # fmt: skip
+    assert built.ok, build.compiler_errors(built)
+    folder = tmp_path_factory.mktemp("every_call")
+    rewritten, objected, program = folder / "every.cpp", folder / "every.o", folder / "every"
+    (rewrite,) = intro_target(emulator, "cml_emu_selftest_cpp")["target_sources"]
+    (compile_,) = intro_target(emulator, "cml_emu_selftest_o")["target_sources"]
+    _, link = intro_target(emulator, "cml_emu_selftest")["target_sources"]
+    steps = [
+        filled(rewrite["compiler"], input=EVERY_CALL, output=rewritten),
+        filled(compile_["compiler"], input=rewritten, output=objected),
+        [*link["linker"], str(objected), "-o", str(program), *link["parameters"]],
+    ]
+    for step in steps:
+        ran = proc.run(step, config.timeouts["build"], cwd=emulator.directory)
+        assert ran.ok, build.compiler_errors(ran)
+    return program
+
+
+def test_every_allowed_runtime_call_does_on_the_emulator_what_cuda_says(every_call_on_the_emulator, config):
+    run = proc.run([str(every_call_on_the_emulator)], config.timeouts["tests"])
+    assert run.ok and "0 checks failed" in run.stdout, run.tail(40)
+
+
+def test_the_checks_find_nothing_in_the_calls(every_call_on_the_emulator, config):
+    checks = {"CML_EMU_CHECK": "all", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)}
+    run = proc.run([str(every_call_on_the_emulator)], config.timeouts["sanitizer"], env=checks)
+    assert run.ok and "0 checks failed" in run.stdout, run.tail(40)
+    assert "RACECHECK SUMMARY: 0 hazards" in run.stderr and "ERROR SUMMARY: 0 errors" in run.stderr

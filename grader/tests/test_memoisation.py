@@ -1,0 +1,64 @@
+"""Kernels that keep each benchmark instance's result from an earlier launch and copy it back, on the CPU
+emulator: the attack submissions that do it (grader/tests/attacks/*_memoises_its_results) are wrong at a
+warm-up or timed launch, and wrong the way a kept result is, by exactly what the refresh before that launch
+changed. Their GPU verdict, the failed speed check, is graded by test_attacks.py on a GPU."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from grader import build
+from grader.config import REPO_ROOT
+from grader.model import Status
+from grader.tests.attacks import load_attacks
+from grader.tests.fixture_kernels import write_labs
+from grader.tests.test_timed_region import benchmarked, kernel_of, speed_check
+
+MEMOISERS = {attack.lab: attack for attack in load_attacks() if attack.name.endswith("_memoises_its_results")}
+MEMO_DIR = REPO_ROOT / ".results" / "memoisers"
+MEMO_BUILD_DIR = REPO_ROOT / "build-emu-memoisers"
+WRONG_LAUNCH = re.compile(r"^(warm-up|timed) launch \d+ of \d+ wrote a wrong output: .*got (\S+), want (\S+);")
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def memoisers(emulator, config) -> build.BuildTree:
+    """The skeletons, with each memoising attack's kernel.cu in place of its lab's."""
+    labs = write_labs(MEMO_DIR, {lab: attack.kernel() for lab, attack in MEMOISERS.items()})
+    tree = build.BuildTree(MEMO_BUILD_DIR, labs, emulator.gpu_arch)
+    outcome = build.configure(tree, config.timeouts["build"])
+    assert outcome.ok, outcome.tail(30)
+    return tree
+
+
+def wrong_launch(config, tree: build.BuildTree, lab: str, tmp_path) -> tuple[str, float, float]:
+    """The student's kernel benchmarked on the emulator: which launch it got wrong first, what it wrote
+    there, what was wanted. The speed check fails with that reason, and the baseline is right."""
+    outcome, result = benchmarked(tree, config, lab, "student", tmp_path)
+    student = kernel_of(result, "student")
+    print(student.check)
+    assert not student.correct
+    assert kernel_of(result, "baseline").correct
+    (check, *_) = speed_check(config, lab, outcome, result)
+    assert check.status is Status.FAILED and "wrote a wrong output" in check.detail
+    found = WRONG_LAUNCH.match(student.check)
+    assert found, student.check
+    return found.group(1), float(found.group(2)), float(found.group(3))
+
+
+def test_every_memoising_attack_is_tested_here():
+    assert set(MEMOISERS) == {"02_dot_product", "04_tiled_gemm"}
+
+
+def test_a_gemm_that_copies_back_a_kept_c_is_wrong_where_the_refresh_negated_a_row_of_a(memoisers, config, tmp_path):
+    _, got, want = wrong_launch(config, memoisers, "04_tiled_gemm", tmp_path)
+    # The kept C predates the row's negation: it holds the element the refresh negated.
+    assert got == pytest.approx(-want, rel=1e-5)
+
+
+def test_a_dot_product_that_writes_back_a_kept_sum_is_wrong_by_what_the_refresh_moved(memoisers, config, tmp_path):
+    _, got, want = wrong_launch(config, memoisers, "02_dot_product", tmp_path)
+    # 16 elements of a negated, each moving the sum by 2 the same way: the kept sum is 32 away.
+    assert abs(got - want) == 32

@@ -1,0 +1,105 @@
+"""The steps that read a student's bytes (grader/student_steps.py, grader/sandbox.py): each writes only its own
+folder, runs within its limits, links with no plugin, and sees nothing an earlier submission left in the build
+folder."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from grader import report, sandbox, student_steps
+from grader.config import REPO_ROOT
+from grader.session import GradeRequest, start
+from grader.tests.attacks import lto
+
+needs_sandbox = pytest.mark.skipif(bool(sandbox.unavailable()), reason=f"no sandbox here: {sandbox.unavailable()}")
+
+
+def run(command: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, check=False, timeout=120)
+
+
+@needs_sandbox
+def test_a_step_writes_its_own_folder_and_nothing_it_reads(tmp_path):
+    reads, out = tmp_path / "reads", tmp_path / "out"
+    reads.mkdir()
+    out.mkdir()
+    (reads / "input").write_text("grader's")
+    script = f"echo x > {out}/ok; echo x > {reads}/input; echo x > {reads}/planted; echo x > {tmp_path}/planted"
+    ran = run(sandbox.step_command(["sh", "-c", script], [reads], out, reads))
+    assert (out / "ok").read_text() == "x\n", ran.stderr
+    assert (reads / "input").read_text() == "grader's"
+    assert not (reads / "planted").exists() and not (tmp_path / "planted").exists()
+
+
+def test_a_step_that_writes_past_its_file_size_limit_is_stopped(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    limits = sandbox.Limits(memory=1 << 30, file_size=1 << 20, cpu_s=30, processes=4096)
+    script = f"head -c 10000000 /dev/zero > {out}/big"
+    ran = run(sandbox.step_command(["sh", "-c", script], [], out, out, limits=limits))
+    assert ran.returncode != 0
+    assert (out / "big").stat().st_size <= 1 << 20
+
+
+@needs_sandbox
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc to make compiler IR with")
+def test_a_link_in_the_sandbox_runs_no_linker_plugin(tmp_path):
+    """The IR's recorded assembler option writes a file when gcc links it as usual; in a step, where every
+    plugin is hidden, nothing is written, even with gcc left to hand ld its plugin."""
+    out = tmp_path / "out"
+    out.mkdir()
+    planted = tmp_path / "planted.d"
+    ir = tmp_path / "ir.c"
+    ir.write_text(lto.as_inline_assembly(lto.ir_sections(f"--MD={planted}")) + "int main(void) { return 0; }\n")
+    assert run(["gcc", "-c", str(ir), "-o", str(tmp_path / "ir.o")]).returncode == 0
+    linked = run(sandbox.step_command(["gcc", str(tmp_path / "ir.o"), "-o", str(out / "a")], [tmp_path], out, out))
+    assert not planted.exists(), linked.stderr
+    run(["gcc", str(tmp_path / "ir.o"), "-o", str(tmp_path / "a")])  # the control: no sandbox
+    assert planted.exists(), "linked as usual, the IR should have written the file"
+
+
+def test_a_meson_command_names_the_steps_own_paths():
+    command = ["nvcc", "-MF", "x.o.d", "-o", "x.o", "-c", "/k.cu", "--out=x.o"]
+    swapped = student_steps.swap(command, {"x.o": "/s/kernel.o", "x.o.d": "/s/kernel.o.d"})
+    assert swapped == ["nvcc", "-MF", "/s/kernel.o.d", "-o", "/s/kernel.o", "-c", "/k.cu", "--out=/s/kernel.o"]
+
+
+LEAK = """
+extern "C" const char leaked_start[], leaked_end[];
+asm(".section .rodata\\nleaked_start:\\n.incbin \\"@OBJECT@\\"\\nleaked_end:\\n.previous\\n");
+"""
+
+
+@pytest.mark.slow
+def test_a_submission_sees_nothing_of_the_one_graded_before_it_in_the_same_build_folder(config, device, tmp_path):
+    """Alice's Lab 2 test program is in the build folder once she is graded; Bob's Lab 1 kernel.cu, graded next in
+    the same folder (as a batch worker does), embeds it by its path. It must find nothing there."""
+    build_dir = REPO_ROOT / "build-attacks" / "classmates"
+    alice_program = student_steps.program_path(build_dir, "02_dot_product", "test", emulated=False)
+    leak = LEAK.replace("@OBJECT@", str(alice_program))
+    submissions = {
+        "alice": {
+            lab: (REPO_ROOT / "solutions" / lab / "kernel.cu").read_text()
+            for lab in ("01_vector_add", "02_dot_product")
+        },
+        "bob": {"01_vector_add": (REPO_ROOT / "solutions" / "01_vector_add" / "kernel.cu").read_text() + leak},
+    }
+    labs = {}
+    for student, kernels in submissions.items():
+        for lab, text in kernels.items():
+            (tmp_path / student / lab).mkdir(parents=True)
+            (tmp_path / student / lab / "kernel.cu").write_text(text)
+        request = GradeRequest(
+            labs=list(kernels), submission=tmp_path / student, build_dir=build_dir, mechanisms=False, bench=False,
+            jobs=1,
+        )  # fmt: skip
+        session = start(request)
+        session.build()
+        labs[student] = report.run_dict(session.grade(), session.facts())["labs"][0]
+        if student == "alice":
+            assert alice_program.is_file(), "alice's program should be there once she is graded"
+    build = next(check for check in labs["bob"]["checks"] if check["name"] == "build")
+    assert build["status"] == "failed", "bob's .incbin should find no file of alice's"
