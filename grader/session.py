@@ -217,7 +217,7 @@ class LabSeconds:
     """How long each lab worked in this build folder's last run, its waits for the build folder and the GPU left
     out. The labs graded at once start longest first: they take turns to build (one Ninja at a time), and the
     one with the longest way through its steps (Lab 4, its racecheck about 20 s on the H100) ends the run, so
-    it should not wait for the others' builds (issue 17). With no earlier run, the labs start in their order."""
+    it should not wait for the others' builds. With no earlier run, the labs start in their order."""
 
     def __init__(self, build_dir: Path) -> None:
         self.path = build_dir / "lab-seconds.json"
