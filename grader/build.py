@@ -141,7 +141,7 @@ class BuildTree:
 def configure(tree: BuildTree, timeout_s: float, reuse: bool = False) -> proc.Outcome:
     """meson setup, or reconfigure with the options of this run when the build tree exists already. With
     `reuse`, nothing where the tree was set up with these options already (a batch worker's next student: the
-    reconfigure took 3.5 s on a 2-core machine, issue 17); Ninja sets it up again itself should meson.build or
+    reconfigure took 3.5 s on a 2-core machine); Ninja sets it up again itself should meson.build or
     labs.toml change. Not for the CPU emulator's runs: which of its targets exist depends on what was installed
     when the tree was set up."""
     options: dict[str, str | bool] = {"gpu_arch": tree.gpu_arch, "student_dir": str(tree.student_dir.resolve())}

@@ -1,4 +1,4 @@
-"""Measuring this GPU and writing its thresholds (issue 16).
+"""Measuring this GPU and writing its thresholds, each set between what correct and wrong kernels reach.
 
 The reference solution and every kernel of grader/variants (correct ones written elsewhere, and known-wrong
 ones) are benchmarked `runs` times each, in turns. Each speed check of each graded group then gets the

@@ -25,6 +25,7 @@ from grader.collect import unfinished
 from grader.config import REPO_ROOT, load_config
 from grader.exits import CannotGrade, Exit, UsageError
 from grader.export import write_exports
+from grader.model import NOT_SUBMITTED
 from grader.platforms import classroom, gradescope
 from grader.score import verdict
 from grader.session import GradeRequest, select_labs, start
@@ -359,7 +360,8 @@ def command_grade(args, console: Console) -> int:
     for path in written:
         console.print(escape(f"Written: {path}"))
     verdicts = {verdict(g) for g in grades}
-    return Exit.FAILED if "failed" in verdicts else Exit.INCOMPLETE if "incomplete" in verdicts else Exit.PASSED
+    failed = verdicts & {"failed", NOT_SUBMITTED}  # a lab asked for and not submitted earned nothing
+    return Exit.FAILED if failed else Exit.INCOMPLETE if "incomplete" in verdicts else Exit.PASSED
 
 
 def command_calibrate(args, console: Console) -> int:

@@ -15,6 +15,11 @@ class Status(str, Enum):  # noqa: UP042 (StrEnum would change str() and format()
     NOT_GRADED = "not graded"  # measured and shown, worth nothing on this GPU: time cannot separate the lesson here
 
 
+# A lab the submission has no kernel.cu for: its one check, failed, and its verdict (grader/workspace.py).
+SUBMITTED = "submitted"
+NOT_SUBMITTED = "not submitted"
+
+
 class Category(str, Enum):  # noqa: UP042 (as Status: StrEnum would change str() of a member)
     BUILD = "build"
     CORRECTNESS = "correctness"

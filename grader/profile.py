@@ -1,11 +1,11 @@
 """Nsight Compute counters of the student's kernels, read from a run of the benchmark, or, with no GPU, the
 same counters as the CPU emulator counts them (common/emu/README.md).
 
-ncu watches the benchmark run as it is timed, with no arguments, so that the kernels under test see
-the same run whether they are profiled or timed (issue 15). It profiles only the checked launches it is asked
-for: the benchmark wraps each checked launch, and nothing else, in NVTX push/pop ranges, its group's range
-(when the lab has groups, e.g. "R = 1") and inside it its role's ("baseline", "student", ...). One ncu run per
-group collects every metric and role the lab's checks of that group need; ncu renames each profiled kernel
+ncu watches the benchmark run as it is timed, with no arguments, so that the kernels under test see the same run
+whether they are profiled or timed, and cannot behave well only while profiled. It profiles only the checked
+launches it is asked for: the benchmark wraps each checked launch, and nothing else, in NVTX push/pop ranges, its
+group's range (when the lab has groups, e.g. "R = 1") and inside it its role's ("baseline", "student", ...). One ncu
+run per group collects every metric and role the lab's checks of that group need; ncu renames each profiled kernel
 after its innermost range, its role, so the counters are the student's whatever the kernels are called.
 
 The CPU emulator is too slow for the default sizes: its run is `--profile --size N` (checked launches only).

@@ -1,4 +1,4 @@
-"""A recorded grade's speed checks judged again against another thresholds file (issue 16): after a new
+"""A recorded grade's speed checks judged again against another thresholds file: after a new
 calibration, whether the grades already made of the variants would get the same verdicts, from the benchmark
 figures each grade.json holds, without measuring anything again. The grader's own checks.performance_checks
 decides each status, as it does when grading.

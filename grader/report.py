@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from grader.config import Target
-from grader.model import Category, Check, LabGrade, Status
+from grader.model import NOT_SUBMITTED, Category, Check, LabGrade, Status
 from grader.score import verdict
 
 STYLE = {
@@ -30,6 +30,7 @@ STYLE = {
     "passed": "bold green",
     "failed": "bold red",
     "incomplete": "bold yellow",
+    NOT_SUBMITTED: "bold red",
 }
 # How a speed check's detail begins ('x3.55 (threshold x2.90): ...'): where a grade.json written before checks
 # carried `measured` and `threshold` holds them.

@@ -6,7 +6,7 @@ the record of this very run: a clean report counts only if this run's results we
 The stretch's cases (their doctest suites are named "stretch: ...") are left out: a mechanism check is about
 the graded kernel, and a stretch carries no points. They come last in every test.cpp, so up to the last graded
 case the graded kernel sees the same calls as in the correctness run; left out, Lab 4's racecheck is about a
-quarter shorter, and on the H100 that racecheck was the longest step of a grade (issue 17)."""
+quarter shorter, and on the H100 that racecheck was the longest step of a grade."""
 
 from __future__ import annotations
 

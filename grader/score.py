@@ -5,7 +5,7 @@ checks (time cannot carry the lesson there: targets/*.toml says why)."""
 
 from __future__ import annotations
 
-from grader.model import Category, Check, LabGrade, Status
+from grader.model import NOT_SUBMITTED, SUBMITTED, Category, Check, LabGrade, Status
 
 SCORED = (Category.CORRECTNESS, Category.MECHANISM, Category.PERFORMANCE)
 
@@ -50,7 +50,10 @@ def score(grade: LabGrade, points: dict[str, float]) -> LabGrade:
 
 
 def verdict(grade: LabGrade) -> str:
-    """'passed', 'failed', or 'incomplete' (nothing failed, but some checks could not run here)."""
+    """'passed', 'failed', 'incomplete' (nothing failed, but some checks could not run here), or 'not submitted'
+    (the submission has no kernel.cu for the lab: grader/workspace.py)."""
+    if any(c.name == SUBMITTED and c.status is Status.FAILED for c in grade.checks):
+        return NOT_SUBMITTED
     required = [c for c in grade.checks if c.category is not Category.STRETCH]
     if any(c.status is Status.FAILED for c in required):
         return "failed"

@@ -24,7 +24,7 @@ from grader.grade import WAITING_FOR_THE_GPU, WAITING_TO_BUILD, Context, grade_l
 from grader.model import LabGrade
 from grader.sizes import lab_sizes, load_instructor_sizes
 from grader.submission import SubmissionError, read_submission
-from grader.workspace import assemble_student_dir
+from grader.workspace import assemble_student_dir, not_submitted
 
 SHIPPED_LABS = REPO_ROOT / "labs"
 BUILDING_AHEAD = "building, every lab at once"
@@ -62,6 +62,7 @@ class Session:
     instructor_sizes: dict[str, list[str]]
     notes: list[str] = field(default_factory=list)  # said on the terminal and in every report
     files_used: dict[str, str] | None = None  # lab -> where its kernel.cu came from, for a submission
+    not_submitted: list[str] = field(default_factory=list)  # labs the submission has no kernel.cu for
     files_ignored: list[str] = field(default_factory=list)
     kernel_sha256: dict[str, str] = field(default_factory=dict)
     context: Context | None = None  # once built
@@ -148,6 +149,8 @@ class Session:
             self._build_ahead(context)
 
         def graded(lab: Lab, variant: str) -> LabGrade:
+            if variant == "student" and lab.name in self.not_submitted and self.files_used:
+                return not_submitted(lab, self.files_used[lab.name])  # nothing of it to build or run
             return grade_lab(context, lab, variant, functools.partial(progress, lab.name, variant))
 
         if self.jobs == 1:
@@ -170,9 +173,15 @@ class Session:
         is the run's (`built_ahead_seconds`), and each lab's own build step then finds its part built."""
         started = time.monotonic()
         labs, timeout = [lab.name for lab in self.labs], self.config.timeouts["build"]
-        build.build_ahead(context.tree, labs, list(self.request.variants), timeout)
-        if context.emulator:
-            build.build_ahead(context.tree, labs, list(self.request.variants), timeout, emulated=True)
+        variants = list(self.request.variants)
+        # A lab not submitted has no student's kernel.cu to build: only its other variants (the solution).
+        missing = [lab for lab in labs if lab in self.not_submitted]
+        parts = [([lab for lab in labs if lab not in missing], variants)]
+        parts += [(missing, [v for v in variants if v != "student"])]
+        for emulated in (False, True) if context.emulator else (False,):
+            for part_labs, part_variants in parts:
+                if part_labs and part_variants:
+                    build.build_ahead(context.tree, part_labs, part_variants, timeout, emulated=emulated)
         self.built_ahead_seconds = round(time.monotonic() - started, 1)
 
     # BuildTree, not build.BuildTree: in the class's body, `build` is the method above.
@@ -188,6 +197,7 @@ class Session:
             assembled = request.build_dir.resolve().with_name(request.build_dir.name + "-student")
             self.files_used = assemble_student_dir(self.config, submission, assembled)
             self.files_ignored = submission.ignored
+            self.not_submitted = [lab.name for lab in self.config.labs if lab.name not in submission.kernels]
             self.kernel_sha256 = {lab.name: submission.digest(lab.name) for lab in self.config.labs}
             student_dir = assembled
         tree = build.BuildTree(
@@ -207,7 +217,7 @@ class LabSeconds:
     """How long each lab worked in this build folder's last run, its waits for the build folder and the GPU left
     out. The labs graded at once start longest first: they take turns to build (one Ninja at a time), and the
     one with the longest way through its steps (Lab 4, its racecheck about 20 s on the H100) ends the run, so
-    it should not wait for the others' builds (issue 17). With no earlier run, the labs start in their order."""
+    it should not wait for the others' builds. With no earlier run, the labs start in their order."""
 
     def __init__(self, build_dir: Path) -> None:
         self.path = build_dir / "lab-seconds.json"

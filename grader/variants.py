@@ -1,6 +1,6 @@
 """Kernels written elsewhere, adapted to the labs' interfaces (grader/variants/variants.toml): correct ones with
 other block sizes, tile shapes and tricks than the reference solution's, and known-wrong ones that each break one
-lesson. Calibrate measures both kinds on a GPU and sets each threshold between them (issue 16); on any machine,
+lesson. Calibrate measures both kinds on a GPU and sets each threshold between them; on any machine,
 tools/grade-variants.sh grades every one as a submission and `judge` says whether its grade is what it should be.
 
     python -m grader.variants list                 # lab, name and file of each variant, tab-separated

@@ -1,13 +1,21 @@
-"""Assembling the student folder that gets built: each lab's kernel.cu from the submission, the
-shipped skeleton for a lab the submission lacks. Nothing else of a submission is ever used."""
+"""Assembling the student folder that gets built: each lab's kernel.cu from the submission, and for a lab the
+submission lacks, a stand-in that is never built: that lab is "not submitted" and earns nothing. Nothing else
+of a submission is ever used, and nothing of the checkout's labs/ is ever graded for a submission (a finished
+kernel.cu there is the instructor's or a previous student's, never this submission's work)."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
-from grader.config import REPO_ROOT, Config
+from grader.config import Config, Lab
+from grader.model import NOT_SUBMITTED, SUBMITTED, Category, Check, LabGrade, Status
+from grader.score import score
 from grader.submission import KERNEL, Submission
+
+# The build configures every lab from the student folder, so each lab needs a file there; this one has no
+# code, and the grader never builds it (Session.grade gives such a lab not_submitted() instead).
+STAND_IN = b"// not submitted: the submission has no kernel.cu for this lab, so it is neither built nor graded\n"
 
 
 def assemble_student_dir(config: Config, submission: Submission, destination: Path) -> dict[str, str]:
@@ -22,6 +30,15 @@ def assemble_student_dir(config: Config, submission: Submission, destination: Pa
             target.write_bytes(submission.kernels[lab.name])
             used[lab.name] = f"{submission.source}: {submission.used[lab.name]}"
         else:
-            shutil.copyfile(REPO_ROOT / "labs" / lab.name / KERNEL, target)
-            used[lab.name] = f"labs/{lab.name}/{KERNEL} (the untouched skeleton: the submission has none)"
+            target.write_bytes(STAND_IN)
+            used[lab.name] = f"{NOT_SUBMITTED}: {submission.source} has no {lab.name}/{KERNEL}"
     return used
+
+
+def not_submitted(lab: Lab, why: str) -> LabGrade:
+    """The grade of a lab the submission has no kernel.cu for (`why`: its entry of assemble_student_dir's
+    answer): one failed check that says so, 0 of the lab's points, nothing built or run."""
+    hint = f"submit {lab.name}/{KERNEL} (at any depth of the folder or archive) to have this lab graded"
+    grade = LabGrade(lab.name, lab.title, "student", f"{lab.name}/{KERNEL}")
+    grade.checks.append(Check(SUBMITTED, Category.BUILD, Status.FAILED, f"{why}, so nothing was built or run", hint))
+    return score(grade, lab.points)

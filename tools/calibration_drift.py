@@ -1,6 +1,6 @@
 """Whether the figures a GPU's thresholds were set from still hold: each variant's ratios as ./cml calibrate
 measured them, against the same ratios in later grades of the variants (tools/grade-variants.sh runs, one folder
-each; grades written since the checks carry `measured`), as a Markdown table (issue 16). The benchmarks changed
+each; grades written since the checks carry `measured`), as a Markdown table. The benchmarks changed
 after calibrate ran; this shows by how much the measured ratios moved with them.
 
     PYTHONPATH=. .venv/bin/python tools/calibration_drift.py results/calibration/h100-measurements.json RUN_DIR ...

@@ -25,7 +25,8 @@
 #                                            matching the pytest -k expression EXPR)
 #   tools/gpu-check.sh variants SEED         every variant graded as seven-lab students (tools/grade-variants.sh),
 #                                            time-boxed (VARIANTS_SECONDS) and resumable from .results/variants-SEED;
-#                                            one repeat of issue 16's ten (python -m grader.variants repeats)
+#                                            one of the ten repeats that judge the thresholds
+#                                            (python -m grader.variants repeats)
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
 # doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 16's repeated grades of the variants, several to one call of the lent GPU (10 minutes), resumable on a
-# warm machine: a stage finished in an earlier call is skipped, one stopped by the time box goes on where it
-# stopped (the rounds graded stay in .results/).
+# The repeated grades of the variants that judge the thresholds, several to one call of the lent GPU (10 minutes),
+# resumable on a warm machine: a stage finished in an earlier call is skipped, one stopped by the time box goes on
+# where it stopped (the rounds graded stay in .results/).
 #   STAGES="all:36 lab6:38 only:NAME,NAME:40" BUDGET=570 tools/gpu-stages.sh
 #     all:SEED             every variant: tools/gpu-check.sh variants SEED (.results/variants-SEED)
 #     lab6:SEED            Lab 6's variants: tools/grade-variants.sh --lab 06 (.results/variants6-SEED)

@@ -1,6 +1,6 @@
 """The speed thresholds each handout and slide deck states, written from the shipped thresholds files
 (grader/targets/*.toml) into the block between the markers below in labs/NN_name/README.md and
-slides/decks/NN_name.md, so neither quotes a number that a new calibration has replaced (issue 16). --check
+slides/decks/NN_name.md, so neither quotes a number that a new calibration has replaced. --check
 changes nothing and exits 1 where a block is missing or stale.
 
     PYTHONPATH=. .venv/bin/python tools/handout_thresholds.py [--check]

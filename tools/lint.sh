@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's linters (issue 18), as pyproject.toml configures them: ruff check, ruff format --check and mypy
+# The project's linters, as pyproject.toml configures them: ruff check, ruff format --check and mypy
 # on the Python tree, and shellcheck on the repository's own shell scripts (the tracked *.sh files and the
 # tracked files whose first line runs sh or bash: ./cml, .ci/run, run_autograder, ...; never build*/, .venv/,
 # .deps/). Every linter runs, so one run shows every finding; the exit status is 1 if any found anything (or

@@ -1,4 +1,4 @@
-"""Do Nsight Compute's counters change when other programs use the GPU beside the profiled one? (issue 17)
+"""Do Nsight Compute's counters change when other programs use the GPU beside the profiled one?
 
 The grader gives an ncu run the GPU alone for its profiled launches, and every other lab of the run waits.
 This measures whether that is needed: each lab's ncu run of its reference solution, exactly as the grader

@@ -1,4 +1,4 @@
-"""The repeated grades of the variants on one GPU, tabulated from the tarballs kept in results/ (issue 16): every
+"""The repeated grades of the variants on one GPU, tabulated from the tarballs kept in results/: every
 run that results/repeat-runs.toml lists for the GPU, unpacked newest first, then `python -m grader.variants
 repeats` over all of them (variant-repeats-all-seeds.md) and over Lab 6 in the runs that had today's counter
 checks (variant-repeats-lab6-current-checks.md). Exit status 0 when every variant got what it should in every run

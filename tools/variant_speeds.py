@@ -1,5 +1,5 @@
 """Every kernel ./cml calibrate measured on one GPU, against the thresholds it wrote: its median speedup and copy
-fraction per group, and whether the speed checks pass it, as a Markdown table (issue 16).
+fraction per group, and whether the speed checks pass it, as a Markdown table.
 
     PYTHONPATH=. .venv/bin/python tools/variant_speeds.py results/calibration/h200-measurements.json grader/targets/h200.toml
 

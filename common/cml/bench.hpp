@@ -3,7 +3,7 @@
 //
 // Each kernel runs over the instances of its problem (cml/instances.hpp), and each launch takes one drawn at
 // random: a kernel that skips the work when it sees pointers or data again, or does it only while it is
-// being checked, leaves a wrong output behind (issue 15). What the frame checks on each launch is in
+// being checked, leaves a wrong output behind, and fails. What the frame checks on each launch is in
 // cml/launches.hpp.
 #pragma once
 
@@ -81,7 +81,8 @@ struct KernelResult {
 using ProfiledLaunch = std::pair<std::string, std::string>;
 
 // Thrown by BenchReport::run once every checked launch a profiler watches has run: the rest of the run would
-// only cost the profiler's time. Until then the run is the timed run, launch for launch (issue 17).
+// only cost the profiler's time. Until then the run is the timed run, launch for launch, so the kernel cannot
+// tell a profiled run from a timed one.
 struct EveryProfiledLaunchRan {};
 
 class BenchReport {

@@ -2,7 +2,7 @@
 // any timing the set-aside for persisting accesses is made 0, so that a line a kernel marks persisting
 // survives the L2 flush no better than any other, and the default stream's access-policy window is emptied;
 // after every launch both are read back. A persisting window that survived the flush showed 4x the DRAM's
-// bandwidth elsewhere (/work/shared/research/grader-attacks.md, #14).
+// bandwidth elsewhere.
 #pragma once
 
 #include <string>

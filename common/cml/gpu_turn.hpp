@@ -1,4 +1,4 @@
-// The GPU to one benchmark alone, for its timed part only (issue 17).
+// The GPU to one benchmark alone, for its timed part only: the other labs graded at once keep it the rest of the time.
 //
 // The grader grades a submission's labs at once, and a benchmark's timings must see no other program on the
 // GPU. Starting CUDA, drawing the inputs and computing the expected results take seconds and need no such

@@ -61,7 +61,7 @@ std::vector<Instance> make_instances(const Args&... args)
 
 // An input of one instance: uploaded once, its host copy kept (the CPU reference reads it too), so that after
 // a kernel's launches the frame can tell whether the kernel wrote to it. A kernel that zeroes its inputs can
-// make a wrong result look right (/work/shared/research/grader-attacks.md, #5).
+// make a wrong result look right.
 template <class T>
 class BenchInput {
 public:

@@ -1,4 +1,5 @@
-// The launches of one kernel under test, and what the benchmark checks on each (issue 15).
+// The launches of one kernel under test, and what the benchmark checks on each: a kernel that does the work only
+// while it is watched shows as wrong.
 //
 // The checked launch comes first, alone inside NVTX ranges (the group's, if any, then the role's), so that
 // `ncu --nvtx --nvtx-include "R = 1/*/student"` profiles it and nothing else in a run with no arguments.

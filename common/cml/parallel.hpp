@@ -1,5 +1,5 @@
 // Work split over the host's cores: a benchmark's set-up (random inputs, CPU references, comparisons of 64M
-// outputs) would otherwise keep one core busy for seconds while the GPU waits (issue 17).
+// outputs) would otherwise keep one core busy for seconds while the GPU waits.
 #pragma once
 
 #include <cstddef>

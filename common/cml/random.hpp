@@ -41,8 +41,8 @@ void for_each_random_chunk(std::size_t n,
                            const std::function<void(std::size_t, std::size_t, std::mt19937_64&)>& fill);
 
 // n values of `distribution`, as T: up to kRandomChunk of them straight from rng(), as all inputs were drawn
-// before issue 17 (so a seed still gives the same inputs to a test case of that size, and a count measured
-// with it on a GPU still holds), more of them by for_each_random_chunk (a benchmark's).
+// before the chunked draw existed (so a seed still gives the same inputs to a test case of that size, and a
+// count measured with it on a GPU still holds), more of them by for_each_random_chunk (a benchmark's).
 template <class T, class Distribution>
 std::vector<T> random_values(std::size_t n, const Distribution& distribution)
 {

@@ -1,5 +1,5 @@
 // Device memory read back for the benchmark's checks through one pinned buffer, a chunk at a time: a pageable
-// copy of a 256 MB output into a fresh vector took ~0.2 s on the H100, several times per kernel (issue 17).
+// copy of a 256 MB output into a fresh vector took ~0.2 s on the H100, several times per kernel.
 // The test programs read back with DeviceBuffer::download, which their record needs (cml/record.hpp).
 #pragma once
 

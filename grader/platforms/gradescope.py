@@ -10,11 +10,15 @@ OUT/gradescope-speed.csv to the assignment that holds the speed points."""
 from __future__ import annotations
 
 import csv
+import io
 import json
+import subprocess
+import tarfile
 import zipfile
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from grader import batch, build, gpu, late
 from grader.collect import spreadsheet_cell
@@ -41,6 +45,9 @@ SOURCES = (
     "solutions",
 )
 LEFT_OUT = ("grader/tests",)
+# The skeletons go into the zip as committed, never as the working tree has them: a checkout where someone
+# worked a lab through would otherwise ship the finished kernel.cu to every student's grade.
+SKELETONS = "labs"
 SETTINGS = "autograder.json"
 SIZES = "instructor-sizes.toml"
 SPEED_CSV = "gradescope-speed.csv"
@@ -82,6 +89,47 @@ def add_command(commands) -> None:
     results.add_argument("--out", type=Path, required=True, help="results.json to write")
 
 
+def committed_skeletons(root: Path = REPO_ROOT) -> dict[str, tuple[bytes, bool]] | None:
+    """labs/ as committed at HEAD: path -> (its bytes, whether it is executable); None where root is no git
+    checkout (or git is missing)."""
+    try:
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", "HEAD", "--", SKELETONS], cwd=root, capture_output=True, check=False
+        )
+    except OSError:
+        return None
+    if archive.returncode != 0:
+        return None
+    files = {}
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        for member in tar.getmembers():
+            data = tar.extractfile(member) if member.isfile() else None
+            if data is not None:
+                files[member.name] = (data.read(), bool(member.mode & 0o111))
+    return files
+
+
+def skeleton_warning(root: Path = REPO_ROOT) -> str | None:
+    """What the instructor must know about the skeletons the zip ships: the working tree's labs/ that differ
+    from the committed ones (left out of the zip), or that they could not be checked; None where all is clean."""
+    if committed_skeletons(root) is None:
+        return f"{root} is no git checkout: {SKELETONS}/ is shipped as it is on disk, which may not be the skeletons"
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all", "--", SKELETONS],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    changed = [line[3:] for line in status.stdout.splitlines()]
+    if not changed:
+        return None
+    return (
+        f"the working tree's {SKELETONS}/ differs from the last commit ({', '.join(changed)}): the zip ships the "
+        "committed skeletons, not these changes"
+    )
+
+
 def source_files(root: Path = REPO_ROOT) -> list[Path]:
     """The checkout's files the autograder needs, relative to root."""
     files = []
@@ -110,7 +158,15 @@ def script_text(template: str, labs: list[str], sizes: bool) -> str:
     return (TEMPLATES / template).read_text().replace("@LABS@", lab_args).replace("@GRADE_OPTIONS@", options)
 
 
-def write_zip(out: Path, labs: list[str], sizes: Path | None, policy: late.LatePolicy | None, visibility: str) -> Path:
+def write_zip(
+    out: Path,
+    labs: list[str],
+    sizes: Path | None,
+    policy: late.LatePolicy | None,
+    visibility: str,
+    root: Path = REPO_ROOT,
+) -> Path:
+    """The autograder zip of the checkout at root; its labs/ as committed (committed_skeletons)."""
     settings = {
         "labs": labs,
         "visibility": visibility,
@@ -123,9 +179,14 @@ def write_zip(out: Path, labs: list[str], sizes: Path | None, policy: late.LateP
         _add(archive, SETTINGS, (json.dumps(settings, indent=2) + "\n").encode(), executable=False)
         if sizes:
             _add(archive, SIZES, sizes.read_bytes(), executable=False)
-        for relative in source_files():
-            path = REPO_ROOT / relative
+        skeletons = committed_skeletons(root)
+        for relative in source_files(root):
+            if skeletons is not None and relative.parts[0] == SKELETONS:
+                continue  # from the commit, below
+            path = root / relative
             _add(archive, relative.as_posix(), path.read_bytes(), executable=bool(path.stat().st_mode & 0o111))
+        for name, (data, executable) in sorted((skeletons or {}).items()):
+            _add(archive, name, data, executable)
     return out
 
 
@@ -141,6 +202,9 @@ def command(args, console: Console) -> int:
         )
     except ValueError as error:
         raise UsageError(str(error)) from error
+    warning = skeleton_warning()
+    if warning:
+        console.print(f"[bold yellow]Warning: {escape(warning)}[/]")
     path = write_zip(args.out, labs, args.instructor_sizes, policy, args.visibility)
     console.print(
         f"Wrote {path} ({path.stat().st_size // 1024} KiB): labs {', '.join(labs) or 'all'}. Upload it on "

@@ -55,7 +55,7 @@ def test_planted_bug_differs_from_the_solution(folder):
 
 def graded_fixtures() -> list:
     """Every fixture; those whose expect.toml says `slow = true` (their lesson is also proven elsewhere in the
-    quick tests, or by an attack) in ./cml test --slow only, to keep the quick tests short (issue 17)."""
+    quick tests, or by an attack) in ./cml test --slow only, to keep the quick tests short."""
     return [
         pytest.param(folder, marks=[pytest.mark.slow] if load_expect(folder).get("slow") else [], id=folder.name)
         for folder in fixture_dirs()

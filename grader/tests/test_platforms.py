@@ -86,6 +86,35 @@ def test_the_zip_has_gradescopes_two_scripts_at_its_root_and_the_grader(tmp_path
     }
 
 
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=root, check=True)
+
+
+def test_the_zip_ships_the_committed_skeletons_and_warns_of_a_worked_working_tree(tmp_path):
+    root = tmp_path / "kit"
+    skeleton = root / "labs" / "01_vector_add" / "kernel.cu"
+    skeleton.parent.mkdir(parents=True)
+    skeleton.write_text("// TODO 1: the skeleton\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "skeleton")
+    assert gradescope.skeleton_warning(root) is None
+
+    skeleton.write_text("// a finished kernel: never for the students\n")
+    (skeleton.parent / "notes.txt").write_text("untracked\n")
+    warning = gradescope.skeleton_warning(root)
+    assert warning and "labs/01_vector_add/kernel.cu" in warning and "labs/01_vector_add/notes.txt" in warning
+    path = gradescope.write_zip(tmp_path / "autograder.zip", [], None, None, "visible", root=root)
+    with zipfile.ZipFile(path) as archive:
+        assert archive.read("labs/01_vector_add/kernel.cu") == b"// TODO 1: the skeleton\n"
+        assert "labs/01_vector_add/notes.txt" not in archive.namelist()
+
+
+def test_a_zip_from_no_git_checkout_says_its_skeletons_are_unchecked(tmp_path):
+    (tmp_path / "labs").mkdir()
+    assert "no git checkout" in (gradescope.skeleton_warning(tmp_path) or "")
+
+
 # run_autograder is tried on a copy of Gradescope's layout with a stand-in for the grader's Python: its grade step
 # is the submission's code at its worst (run unsandboxed), rewriting the script that is running in place, with
 # its new text past where bash had read, and trying the checkout's Python too. Where the tests run as root, the

@@ -1,4 +1,4 @@
-"""The benchmark's timed region (issue 15), on the CPU emulator: every solution's benchmark still reports
+"""The benchmark's timed region, on the CPU emulator: every solution's benchmark still reports
 right results with nothing against its time, and kernels that cheat the timed launches are caught with the
 reason. Timings mean nothing on the emulator, but every check on the launches runs as it does on a GPU."""
 

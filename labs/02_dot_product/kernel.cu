@@ -1,6 +1,6 @@
 // Lab 2: dot product, a tree in shared memory per block. The only file you edit; the handout is README.md.
 // Tree per block + one atomicAdd per block: ~1040 GB/s on an H100. The grader's baseline, one atomicAdd per
-// element, queues n additions at one address: ~4.6 GB/s, 225 times slower.
+// element, queues n additions at one address: ~4.6 GB/s.
 #include "dot_product.hpp"
 
 namespace {

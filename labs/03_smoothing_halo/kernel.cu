@@ -1,6 +1,7 @@
 // Lab 3: 1D smoothing with a halo in shared memory. The only file you edit; the handout is README.md beside it.
 // Each output averages the 2R + 1 inputs around it. Staged in shared memory, every input is read from global
-// once per block instead of 2R + 1 times: on an H100, x1.63 over the naive kernel at R = 32, x0.96 at R = 1.
+// once per block instead of 2R + 1 times: on an H100 that pays at R = 32 and not at R = 1, where the L1 cache
+// already serves the few neighbours (the handout's table gives the figures and the speed bars).
 #include "smoothing.hpp"
 
 namespace {

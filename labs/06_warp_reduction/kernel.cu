@@ -1,6 +1,7 @@
 // Lab 6: a block's sum, with the last warp unrolled and then with warp shuffles. The only file you edit; the
 // handout is README.md beside it. On an H100 (64M floats, 1 element per thread), against the grader's full
-// tree with a __syncthreads() at every step: unrolled last warp x1.29, warp shuffles x1.39.
+// tree with a __syncthreads() at every step, the unrolled last warp and the warp shuffles are both faster (the
+// handout's table gives the figures, and which of them this GPU grades).
 #include "warp_reduction.hpp"
 
 namespace {

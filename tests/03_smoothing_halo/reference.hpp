@@ -15,7 +15,7 @@
 // 2^-43 max|in| for R <= 64, far under the fp32 tolerance below.
 //
 // Into `out`, resized to in.size(): the benchmark reuses one buffer for its six radii, as a fresh 512 MB one
-// costs more in page faults than the sums do, with the GPU held for its launches (issue 17).
+// costs more in page faults than the sums do, with the GPU held for its launches.
 inline void smooth_reference(const std::vector<float>& in, int radius, std::vector<double>& out)
 {
     constexpr int kResum = 256;

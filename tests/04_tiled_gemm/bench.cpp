@@ -94,7 +94,7 @@ struct Instance {
 // at random (the machine's entropy), and up to kSpotChunks of those the refresh before the launch negated,
 // read back one by one. The full comparison downloads all of C (64 MB at N = 4096, ~55 ms of checking a launch
 // on an H100, with the GPU held alone): it stays for the checked launch, the last timed one and one drawn at
-// random (issue 17).
+// random.
 cml::Comparison spot_check(const Instance& instance)
 {
     static std::random_device entropy;

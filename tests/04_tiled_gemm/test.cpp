@@ -120,13 +120,13 @@ const std::vector<Shape> kRaggedEdges = {{1, 1, 1}, {17, 33, 65}, {33, 17, 65}, 
 // Under racecheck a block's tile steps run one after another, so a long K in few blocks is what costs: 64 x 64
 // x 3000 (4 blocks, 94 steps each) took ~12 of the lab's 52 s on an H100, and x 1000 still ~4 s in each suite.
 // 64 x 64 x 512 still runs 16 steps (64 of the register-blocked kernel's 8), and 1 x 1000 x 300 a single row
-// of 32 tiles, past every barrier a missing one would break (issue 17).
+// of 32 tiles, past every barrier a missing one would break.
 const std::vector<Shape> kRectangles = {{1000, 17, 64}, {17, 1000, 64}, {1, 1000, 300},
                                         {1000, 1, 300}, {64, 64, 512}, {300, 700, 50}};
 // Several blocks each way, ragged on every side (9 x 8 tiles of 32, 3 x 2 blocks of the register-blocked
 // kernel's 128), K too (7 tile steps of 32, not a multiple of the register-blocked kernel's 8). Not 1000^3, nor
 // 400 x 360 x 333: under racecheck those cost ~60 s and ~6 s (with the register-blocked one) on an H100, and a
-// missing barrier or a guard that skips a ragged edge shows at this size as well (issue 17).
+// missing barrier or a guard that skips a ragged edge shows at this size as well.
 const std::vector<Shape> kLarge = {{288, 232, 201}};
 const std::vector<Shape> kGuarded = {{1, 1, 1}, {17, 33, 65}, {100, 1, 10}, {1, 100, 10}, {130, 129, 8},
                                      {17, 100, 12}};

@@ -114,7 +114,7 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
                      " floats";
 
     // Both parts' instances before the first launch: the launches have the GPU alone, and Part B's inputs and
-    // expected values take about a second to draw and compute (issue 17).
+    // expected values take about a second to draw and compute.
     std::vector<Polynomial> polynomials = cml::make_instances<Polynomial>(n);
     std::vector<Lookup> lookups = args.profile ? std::vector<Lookup>{} : cml::make_instances<Lookup>(n);
     auto global_coefficients = [n](Polynomial& p) {

@@ -1,0 +1,48 @@
+"""A lab missing from a submission is "not submitted": 0 points, one failed check that says so, nothing built,
+and never the checkout's own labs/NN_name/kernel.cu graded in its place (a finished kernel.cu there would
+otherwise score for a student who sent none)."""
+
+from __future__ import annotations
+
+import subprocess
+import zipfile
+
+import pytest
+
+from grader import report
+from grader.config import REPO_ROOT
+from grader.model import NOT_SUBMITTED, SUBMITTED, Category, Status
+from grader.score import verdict
+from grader.session import BUILDING_AHEAD, GradeRequest, start
+
+
+def committed(path: str) -> bytes:
+    return subprocess.run(["git", "show", f"HEAD:{path}"], cwd=REPO_ROOT, capture_output=True, check=True).stdout
+
+
+@pytest.mark.parametrize("jobs", [1, 2])  # one lab at a time, and built ahead as labs graded at once are
+def test_a_lab_missing_from_a_zip_is_not_submitted_and_never_built(tmp_path, jobs):
+    submission = tmp_path / "alice.zip"
+    with zipfile.ZipFile(submission, "w") as archive:
+        archive.writestr("alice/02_dot_product/kernel.cu", committed("labs/02_dot_product/kernel.cu"))
+    build_dir = tmp_path / "build"
+    request = GradeRequest(
+        labs=["1"], submission=submission, build_dir=build_dir, mechanisms=False, bench=False, jobs=jobs
+    )
+    session = start(request)
+    session.build()
+    steps: list[str] = []
+    grades = session.grade(lambda lab, variant, step: steps.append(step) if step != BUILDING_AHEAD else None)
+
+    [grade] = grades
+    assert verdict(grade) == NOT_SUBMITTED and grade.points == 0 and grade.max_points == 100
+    [check] = grade.checks
+    assert (check.name, check.category, check.status) == (SUBMITTED, Category.BUILD, Status.FAILED)
+    assert check.detail.startswith(f"{NOT_SUBMITTED}: {submission} has no 01_vector_add/kernel.cu")
+    assert check.max_points == 100 and check.points == 0
+    assert "labs/" not in grade.kernel_path and not steps, "a lab not submitted has no step to run"
+    assert not list(build_dir.rglob("*01_vector_add_student*.o")), "nothing of Lab 1's student variant is built"
+    assert session.files_used and "labs/" not in session.files_used["01_vector_add"]
+
+    run = report.run_dict(grades, session.facts())
+    assert run["labs"][0]["verdict"] == NOT_SUBMITTED and run["labs"][0]["points"] == 0

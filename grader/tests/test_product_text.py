@@ -1,0 +1,54 @@
+"""The kit as an instructor adopts it: no tracked file outside results/ (the project's lab notebook) cites an
+issue number, which means nothing outside this project's tracker, or a path on a development machine, which
+exists nowhere else. A comment gives the reason itself."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from grader.config import REPO_ROOT
+
+# The word and a number (after a '#' too), but not a fraction: "the warps issue 0.302 of the loads".
+ISSUE = re.compile(r"\bissue #?\d+(?!\.\d)", re.IGNORECASE)
+# An absolute path on a development machine: not a folder of that name inside another path ("$container/root/").
+MACHINE_PATH = re.compile(r"(?<![\w$}./-])/(?:work|root|home)/")
+NOTEBOOK = "results/"  # measurements and logs, dated: they may name the machine and the issue they answer
+
+
+def tracked_text_files() -> list[str]:
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=False)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: the tracked files are unknown")
+    return [name for name in listed.stdout.decode().split("\0") if name and not name.startswith(NOTEBOOK)]
+
+
+def findings(pattern: re.Pattern) -> list[str]:
+    found = []
+    for name in tracked_text_files():
+        try:
+            text = (REPO_ROOT / name).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
+            continue  # a binary file, or one deleted in the working tree
+        for number, line in enumerate(text.splitlines(), 1):
+            if pattern.search(line):
+                found.append(f"{name}:{number}: {line.strip()[:100]}")
+    return found
+
+
+def test_the_patterns_find_what_they_are_for():
+    assert ISSUE.search("linked once (iss" + "ue 17).") and ISSUE.search("Iss" + "ue #19: the tile")
+    assert not ISSUE.search("the warps issue 0.302 of the loads") and not ISSUE.search("issues 4 FMAs per clock")
+    # Split, so that this file holds no such path itself.
+    assert MACHINE_PATH.search("see /wo" + "rk/shared/notes.md") and MACHINE_PATH.search('"/ho' + 'me/ann/x"')
+    assert not MACHINE_PATH.search('mount -t proc proc "$container/root/proc"')
+
+
+def test_no_tracked_file_cites_an_issue_number():
+    assert findings(ISSUE) == []
+
+
+def test_no_tracked_file_names_a_path_on_a_development_machine():
+    assert findings(MACHINE_PATH) == []
