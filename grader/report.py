@@ -13,6 +13,7 @@ cells a location is shortened to its file name and line, short enough never to b
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 from enum import Enum
@@ -23,7 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from grader.config import Target
+from grader.config import REPO_ROOT, Target
 from grader.model import Category, Check, LabGrade, Status
 from grader.score import verdict
 
@@ -43,6 +44,9 @@ SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 REPLAY = re.compile(r"(?:^|\n)replay: ")  # where a failed case's hint gives the command that runs it again
 # file:line or file:line:column of a source file, with any folders before it.
 LOCATION = re.compile(r"(?:[\w.+-]*/)*([\w.+-]+\.(?:cu|cuh|cpp|hpp|h|cc|c)):(\d+(?::\d+)?)")
+# sha256 of each lab's skeleton as shipped (sha256sum's lines: digest, two spaces, labs/NN_name/kernel.cu). A
+# lab graded from these very bytes gets one line, not a table of the failures every untouched skeleton has.
+SKELETON_DIGESTS = REPO_ROOT / "grader" / "skeletons.sha256"
 # How a speed check's detail begins ('x3.55 (threshold x2.90): ...'): where a grade.json written before checks
 # carried `measured` and `threshold` holds them.
 MEASURED_IN_DETAIL = re.compile(r"^x?([0-9.]+) \(threshold x?([0-9.]+)\)")
@@ -192,12 +196,46 @@ def summary_table(grades: list[LabGrade], target: Target | None) -> Table:
     return table
 
 
+def shipped_skeletons(path: Path = SKELETON_DIGESTS) -> dict[str, str]:
+    """lab -> the sha256 of its skeleton as shipped; none where the list cannot be read."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return {}
+    return {Path(name.strip()).parent.name: digest for digest, _, name in (line.partition("  ") for line in lines)}
+
+
+def untouched(grade: LabGrade, skeletons: dict[str, str]) -> bool:
+    """Whether a student's lab was graded from its skeleton as shipped, byte for byte."""
+    if grade.variant != "student" or grade.lab not in skeletons:
+        return False
+    try:
+        return hashlib.sha256(Path(grade.kernel_path).read_bytes()).hexdigest() == skeletons[grade.lab]
+    except OSError:
+        return False
+
+
+def lab_option(lab: str) -> str:
+    """How --lab names a lab: its number, '01_vector_add' -> '1'."""
+    number = lab.split("_")[0]
+    return (number.lstrip("0") or number) if number.isdigit() else lab
+
+
 def print_report(console: Console, grades: list[LabGrade], target: Target | None, notes: list[str]) -> None:
     """A table per lab (with --compare, yours beside the solution's), the summary, and the score of each variant
-    graded: a student's and a solution's points are never added together."""
+    graded: a student's and a solution's points are never added together. A lab still the skeleton as shipped
+    gets one line instead of its table in a run of several labs, which then ends by pointing to one lab: that
+    lab's own run shows its table, whose hints name the TODOs."""
     solutions = {g.lab: g for g in grades if g.variant == "solution"}
     compared = any(g.variant == "student" for g in grades) and solutions
+    skeletons = shipped_skeletons()
+    several = len({g.lab for g in grades}) > 1
+    fresh = [g for g in grades if several and untouched(g, skeletons)]
     for grade in grades:
+        if grade in fresh:
+            line = f"Lab {grade.lab} · {grade.title}: the skeleton as shipped, untouched ({grade.kernel_path}): {grade.points:.1f} / {grade.max_points:.0f}"
+            console.print(escape(line), soft_wrap=True)
+            continue
         if compared and grade.variant == "student" and grade.lab in solutions:
             console.print(compare_table(grade, solutions[grade.lab]))
             print_notes(console, grade)
@@ -214,6 +252,13 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
         console.print(f"[bold]{label}: {sum(g.points for g in mine):.1f} / {sum(g.max_points for g in mine):.0f}[/]")
     for note in notes:
         console.print(f"[yellow]{escape(note)}[/]")
+    if fresh:
+        first = lab_option(fresh[0].lab)
+        console.print(
+            f"[bold]{len(fresh)} of these labs are still their skeletons. Start with one lab and its handout: "
+            f"./cml grade --lab {escape(first)}[/]",
+            soft_wrap=True,
+        )
 
 
 def _plain(value):

@@ -9,6 +9,7 @@ import pytest
 from rich.console import Console
 
 from grader import report
+from grader.config import REPO_ROOT
 from grader.model import Category, Check, LabGrade, Status
 
 LOCATION = "/home/student/course/cuda-memory-labs/labs/01_vector_add/kernel.cu:31:7"
@@ -87,3 +88,39 @@ def test_no_file_line_location_is_cut(width):
     for line in lines:
         for found in report.LOCATION.finditer(line):
             assert found[0] in whole, f"a location cut: {found[0]!r} in {line!r}"
+
+
+def skeleton_lab(lab: str) -> LabGrade:
+    grade = failing_lab()
+    grade.lab, grade.kernel_path = lab, str(REPO_ROOT / "labs" / lab / "kernel.cu")
+    return grade
+
+
+def test_the_shipped_skeleton_digests_are_those_of_labs():
+    """grader/skeletons.sha256 lists every lab's skeleton as shipped (sha256sum labs/*/kernel.cu, from the project's
+    own checkout, whose labs/ are untouched)."""
+    labs = sorted(p.name for p in (REPO_ROOT / "labs").iterdir() if p.is_dir())
+    digests = report.shipped_skeletons()
+    assert sorted(digests) == labs
+    for lab in labs:
+        assert report.untouched(skeleton_lab(lab), digests), f"{lab}: its skeleton changed: sha256sum it again"
+
+
+def test_a_run_over_untouched_skeletons_says_so_in_a_line_per_lab_and_points_to_lab_1(tmp_path):
+    edited = tmp_path / "kernel.cu"
+    edited.write_bytes((REPO_ROOT / "labs" / "02_dot_product" / "kernel.cu").read_bytes() + b"// begun\n")
+    begun = skeleton_lab("02_dot_product")
+    begun.kernel_path = str(edited)
+    lines = shown_all([skeleton_lab("01_vector_add"), begun, skeleton_lab("03_smoothing_halo")], 80)
+    text = "\n".join(lines)
+    assert sum("the skeleton as shipped, untouched" in line for line in lines) == 2, text
+    assert sum("┏" in line for line in lines) == 2, text  # Lab 2's table and the summary's
+    assert "./cml grade --lab 1" in lines[-1]
+    alone = shown_all([skeleton_lab("01_vector_add")], 80)  # the lab asked for: its table, with the TODO hints
+    assert not any("untouched" in line for line in alone) and any("TODO 3" in line for line in alone)
+
+
+def shown_all(grades: list[LabGrade], width: int) -> list[str]:
+    out = io.StringIO()
+    report.print_report(Console(file=out, width=width, color_system=None), grades, None, [])
+    return out.getvalue().splitlines()
