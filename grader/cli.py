@@ -44,6 +44,11 @@ DESCRIPTION = textwrap.dedent(
     everything is still built with nvcc, the tests, sanitizers and counters run on the CPU emulator
     (common/emu; each such check says "(CPU emulator)"), and the speed checks are reported as "not run",
     never as passed.
+
+    Besides the commands below, ./cml itself runs (each with its own --help where it has options):
+      ./cml test [PATH ...]            the project's own tests (pytest; PATH picks test files)
+      ./cml slides [--out DIR]         build the lecture decks to slides/build/html
+      ./cml lint                       ruff, mypy and shellcheck (tools/lint.sh)
     """
 )
 EPILOG = Exit.describe()
@@ -187,7 +192,7 @@ def add_class_commands(commands) -> None:
     batch_command = commands.add_parser(
         "batch",
         help="grade a whole class on this machine",
-        epilog=EPILOG,
+        epilog=Exit.describe_batch(),
         description="Grade every submission in a folder: one grader process per submission, grading its labs "
         "together, one worker per GPU. Writes OUT/results.csv and OUT/results.json (a row per student) and, per "
         "student, OUT/students/NAME/{grade.json, results.json (Gradescope), junit.xml, report.html}, with "

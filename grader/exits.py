@@ -27,6 +27,16 @@ class Exit(IntEnum):
         )
 
     @classmethod
+    def describe_batch(cls) -> str:
+        """batch's statuses, for its --help: a class graded is a success whatever its students' verdicts."""
+        return (
+            "exit status: 0 every submission was graded, whatever its verdicts (results.csv holds them); 2 bad "
+            "arguments; 4 some submitted labs have no result yet (stopped by --stop-after or interrupted: run it "
+            "again to resume); 5 the grader itself failed on some lab (each is listed, and its grade.log kept). A "
+            "student's failed lab, or a submission that cannot be read, is a result in results.csv, not a status."
+        )
+
+    @classmethod
     def graded(cls, status: int) -> bool:
         """Whether a grader process with this status graded what it was given (passed, failed or incomplete)."""
         return status in (cls.PASSED, cls.FAILED, cls.INCOMPLETE)

@@ -2,11 +2,18 @@
 
 Every text of a run is printed as text, never as rich markup: details, hints, paths and notes hold what the
 student wrote (a compile error's line, a TODO, a submission's folder name), and a stray "[/x]" in markup ends
-the report with an error."""
+the report with an error.
+
+A lab's table shows its failures first, in the order of their causes (a build error, then a sanitizer's finding,
+then the wrong results it explains), so that the first failed row a student reads is the one to mend. Hints,
+replay commands and file:line locations are printed once each under the table, on lines of their own that
+rich never wraps (soft_wrap): a command or a location cut at a cell's edge cannot be pasted or clicked. In the
+cells a location is shortened to its file name and line, short enough never to be cut."""
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 from enum import Enum
@@ -15,8 +22,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
-from grader.config import Target
+from grader.config import REPO_ROOT, Target
 from grader.model import NOT_SUBMITTED, Category, Check, LabGrade, Status
 from grader.score import verdict
 
@@ -32,6 +40,14 @@ STYLE = {
     "incomplete": "bold yellow",
     NOT_SUBMITTED: "bold red",
 }
+# The sanitizers whose finding explains the wrong results beside it: a mechanism check named "memcheck: ...".
+SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
+REPLAY = re.compile(r"(?:^|\n)replay: ")  # where a failed case's hint gives the command that runs it again
+# file:line or file:line:column of a source file, with any folders before it.
+LOCATION = re.compile(r"(?:[\w.+-]*/)*([\w.+-]+\.(?:cu|cuh|cpp|hpp|h|cc|c)):(\d+(?::\d+)?)")
+# sha256 of each lab's skeleton as shipped (sha256sum's lines: digest, two spaces, labs/NN_name/kernel.cu). A
+# lab graded from these very bytes gets one line, not a table of the failures every untouched skeleton has.
+SKELETON_DIGESTS = REPO_ROOT / "grader" / "skeletons.sha256"
 # How a speed check's detail begins ('x3.55 (threshold x2.90): ...'): where a grade.json written before checks
 # carried `measured` and `threshold` holds them.
 MEASURED_IN_DETAIL = re.compile(r"^x?([0-9.]+) \(threshold x?([0-9.]+)\)")
@@ -42,10 +58,59 @@ def _styled(value) -> str:
     return f"[{STYLE[value]}]{text}[/]"
 
 
+def _cause_rank(check: Check) -> int:
+    """Where a check comes in its lab's table: failures first, the one that explains the others before them."""
+    if check.status is not Status.FAILED:
+        return 4
+    if check.category is Category.BUILD:
+        return 0
+    if check.name.split(":")[0].strip() in SANITIZERS:
+        return 1
+    return 2 if check.category in (Category.CORRECTNESS, Category.STRETCH) else 3
+
+
+def ordered(checks: list[Check]) -> list[Check]:
+    """The failed checks first, by cause (build, sanitizer, correctness, the rest); the others as they came."""
+    return sorted(checks, key=_cause_rank)
+
+
+def split_hint(hint: str) -> tuple[str, list[str]]:
+    """A check's hint without its replay commands, and those commands."""
+    text, *replays = REPLAY.split(hint)
+    return text.strip(), [replay.strip() for replay in replays if replay.strip()]
+
+
 def _detail(check: Check) -> str:
-    """A check's detail and hint as markup: their text escaped, the hint in our colour."""
-    hint = f"\n[cyan]hint: {escape(check.hint)}[/]" if check.hint else ""
-    return escape(check.detail) + hint
+    """A check's detail as markup, escaped, each file:line cut to its file name: the full ones, the hint and the
+    replay command are printed under the table (lab_notes)."""
+    return escape(LOCATION.sub(lambda m: f"{m[1]}:{m[2]}", check.detail))
+
+
+def lab_notes(grade: LabGrade) -> list[Text]:
+    """What a lab's failures point to, each once and in the order of the failures: the file:line locations their
+    details name, the hints, and the commands that run a failed case again on the same inputs."""
+    places: dict[str, None] = {}
+    hints: dict[str, None] = {}
+    replays: dict[str, None] = {}
+    for check in ordered(grade.checks):
+        if check.status is not Status.FAILED:
+            continue
+        places.update(dict.fromkeys(m[0] for m in LOCATION.finditer(check.detail)))
+        hint, commands = split_hint(check.hint)
+        hints.update(dict.fromkeys([hint] if hint else []))
+        replays.update(dict.fromkeys(commands))
+    lines = [Text(f"at {place}") for place in places]
+    lines += [Text(f"hint: {hint}", style="cyan") for hint in hints]
+    if replays:
+        lines.append(Text("run a failed case again on the same inputs:"))
+        lines += [Text(f"  {command}") for command in replays]
+    return lines
+
+
+def print_notes(console: Console, grade: LabGrade) -> None:
+    # soft_wrap: never broken by rich at any width; the terminal wraps a long line without cutting the text.
+    for line in lab_notes(grade):
+        console.print(line, soft_wrap=True, highlight=False)
 
 
 def lab_table(grade: LabGrade) -> Table:
@@ -55,7 +120,7 @@ def lab_table(grade: LabGrade) -> Table:
     table.add_column("category")
     table.add_column("result", no_wrap=True)
     table.add_column("detail", ratio=5, overflow="fold")
-    for check in grade.checks:
+    for check in ordered(grade.checks):
         table.add_row(
             escape(check.name), check.category.value, _styled(check.status), _detail(check), end_section=False
         )
@@ -75,7 +140,7 @@ def compare_table(yours: LabGrade, solution: LabGrade) -> Table:
     table.add_column("solution", no_wrap=True)
     table.add_column("detail (yours)", ratio=5, overflow="fold")
     theirs = {check.name: check for check in solution.checks}
-    for check in yours.checks:
+    for check in ordered(yours.checks):
         other = theirs.get(check.name)
         table.add_row(
             escape(check.name), _styled(check.status), _styled(other.status) if other else "-", _detail(check)
@@ -132,16 +197,52 @@ def summary_table(grades: list[LabGrade], target: Target | None) -> Table:
     return table
 
 
+def shipped_skeletons(path: Path = SKELETON_DIGESTS) -> dict[str, str]:
+    """lab -> the sha256 of its skeleton as shipped; none where the list cannot be read."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return {}
+    return {Path(name.strip()).parent.name: digest for digest, _, name in (line.partition("  ") for line in lines)}
+
+
+def untouched(grade: LabGrade, skeletons: dict[str, str]) -> bool:
+    """Whether a student's lab was graded from its skeleton as shipped, byte for byte."""
+    if grade.variant != "student" or grade.lab not in skeletons:
+        return False
+    try:
+        return hashlib.sha256(Path(grade.kernel_path).read_bytes()).hexdigest() == skeletons[grade.lab]
+    except OSError:
+        return False
+
+
+def lab_option(lab: str) -> str:
+    """How --lab names a lab: its number, '01_vector_add' -> '1'."""
+    number = lab.split("_")[0]
+    return (number.lstrip("0") or number) if number.isdigit() else lab
+
+
 def print_report(console: Console, grades: list[LabGrade], target: Target | None, notes: list[str]) -> None:
     """A table per lab (with --compare, yours beside the solution's), the summary, and the score of each variant
-    graded: a student's and a solution's points are never added together."""
+    graded: a student's and a solution's points are never added together. A lab still the skeleton as shipped
+    gets one line instead of its table in a run of several labs, which then ends by pointing to one lab: that
+    lab's own run shows its table, whose hints name the TODOs."""
     solutions = {g.lab: g for g in grades if g.variant == "solution"}
     compared = any(g.variant == "student" for g in grades) and solutions
+    skeletons = shipped_skeletons()
+    several = len({g.lab for g in grades}) > 1
+    fresh = [g for g in grades if several and untouched(g, skeletons)]
     for grade in grades:
+        if grade in fresh:
+            line = f"Lab {grade.lab} · {grade.title}: the skeleton as shipped, untouched ({grade.kernel_path}): {grade.points:.1f} / {grade.max_points:.0f}"
+            console.print(escape(line), soft_wrap=True)
+            continue
         if compared and grade.variant == "student" and grade.lab in solutions:
             console.print(compare_table(grade, solutions[grade.lab]))
+            print_notes(console, grade)
         elif not (compared and grade.variant == "solution"):
             console.print(lab_table(grade))
+            print_notes(console, grade)
         console.print()
     console.print(summary_table(grades, target))
     for variant in dict.fromkeys(g.variant for g in grades):
@@ -152,6 +253,13 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
         console.print(f"[bold]{label}: {sum(g.points for g in mine):.1f} / {sum(g.max_points for g in mine):.0f}[/]")
     for note in notes:
         console.print(f"[yellow]{escape(note)}[/]")
+    if fresh:
+        first = lab_option(fresh[0].lab)
+        console.print(
+            f"[bold]{len(fresh)} of these labs are still their skeletons. Start with one lab and its handout: "
+            f"./cml grade --lab {escape(first)}[/]",
+            soft_wrap=True,
+        )
 
 
 def _plain(value):

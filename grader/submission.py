@@ -1,16 +1,20 @@
 """A student's submission: a folder, a tarball or a zip. Only each lab's kernel.cu is ever taken from it
-(found as <anything>/NN_name/kernel.cu); everything else is listed as ignored, never unpacked or run. A
+(found as <anything>/NN_name/kernel.cu, or a kernel.cu outside such a folder matched to its lab by the interface
+it includes and defines); everything else is listed as ignored, never unpacked or run. A
 submission of more than MAX_ENTRIES files or MAX_TOTAL_BYTES in all is refused before it is listed whole: a
 course's work is a few files, and listing an archive of a million names costs the grader's memory and time."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 import struct
 import tarfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+from grader.config import REPO_ROOT
 
 KERNEL = "kernel.cu"
 MAX_KERNEL_BYTES = 1 << 20  # a kernel.cu is a few kB; anything this large is not one
@@ -21,6 +25,10 @@ MAX_TOTAL_BYTES = 256 << 20  # their sizes added up, unpacked: a tarball is deco
 MAX_ZIP_DIRECTORY_BYTES = MAX_ENTRIES * 256
 ZIP_END, ZIP64_LOCATOR, ZIP64_END = b"PK\x05\x06", b"PK\x06\x07", b"PK\x06\x06"
 ZIP_END_SEARCH = 22 + 0xFFFF  # the end record, and the longest comment that may follow it
+LAYOUT = "put each lab's kernel.cu in a folder named after its lab, as in labs/: 01_vector_add/kernel.cu"
+# The grader's own headers in a lab's tests/ folder; every other header there is the lab's interface.
+NOT_INTERFACE = {"baseline.hpp", "reference.hpp"}
+DECLARED = re.compile(r"^[A-Za-z_][\w:<>]*(?:[\s*&]+[A-Za-z_][\w:<>]*)*[\s*&]+([A-Za-z_]\w*)\s*\([^)]*\)\s*;", re.M)
 
 
 class SubmissionError(Exception):
@@ -33,6 +41,9 @@ class Submission:
     kernels: dict[str, bytes] = field(default_factory=dict)  # lab -> the contents of its kernel.cu
     used: dict[str, str] = field(default_factory=dict)  # lab -> its path inside the submission
     ignored: list[str] = field(default_factory=list)  # every other file, and why where it matters
+    # kernel.cu files outside a lab's folder, read while walking: placed by their content once the walk is done,
+    # after the ones in lab folders, which come first whatever their depth.
+    loose: list[tuple[str, bytes]] = field(default_factory=list, repr=False)
 
     def digest(self, lab: str) -> str:
         """sha256 of the lab's kernel.cu; '' when the submission has none."""
@@ -46,13 +57,67 @@ def _lab_of(member: str, labs: list[str]) -> str | None:
     return None
 
 
+def interface_names(lab: str, root: Path = REPO_ROOT) -> set[str]:
+    """What a lab's kernel.cu includes and defines: its interface header's file name and the functions declared
+    there (tests/NN_name/, the grader's own copy)."""
+    names = set()
+    for header in sorted((root / "tests" / lab).glob("*.hpp")):
+        if header.name not in NOT_INTERFACE:
+            names.add(header.name)
+            names.update(DECLARED.findall(header.read_text(errors="replace")))
+    return names
+
+
+def _mentions(source: str, name: str) -> bool:
+    """Whether a kernel.cu includes this header (by its file name, from any folder) or names this function."""
+    if name.endswith(".hpp"):
+        pattern = r'#[ \t]*include[ \t]*[<"](?:[^">\n]{0,200}/)?' + re.escape(name) + r'[">]'
+    else:
+        pattern = r"\b" + re.escape(name) + r"\s*\("
+    return re.search(pattern, source) is not None
+
+
+def lab_by_content(source: bytes, labs: list[str], root: Path = REPO_ROOT) -> str | None:
+    """The one lab whose interface a kernel.cu includes and defines the most of; None where it names none of
+    any lab's, or as much of two labs' interfaces."""
+    text = source.decode(errors="replace")
+    counts = {lab: sum(_mentions(text, name) for name in interface_names(lab, root)) for lab in labs}
+    best = max(counts.values(), default=0)
+    winners = [lab for lab, count in counts.items() if count == best]
+    return winners[0] if best > 0 and len(winners) == 1 else None
+
+
+def _place_loose(sub: Submission, labs: list[str]) -> None:
+    """Each kernel.cu found outside a lab's folder, given to the lab whose interface it includes and defines.
+    One that matches no lab is refused with the layout to use, and the whole submission with it where it has no
+    other kernel.cu: grading the skeletons in its place would give 0 points without saying why."""
+    unmatched = []
+    for name, source in sub.loose:
+        lab = lab_by_content(source, labs)
+        if lab is None:
+            unmatched.append(name)
+        elif lab in sub.used:
+            sub.ignored.append(f"{name} (outside a lab folder; it is {lab}'s, but {sub.used[lab]} is used)")
+        else:
+            sub.kernels[lab], sub.used[lab] = source, f"{name} (outside a lab folder: {lab}'s by what it defines)"
+    if unmatched and not sub.kernels:
+        raise SubmissionError(
+            f"{', '.join(unmatched)}: outside a lab folder, and it defines no lab's functions, so it cannot be "
+            f"told which lab it is for. {LAYOUT[0].upper()}{LAYOUT[1:]}."
+        )
+    sub.ignored.extend(f"{name} (outside a lab folder and matching no lab's functions: {LAYOUT})" for name in unmatched)
+
+
 def _take(sub: Submission, lab: str | None, name: str, read, size: int, regular: bool) -> None:
-    if lab is None:
+    loose = lab is None and PurePosixPath(name).name == KERNEL
+    if lab is None and not loose:
         sub.ignored.append(name)
     elif not regular:
         sub.ignored.append(f"{name} (a link or special file: not used)")
     elif size > MAX_KERNEL_BYTES:
         sub.ignored.append(f"{name} (over {MAX_KERNEL_BYTES} bytes: not used)")
+    elif lab is None:  # a kernel.cu outside a lab's folder (the first branch took every other file)
+        sub.loose.append((name, read()))
     elif lab in sub.used:
         sub.ignored.append(f"{name} (a second kernel.cu for {lab}: {sub.used[lab]} is used)")
     else:
@@ -140,7 +205,8 @@ def _tar(sub: Submission, path: Path, labs: list[str]) -> None:
 
 
 def read_submission(path: Path, labs: list[str]) -> Submission:
-    """The kernel.cu of each lab found in `path`; the shallowest wins where a lab has several."""
+    """The kernel.cu of each lab found in `path`; the shallowest wins where a lab has several, and one in its lab's
+    folder before one outside any (_place_loose)."""
     sub = Submission(path)
     try:
         if path.is_dir():
@@ -153,4 +219,5 @@ def read_submission(path: Path, labs: list[str]) -> Submission:
             raise SubmissionError(f"{path}: not a folder, a tarball or a zip file")
     except (OSError, tarfile.TarError, zipfile.BadZipFile, struct.error) as error:
         raise SubmissionError(f"{path}: cannot be read ({error})") from error
+    _place_loose(sub, labs)
     return sub

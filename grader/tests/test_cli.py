@@ -131,3 +131,20 @@ def test_the_statuses_are_distinct_and_documented():
     assert len({int(status) for status in Exit}) == len(Exit)
     for status in Exit:
         assert f"{int(status)} " in Exit.describe()
+
+
+def test_the_top_level_help_lists_what_the_cml_script_runs_itself(capsys):
+    with pytest.raises(SystemExit):
+        parse_args(["--help"])
+    text = capsys.readouterr().out
+    for command in ("./cml test", "./cml slides", "./cml lint"):
+        assert command in text
+        assert command.split()[1] in (REPO_ROOT / "cml").read_text()  # the script does handle it
+
+
+def test_batch_help_gives_batch_s_own_statuses(capsys):
+    with pytest.raises(SystemExit):
+        parse_args(["batch", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "0 every submission was graded, whatever its verdicts" in text
+    assert "1 a lab failed" not in text  # grade's, which batch never returns

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from grader.submission import SubmissionError, read_submission
+from grader.config import REPO_ROOT
+from grader.submission import SubmissionError, lab_by_content, read_submission
 from grader.tests import class_submissions as generated
 
 LABS = ["01_vector_add", "06_warp_reduction"]
@@ -155,3 +156,69 @@ def test_a_folder_of_too_many_files_is_refused(tmp_path, monkeypatch):
         (tmp_path / "sub" / f"d{i}").mkdir(parents=True)
     with pytest.raises(SubmissionError, match="more than 20 files and folders"):
         read_submission(tmp_path / "sub", LABS)
+
+
+# A kernel.cu outside its lab's folder (Gradescope's upload of the file alone, or lab1/kernel.cu) goes to the lab
+# whose interface it includes and defines, or is refused with the layout: never the skeleton graded in its place.
+ALL_LABS = sorted(p.name for p in (REPO_ROOT / "labs").iterdir() if p.is_dir())
+
+
+def kernel_of(lab: str, tree: str = "solutions") -> bytes:
+    return (REPO_ROOT / tree / lab / "kernel.cu").read_bytes()
+
+
+@pytest.mark.parametrize("tree", ["labs", "solutions"])
+def test_every_labs_skeleton_and_solution_is_told_apart_by_what_it_defines(tree):
+    for lab in ALL_LABS:
+        assert lab_by_content(kernel_of(lab, tree), ALL_LABS) == lab
+
+
+def test_a_lone_kernel_at_the_top_is_graded_as_its_lab(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "kernel.cu").write_bytes(kernel_of("06_warp_reduction"))
+    sub = read_submission(tmp_path / "sub", ALL_LABS)
+    assert sub.kernels == {"06_warp_reduction": kernel_of("06_warp_reduction")}
+    assert sub.used["06_warp_reduction"].startswith("kernel.cu (outside a lab folder")
+
+
+def test_kernels_in_folders_of_other_names_are_each_given_to_their_lab(tmp_path):
+    import zipfile
+
+    path = tmp_path / "sub.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("lab1/kernel.cu", kernel_of("01_vector_add"))
+        archive.writestr("my work/lab 6/kernel.cu", kernel_of("06_warp_reduction"))
+    sub = read_submission(path, ALL_LABS)
+    assert set(sub.kernels) == {"01_vector_add", "06_warp_reduction"}
+    assert sub.kernels["01_vector_add"] == kernel_of("01_vector_add")
+
+
+def test_a_kernel_in_its_lab_folder_wins_over_a_shallower_one_outside(tmp_path):
+    (tmp_path / "sub" / "deep" / "01_vector_add").mkdir(parents=True)
+    (tmp_path / "sub" / "deep" / "01_vector_add" / "kernel.cu").write_bytes(kernel_of("01_vector_add"))
+    (tmp_path / "sub" / "kernel.cu").write_bytes(kernel_of("01_vector_add", "labs"))
+    sub = read_submission(tmp_path / "sub", ALL_LABS)
+    assert sub.used == {"01_vector_add": "deep/01_vector_add/kernel.cu"}
+    assert sub.kernels["01_vector_add"] == kernel_of("01_vector_add")
+    assert any(line.startswith("kernel.cu (outside a lab folder") for line in sub.ignored)
+
+
+def test_a_lone_kernel_of_no_lab_is_refused_with_the_layout_to_use(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "kernel.cu").write_text("__global__ void mine(float* x) {}\n")
+    with pytest.raises(SubmissionError, match="01_vector_add/kernel.cu"):
+        read_submission(tmp_path / "sub", ALL_LABS)
+    (tmp_path / "sub" / "02_dot_product").mkdir()
+    (tmp_path / "sub" / "02_dot_product" / "kernel.cu").write_bytes(kernel_of("02_dot_product"))
+    sub = read_submission(tmp_path / "sub", ALL_LABS)  # graded for the lab it has; the stray one named
+    assert set(sub.kernels) == {"02_dot_product"}
+    assert any(line.startswith("kernel.cu (outside a lab folder and matching no lab") for line in sub.ignored)
+
+
+def test_a_kernel_that_matches_two_labs_as_well_is_refused(tmp_path):
+    (tmp_path / "sub").mkdir()
+    both = b'#include "vector_add.hpp"\n#include "dot_product.hpp"\n'
+    assert lab_by_content(both, ALL_LABS) is None
+    (tmp_path / "sub" / "kernel.cu").write_bytes(both)
+    with pytest.raises(SubmissionError, match="cannot be told which lab"):
+        read_submission(tmp_path / "sub", ALL_LABS)

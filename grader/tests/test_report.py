@@ -1,0 +1,126 @@
+"""The terminal report as a student first reads it: the failure that explains the others first, each hint and
+replay command once per lab, and no command or file:line cut at a table cell's edge, at 80 columns or any width."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from grader import report
+from grader.config import REPO_ROOT
+from grader.model import Category, Check, LabGrade, Status
+
+LOCATION = "/home/student/course/cuda-memory-labs/labs/01_vector_add/kernel.cu:31:7"
+TODO = "labs/01_vector_add/kernel.cu:29: TODO 3: choose the launch configuration of vector_add_kernel"
+PROGRAM = "build/student/01_vector_add_emu/test/01_vector_add_student_emu_test"
+
+
+def replay(case: str) -> str:
+    return f"CML_SEED='39008256253152' CML_GRADER_SIZES='1079167;694350;1140878' {PROGRAM} -tc=\"{case}\""
+
+
+CASES = ["matches the CPU reference at sizes around a warp", "writes every element and nothing past n"]
+
+
+def failing_lab() -> LabGrade:
+    """A lab as the grader orders its checks: build, tests, sanitizers, speed; memcheck found the cause."""
+    grade = LabGrade("01_vector_add", "Vector add", "student", "labs/01_vector_add/kernel.cu")
+    grade.checks = [
+        Check("build", Category.BUILD, Status.PASSED),
+        *(
+            Check(case, Category.CORRECTNESS, Status.FAILED, "1 of 1 elements wrong", f"{TODO}\nreplay: {replay(case)}")
+            for case in CASES
+        ),
+        Check("float4: matches", Category.STRETCH, Status.SKIPPED, "stretch not attempted"),
+        Check(
+            "memcheck: no access outside the arrays",
+            Category.MECHANISM,
+            Status.FAILED,
+            f"1 error\nInvalid __global__ write of size 4 at vector_add_kernel in {LOCATION}",
+            "a thread past n wrote",
+        ),
+        Check("speedup over lanes 32 apart", Category.PERFORMANCE, Status.NOT_RUN, "no GPU"),
+    ]
+    return grade
+
+
+def shown(grade: LabGrade, width: int) -> list[str]:
+    out = io.StringIO()
+    report.print_report(Console(file=out, width=width, color_system=None), [grade], None, [])
+    return out.getvalue().splitlines()
+
+
+def table_rows(lines: list[str]) -> list[str]:
+    """The first cell of each row that starts a check in the lab's table."""
+    return [line.split("│")[1].strip() for line in lines if line.startswith("│") and line.split("│")[3].strip()]
+
+
+def test_the_first_failed_row_is_the_sanitizer_finding_that_explains_the_wrong_results():
+    rows = table_rows(shown(failing_lab(), 200))
+    assert rows[0].startswith("memcheck"), rows
+    assert rows[1:3] == CASES
+
+
+def test_a_build_failure_comes_before_everything():
+    grade = failing_lab()
+    grade.checks.append(Check("integrity: the lab's own work", Category.BUILD, Status.FAILED, "reads a file"))
+    names = [check.name for check in report.ordered(grade.checks)]
+    assert names[:2] == ["integrity: the lab's own work", "memcheck: no access outside the arrays"]
+    assert names[4:] == ["build", "float4: matches", "speedup over lanes 32 apart"]  # the rest as they came
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_each_hint_and_replay_command_is_printed_once_on_a_line_of_its_own(width):
+    lines = shown(failing_lab(), width)
+    for case in CASES:
+        assert sum(line.strip() == replay(case) for line in lines) == 1, "\n".join(lines)
+    assert sum(TODO in line for line in lines) == 1
+    assert sum("a thread past n wrote" in line for line in lines) == 1
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_no_file_line_location_is_cut(width):
+    lines = shown(failing_lab(), width)
+    assert f"at {LOCATION}" in lines
+    whole = {LOCATION, "kernel.cu:31:7", TODO.split(": ")[0]}
+    for line in lines:
+        for found in report.LOCATION.finditer(line):
+            assert found[0] in whole, f"a location cut: {found[0]!r} in {line!r}"
+
+
+def skeleton_lab(lab: str) -> LabGrade:
+    grade = failing_lab()
+    grade.lab, grade.kernel_path = lab, str(REPO_ROOT / "labs" / lab / "kernel.cu")
+    return grade
+
+
+def test_the_shipped_skeleton_digests_are_those_of_labs():
+    """grader/skeletons.sha256 lists every lab's skeleton as shipped (sha256sum labs/*/kernel.cu, from the project's
+    own checkout, whose labs/ are untouched)."""
+    labs = sorted(p.name for p in (REPO_ROOT / "labs").iterdir() if p.is_dir())
+    digests = report.shipped_skeletons()
+    assert sorted(digests) == labs
+    for lab in labs:
+        assert report.untouched(skeleton_lab(lab), digests), f"{lab}: its skeleton changed: sha256sum it again"
+
+
+def test_a_run_over_untouched_skeletons_says_so_in_a_line_per_lab_and_points_to_lab_1(tmp_path):
+    edited = tmp_path / "kernel.cu"
+    edited.write_bytes((REPO_ROOT / "labs" / "02_dot_product" / "kernel.cu").read_bytes() + b"// begun\n")
+    begun = skeleton_lab("02_dot_product")
+    begun.kernel_path = str(edited)
+    lines = shown_all([skeleton_lab("01_vector_add"), begun, skeleton_lab("03_smoothing_halo")], 80)
+    text = "\n".join(lines)
+    assert sum("the skeleton as shipped, untouched" in line for line in lines) == 2, text
+    assert sum("┏" in line for line in lines) == 2, text  # Lab 2's table and the summary's
+    assert "./cml grade --lab 1" in lines[-1]
+    alone = shown_all([skeleton_lab("01_vector_add")], 80)  # the lab asked for: its table, with the TODO hints
+    assert not any("untouched" in line for line in alone) and any("TODO 3" in line for line in alone)
+
+
+def shown_all(grades: list[LabGrade], width: int) -> list[str]:
+    out = io.StringIO()
+    report.print_report(Console(file=out, width=width, color_system=None), grades, None, [])
+    return out.getvalue().splitlines()
