@@ -14,7 +14,7 @@ from grader import report
 from grader.config import REPO_ROOT
 from grader.model import Category, Check, LabGrade, Status
 
-LOCATION = "/home/student/course/cuda-memory-labs/labs/01_vector_add/kernel.cu:31:7"
+LOCATION = "/srv/course/students/cuda-memory-labs/labs/01_vector_add/kernel.cu:31:7"
 TODO = "labs/01_vector_add/kernel.cu:29: TODO 3: choose the launch configuration of vector_add_kernel"
 PROGRAM = "build/student/01_vector_add_emu/test/01_vector_add_student_emu_test"
 
