@@ -174,15 +174,9 @@ def compile_targets(tree: BuildTree, targets: list[str], timeout_s: float, keep_
     return proc.run(command, timeout_s)
 
 
-def ninja_program() -> str:
-    """The Ninja that Meson runs: the one beside it (./cml installs both into .venv), else the one on PATH."""
-    beside = Path(shutil.which("meson") or "meson").parent / "ninja"
-    return str(beside) if beside.is_file() else shutil.which("ninja") or "ninja"
-
-
 def dependencies(tree: BuildTree, step: CompileStep) -> list[Path]:
     """Every file the compile of `step` read, from the depfile nvcc wrote for Ninja (`ninja -t deps`)."""
-    listed = proc.run([ninja_program(), "-C", str(tree.directory), "-t", "deps", step.output], 60)
+    listed = proc.run([student_steps.ninja(), "-C", str(tree.directory), "-t", "deps", step.output], 60)
     lines = listed.stdout.splitlines()
     if not listed.ok or not lines or "#deps" not in lines[0]:
         raise GraderError(f"Ninja has no record of what {step.output} was compiled from: {listed.tail(2)}")
@@ -277,7 +271,7 @@ def build_ahead(
     if ours:
         compile_targets(tree, ours, timeout_s, keep_going=True)
     if objects:
-        proc.run([ninja_program(), "-C", str(tree.directory), "-k0", *objects], timeout_s)
+        proc.run([student_steps.ninja(), "-C", str(tree.directory), "-k0", *objects], timeout_s)
     limit = min(timeout_s, AHEAD_LIMIT_S)
     with ThreadPoolExecutor(max_workers=compile_slots()) as pool:
         for steps, compiled in zip(kernels, pool.map(lambda steps: steps.compile(limit), kernels), strict=True):
