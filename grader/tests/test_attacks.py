@@ -46,7 +46,7 @@ def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
     """The attack graded as a submission (in-process), its lab's entry of the run's JSON."""
     wanted = expectations(
         attack, "fail", "pass", "unguarded_fail", "unguarded_pass", "gpu_fail", "gpu_unguarded_fail",
-        "emulator_fail", "emulator_unguarded_pass",
+        "emulator_fail", "emulator_unguarded_pass", "emulator_unguarded_fail",
     )  # fmt: skip
     request = GradeRequest(
         labs=[attack.lab],
@@ -144,8 +144,12 @@ def test_with_the_static_checks_off_the_next_defence_holds(attack, device, victi
     lab = grade(attack, tmp_path, device, static_checks=False)
     memory_grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - memory_before) / 1024
     time.sleep(spec.get("unguarded_linger_s", 0))
-    for pattern in expectations(attack, "unguarded_fail", *(["gpu_unguarded_fail"] if device.present else [])):
+    unguarded_fail = ["gpu_unguarded_fail"] if device.present else ["emulator_unguarded_fail"]
+    for pattern in expectations(attack, "unguarded_fail", *unguarded_fail):
         assert "failed" in statuses(lab, pattern), f"{pattern} should have failed: {lab['checks']}"
+    if "unguarded_says" in spec and not device.present:
+        details = " ".join(c["detail"] for c in lab["checks"] if c["status"] == "failed")
+        assert spec["unguarded_says"] in details, f"no failure says {spec['unguarded_says']!r}: {lab['checks']}"
     for pattern in expectations(attack, "unguarded_pass", *([] if device.present else ["emulator_unguarded_pass"])):
         assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed: {lab['checks']}"
     for name in spec.get("unguarded_untouched", []):
