@@ -25,6 +25,8 @@ ALLOWED = re.compile(
     r"|\.eh_frame|\.comment|\.note\.GNU-stack|\.note\.gnu\.property|\.group|\.symtab|\.symtab_shndx|\.strtab"
     r"|\.shstrtab|\.nv_fatbin|\.nvFatBinSegment|__nv_module_id|__nv_relfatbin"
     r"|__sancov_\w+|\.debug_\w+|\.stack_sizes"
+    # the CPU emulator's own sections for __constant__ and __device__ variables (common/emu/include/cml_emu)
+    r"|cml_emu_constant|cml_emu_device"
 )
 TYPES = {"NULL", "PROGBITS", "NOBITS", "RELA", "REL", "SYMTAB", "SYMTAB SECTION INDICES", "STRTAB", "GROUP", "NOTE",
          "INIT_ARRAY", "X86_64_UNWIND"}  # fmt: skip

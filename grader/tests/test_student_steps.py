@@ -9,11 +9,13 @@ import subprocess
 
 import pytest
 
-from grader import report, sandbox, student_steps
+from grader import build, report, sandbox, student_steps
 from grader.config import REPO_ROOT
+from grader.integrity import sections
 from grader.session import GradeRequest, start
 from grader.tests.attacks import lto
 
+LABS = sorted(p.name for p in (REPO_ROOT / "labs").iterdir() if p.is_dir())
 needs_sandbox = pytest.mark.skipif(bool(sandbox.unavailable()), reason=f"no sandbox here: {sandbox.unavailable()}")
 
 
@@ -103,3 +105,16 @@ def test_a_submission_sees_nothing_of_the_one_graded_before_it_in_the_same_build
             assert alice_program.is_file(), "alice's program should be there once she is graded"
     build = next(check for check in labs["bob"]["checks"] if check["name"] == "build")
     assert build["status"] == "failed", "bob's .incbin should find no file of alice's"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab", LABS)
+def test_every_solution_object_holds_only_sections_a_kernel_may(lab, config, emulator):
+    """The section allow-list passes what nvcc and the emulator's clang emit for a correct kernel.cu: each
+    solution's object, for the GPU and for the CPU emulator (whose __constant__ variables have a section of
+    their own)."""
+    for emulated in (False, True):
+        assert build.build_lab(emulator, lab, "solution", config.timeouts["build"], emulated=emulated).ok
+    native = next((emulator.directory / f"lib{lab}_solution_kernel.a.p").glob("*.o"))
+    for obj in (native, emulator.directory / f"{lab}_solution_emu.o"):
+        assert sections.problems(obj) == [], obj.name
