@@ -8,9 +8,10 @@ gave it, /cml/record. It has no network, its own process, IPC and host-name name
 environment of a few variables; it dies with the grader, and nothing it started outlives it (it is PID 1's
 child in its own PID namespace). Where the grader runs as root, the program runs as nobody: root inside a
 sandbox could still write the host's /proc/sys. The checkout (solutions, grader, results), the submissions and every other
-build folder are not there at all. A compile sees the same system view, the headers it may include, its own
-build folder and the student's folder. What the programs do to themselves (no fork, no ptrace) is
-common/cml/confine.cpp. grader/SECURITY.md says what this defends and what it does not."""
+build folder are not there at all. A build step that reads a submission's bytes (step_command: a compile, a
+link, a tool reading its object) sees the same system view without its linker plugins, the headers and the build
+folder read-only, and writes only its own folder, within limits. What the programs do to themselves (no fork,
+no ptrace) is common/cml/confine.cpp. grader/SECURITY.md says what this defends and what it does not."""
 
 from __future__ import annotations
 
@@ -303,22 +304,3 @@ def empty_file() -> Path:
     os.close(handle)
     os.chmod(name, 0o444)
     return Path(name)
-
-
-def compile_command(
-    command: list[str], readable: list[Path], writable: list[Path], path: list[Path], hidden: Sequence[Path] = ()
-) -> list[str]:
-    """A build command (meson compile) in a sandbox that sees the system, `readable` read-only and `writable`
-    read-write, each at its own path, with `path` first on PATH, and `hidden` (inside those) emptied; the command
-    itself where sandboxes are off."""
-    if unavailable():
-        return command
-    search = ":".join([*map(str, path), "/usr/local/cuda/bin", "/usr/bin", "/bin"])
-    options = [found_bwrap(), *base_options(python=True), "--setenv", "PATH", search]
-    for folder in readable:
-        options += ["--ro-bind", str(folder), str(folder)]
-    for folder in writable:
-        options += ["--bind", str(folder), str(folder)]
-    for place in hidden:
-        options += ["--tmpfs", str(place)] if place.is_dir() else ["--ro-bind", str(empty_file()), str(place)]
-    return [*options, "--remount-ro", "/", "--chdir", str(writable[0] if writable else "/"), "--", *command]

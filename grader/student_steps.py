@@ -207,28 +207,24 @@ def ninja() -> str:
     return str(beside) if beside.is_file() else shutil.which("ninja") or "ninja"
 
 
+def ninja_tool(directory: Path, *tool: str) -> str:
+    """What one of Ninja's tools (`ninja -t TOOL ...`) says of the build folder; its refusal is the grader's."""
+    listed = subprocess.run([ninja(), "-C", str(directory), "-t", *tool], capture_output=True, text=True, check=False)
+    if listed.returncode != 0:
+        raise GraderError(f"ninja -t {' '.join(tool)}: {listed.stderr.strip()[:300]}")
+    return listed.stdout
+
+
 def ninja_commands(directory: Path, target: str, final_only: bool = False) -> list[list[str]]:
     """The commands Ninja would run to make `target`, split as a shell would (`ninja -t commands`)."""
-    listed = subprocess.run(
-        [ninja(), "-C", str(directory), "-t", "commands", *(["-s"] if final_only else []), target],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if listed.returncode != 0:
-        raise GraderError(f"Ninja has no commands for {target}: {listed.stderr.strip()[:300]}")
-    return [shlex.split(line) for line in listed.stdout.splitlines() if line.strip()]
+    listed = ninja_tool(directory, "commands", *(["-s"] if final_only else []), target)
+    return [shlex.split(line) for line in listed.splitlines() if line.strip()]
 
 
 def ninja_inputs(directory: Path, target: str) -> list[str]:
     """Every file Ninja says `target` is made from (`ninja -t query`: explicit, implicit and order-only)."""
-    listed = subprocess.run(
-        [ninja(), "-C", str(directory), "-t", "query", target], capture_output=True, text=True, check=False
-    )
-    if listed.returncode != 0:
-        raise GraderError(f"Ninja does not know {target}: {listed.stderr.strip()[:300]}")
     inputs, reading = [], False
-    for line in listed.stdout.splitlines():
+    for line in ninja_tool(directory, "query", target).splitlines():
         if line.startswith("  input:"):
             reading = True
         elif line.startswith("  outputs:"):
