@@ -152,12 +152,32 @@ def regrade(out: Path, tasks: list[Task], students: list[str], plan: dict) -> li
     return [task for task in tasks if task.student in students]
 
 
+def visible_gpus() -> list[str]:
+    """The GPUs this batch may use, each as CUDA_VISIBLE_DEVICES names it for one worker's grader: the entries of
+    CUDA_VISIBLE_DEVICES where it is set (the instructor's or the scheduler's choice: a worker must never be
+    sent to a GPU outside it), else every GPU nvidia-smi lists, by index. None without a GPU."""
+    present = gpu.gpu_count()
+    if not present:
+        return []
+    chosen = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if chosen is None:
+        return [str(i) for i in range(present)]
+    entries = [entry.strip() for entry in chosen.split(",")]
+    # CUDA stops at the first entry that names no GPU ("-1" is the usual way to hide them all).
+    valid = []
+    for entry in entries:
+        if not entry or entry.startswith("-"):
+            break
+        valid.append(entry)
+    return valid
+
+
 def worker_gpus(workers: int | None) -> list[str | None]:
     """The GPU of each worker: one worker per GPU by default; more workers than GPUs share them round-robin (their
     timings then disturb each other); without a GPU, `workers` (default 1) workers with none."""
-    present = gpu.gpu_count()
-    count = workers or max(1, present)
-    return [str(i % present) for i in range(count)] if present else [None] * count
+    gpus = visible_gpus()
+    count = workers or max(1, len(gpus))
+    return [gpus[i % len(gpus)] for i in range(count)] if gpus else [None] * count
 
 
 def result_path(out: Path, task: Task) -> Path:
@@ -308,6 +328,35 @@ def grader_failure(log: Path, status: int) -> str:
     return said[-1] if said else f"the grader exited with status {status}"
 
 
+@dataclass
+class WorkerShare:
+    """What one worker of a batch did: its part of the class and of the batch's wall time."""
+
+    name: str
+    gpu: str | None
+    submissions: int = 0
+    labs: int = 0
+    busy_s: float = 0.0  # its grader processes' wall time, summed
+    last_end_s: float = 0.0  # when its last process ended, from the batch's start
+
+    def as_dict(self) -> dict:
+        return {
+            "worker": self.name,
+            "gpu": self.gpu,
+            "submissions": self.submissions,
+            "labs": self.labs,
+            "busy_s": round(self.busy_s, 1),
+            "last_end_s": round(self.last_end_s, 1),
+        }
+
+
+@dataclass
+class BatchRun:
+    failures: dict[tuple[str, str], str]  # (student, lab) -> why the grader could not grade it
+    workers: list[WorkerShare]
+    wall_s: float
+
+
 def run_tasks(
     tasks: list[Task],
     out: Path,
@@ -317,7 +366,7 @@ def run_tasks(
     on_done=lambda tasks, errors: None,
     worker_prefix: str = "w",
     deadline: float | None = None,
-) -> dict[tuple[str, str], str]:
+) -> BatchRun:
     """Grades the tasks, one grader process per submission (by_submission), on one worker thread per entry of
     `gpus` (None: the GPUs this process was given); each worker keeps a build folder of its own, named after
     worker_prefix, so rebuilds are incremental. on_done(tasks, errors) as each process ends. Past `deadline`
@@ -326,20 +375,35 @@ def run_tasks(
     for group in by_submission(tasks):
         queue.put(group)
     failures: dict[tuple[str, str], str] = {}
+    shares = [WorkerShare(f"{worker_prefix}{i}", gpu) for i, gpu in enumerate(gpus)]
+    started = time.monotonic()
 
-    def worker(name: str, gpu: str | None) -> None:
+    def worker(share: WorkerShare) -> None:
         while deadline is None or time.monotonic() < deadline:
             try:
                 group = queue.get_nowait()
             except Empty:
                 return
-            errors = grade_submission(group, out, name, gpu, options, config)
+            began = time.monotonic()
+            errors = grade_submission(group, out, share.name, share.gpu, options, config)
+            ended = time.monotonic()
+            share.submissions, share.labs = share.submissions + 1, share.labs + len(group)
+            share.busy_s += ended - began
+            share.last_end_s = ended - started
             failures.update({(group[0].student, lab): why for lab, why in errors.items()})
             on_done(group, errors)
 
-    threads = [threading.Thread(target=worker, args=(f"{worker_prefix}{i}", gpu)) for i, gpu in enumerate(gpus)]
+    threads = [threading.Thread(target=worker, args=(share,)) for share in shares]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return failures
+    return BatchRun(failures, shares, time.monotonic() - started)
+
+
+def write_shares(out: Path, run: BatchRun) -> Path:
+    """OUT/workers.json: the batch's wall time and each worker's share of it, for planning the next class."""
+    path = out / "workers.json"
+    record = {"wall_s": round(run.wall_s, 1), "workers": [share.as_dict() for share in run.workers]}
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    return path

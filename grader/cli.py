@@ -469,10 +469,25 @@ def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_pr
 
         stop = getattr(args, "stop_after", None)
         deadline = time.monotonic() + 60 * stop if stop else None
-        failures = batch.run_tasks(todo, args.out, gpus, grade_options(args), config, done, worker_prefix, deadline)
-    for (student, lab), why in failures.items():
+        run = batch.run_tasks(todo, args.out, gpus, grade_options(args), config, done, worker_prefix, deadline)
+    for (student, lab), why in run.failures.items():
         console.print(f"[red]{escape(student)} {lab}: grader error: {escape(why)}[/]")
-    return Exit.INTERNAL if failures else Exit.PASSED
+    print_shares(console, run, batch.write_shares(args.out, run) if todo else None)
+    return Exit.INTERNAL if run.failures else Exit.PASSED
+
+
+def print_shares(console: Console, run, written) -> None:
+    """The batch's wall time and each worker's share of it: what an instructor plans the next class with."""
+    for share in run.workers:
+        device = f"GPU {share.gpu}" if share.gpu is not None else "no GPU set"
+        console.print(
+            escape(
+                f"{share.name} ({device}): {share.submissions} submission(s), {share.labs} lab(s), "
+                f"busy {share.busy_s:.0f} s of {run.wall_s:.0f} s, last done at {share.last_end_s:.0f} s"
+            )
+        )
+    if written:
+        console.print(f"Wall time {run.wall_s:.0f} s; each worker's share in {escape(str(written))}")
 
 
 def command_batch(args, console: Console) -> int:

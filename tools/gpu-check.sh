@@ -3,8 +3,13 @@
 #   tools/gpu-check.sh grade [--lab N ...]   ./cml grade --compare: labs/ and the solutions side by side
 #   tools/gpu-check.sh tests                 the project's tests but the planted bugs (suites, build, units)
 #   tools/gpu-check.sh fixtures [-k EXPR]    the planted-bug submissions, each graded on a clean build
-#   tools/gpu-check.sh class [batch options] a generated class of 24 submissions graded by ./cml batch, then
-#                                            checked against the verdicts each must get (resumable: run again)
+#   tools/gpu-check.sh class [batch options] the generated class (grader/tests/class_submissions.py) graded by
+#                                            ./cml batch, then checked against the verdicts each must get
+#                                            (resumable: run again)
+#   tools/gpu-check.sh class-gpus N          N seven-lab students of the generated class graded by ./cml batch on
+#                                            every GPU, then the same on the first GPU alone, each from a new
+#                                            results folder; every verdict checked, and the wall times, each
+#                                            worker's share and their ratio in class-gpus.md
 #   tools/gpu-check.sh repeat N [options]    ./cml grade --solutions --no-mechanisms N times, and the spread of
 #                                            every verdict and ratio over the runs (REPEAT_SECONDS: stop early;
 #                                            REPEAT_FIRST: number the runs from there)
@@ -40,7 +45,7 @@ fi
 export PYTHONUNBUFFERED=1
 # No chromium on the GPU machine: the browser checks run in CI, not here.
 export CML_SKIP_BROWSER=1
-part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|repeat|counters|calibrate|solutions|speed|submission-speed|trace|attacks|variants [options]}
+part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|class-gpus|repeat|counters|calibrate|solutions|speed|submission-speed|trace|attacks|variants [options]}
 shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
     --format=csv | tee "$out/gpu-$part.txt"
@@ -56,6 +61,25 @@ case "$part" in
         # The reports, without the build folders.
         (cd .results/class && tar czf "$out/class-results.tar.gz" expected.json results/results.csv \
             results/results.json results/students) ;;
+    class-gpus)
+        students=${1:?how many seven-lab students}; shift
+        where=.results/class-gpus
+        rm -rf "$where" && mkdir -p "$where"
+        ./cml --help >/dev/null  # the environment, installed before the clock starts
+        .venv/bin/python -m grader.tests.class_submissions make "$where" --seven-lab "$students" --only-seven-lab
+        every=$(nvidia-smi -L | grep -c '^GPU ')
+        for run in all first; do
+            if [ "$run" = all ]; then visible=$(seq -s, 0 $((every - 1))); else visible=0; fi
+            echo "== $students students on GPU(s) $visible" | tee -a "$out/class-gpus.log"
+            CUDA_VISIBLE_DEVICES=$visible ./cml batch "$where/submissions" --out "$where/$run" "$@" 2>&1 |
+                tee -a "$out/class-gpus.log"
+            ln -sfn "$run" "$where/results"
+            .venv/bin/python -m grader.tests.class_submissions check "$where" 2>&1 | tee -a "$out/class-gpus.log"
+        done
+        rm "$where/results"
+        PYTHONPATH=. .venv/bin/python tools/class_gpus.py "$where/all" "$where/first" | tee "$out/class-gpus.md"
+        (cd "$where" && tar czf "$out/class-gpus-results.tar.gz" expected.json all/results.csv first/results.csv \
+            all/results.json first/results.json all/workers.json first/workers.json all/students first/students) ;;
     repeat)
         runs=${1:?how many runs}; shift
         mkdir -p "$out/repeat"

@@ -1,22 +1,26 @@
 """A generated class: submissions that are correct, slow, racy, out of bounds, hanging, crashing, not
-compiling, hard-coded for the public sizes, tampering, or unreadable, each with the verdict it must get.
+compiling, hard-coded for the public sizes, tampering, or unreadable, each with the verdict it must get; and
+students who submit all seven labs, each lab a correct kernel in one of many published styles or a mistake that
+a counter or a sanitizer shows (grader/variants/), as most of a real class does.
 
     python -m grader.tests.class_submissions make OUT      # OUT/submissions/ and OUT/expected.json
+    ... make OUT --seven-lab N --only-seven-lab             # N seven-lab students (40 by default), alone
     python -m grader.tests.class_submissions check OUT     # compares OUT/results/ (./cml batch) with it
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
-import sys
 import tarfile
 import zipfile
 from pathlib import Path
 
-from grader.config import REPO_ROOT
+from grader.config import REPO_ROOT, load_config
 from grader.tests.fixture_kernels import FIXTURES_DIR, load_expect, planted_kernel
+from grader.variants import load_variants
 
 LAUNCH = "    vector_add_kernel<<<cml::ceil_div(n, kBlock), kBlock>>>(a, b, c, n);\n"
 
@@ -180,6 +184,43 @@ CLASS = {
 }
 
 
+SEVEN_LAB_STUDENTS = 40
+PACKINGS = ("folder", "zip", "tar.gz")
+
+
+def lab_choices(lab: str) -> list[tuple[str, tuple[str, str]]]:
+    """What a seven-lab student may hand in for `lab`, with the verdict it must get: the reference solution, every
+    correct variant, and every wrong one whose lesson a counter or racecheck shows (on every GPU and the emulator
+    alike; a lesson that only time shows is graded on some GPUs and not others, and the variants' own survey
+    judges those)."""
+    choices = [(solution(lab), ("passed", ""))]
+    for variant in load_variants():
+        if variant.lab != lab:
+            continue
+        if variant.kind == "correct":
+            choices.append((variant.path.read_text(), ("passed", "")))
+        elif variant.lesson_shows_in in ("counter", "racecheck"):
+            choices.append((variant.path.read_text(), ("failed", variant.must_fail)))
+    return choices
+
+
+def seven_lab_students(count: int) -> dict[str, tuple[str, dict[str, str], dict[str, tuple[str, str]]]]:
+    """`count` students who each submit every lab, in the layout CLASS uses. Student i hands in choice
+    (i + 3 * lab's index) of each lab's choices, so that the class goes through every choice of every lab and no
+    two neighbours hand in the same set; they come as folders, zips and tarballs in turn."""
+    labs = [lab.name for lab in load_config().labs]
+    choices = {lab: lab_choices(lab) for lab in labs}
+    students = {}
+    for i in range(count):
+        files, wanted = {}, {}
+        for index, lab in enumerate(labs):
+            text, verdict = choices[lab][(i + 3 * index) % len(choices[lab])]
+            files[f"{lab}/kernel.cu"] = text
+            wanted[lab] = verdict
+        students[f"full_{i + 1:02d}"] = (PACKINGS[i % len(PACKINGS)], files, wanted)
+    return students
+
+
 def write(student: str, packing: str, files: dict[str, str], folder: Path) -> None:
     if packing in ("folder", "symlink"):
         for name, text in files.items():
@@ -201,10 +242,15 @@ def write(student: str, packing: str, files: dict[str, str], folder: Path) -> No
         (folder / f"{student}.zip").write_text(files[""])
 
 
-def make(out: Path, students: list[str] | None = None) -> Path:
+def make(
+    out: Path, students: list[str] | None = None, seven_lab: int = SEVEN_LAB_STUDENTS, only_seven_lab: bool = False
+) -> Path:
+    """OUT/submissions/ and OUT/expected.json: the students named (all by default) of CLASS and of `seven_lab`
+    seven-lab students; with only_seven_lab, those alone."""
     folder = out / "submissions"
     folder.mkdir(parents=True, exist_ok=True)
-    chosen = {k: v for k, v in CLASS.items() if students is None or k in students}
+    everyone = {**({} if only_seven_lab else CLASS), **(seven_lab_students(seven_lab) if seven_lab else {})}
+    chosen = {k: v for k, v in everyone.items() if students is None or k in students}
     for student, (packing, files, _) in chosen.items():
         write(student, packing, files, folder)
     expected = {student: wanted for student, (_, _, wanted) in chosen.items()}
@@ -236,13 +282,22 @@ def mismatches(out: Path) -> list[str]:
     return wrong
 
 
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=("make", "check"))
+    parser.add_argument("where", type=Path, help="the class's folder")
+    parser.add_argument("--seven-lab", type=int, default=SEVEN_LAB_STUDENTS, help="seven-lab students to make")
+    parser.add_argument("--only-seven-lab", action="store_true", help="make the seven-lab students alone")
+    args = parser.parse_args()
+    if args.command == "make":
+        print(make(args.where, seven_lab=args.seven_lab, only_seven_lab=args.only_seven_lab))
+        return 0
+    problems = mismatches(args.where)
+    print(
+        "\n".join(problems) or f"all {len(json.loads((args.where / 'expected.json').read_text()))} verdicts as expected"
+    )
+    return 1 if problems else 0
+
+
 if __name__ == "__main__":
-    command, where = sys.argv[1], Path(sys.argv[2])
-    if command == "make":
-        print(make(where))
-    else:
-        problems = mismatches(where)
-        print(
-            "\n".join(problems) or f"all {len(json.loads((where / 'expected.json').read_text()))} verdicts as expected"
-        )
-        sys.exit(1 if problems else 0)
+    raise SystemExit(main())

@@ -295,7 +295,7 @@ def test_a_lab_missing_from_the_processs_json_gets_its_error(config, tmp_path, m
     fake_grader(monkeypatch, Exit.FAILED)  # graded: a lab failed, the student's
     tasks = tasks_of(config, "carol", ["01_vector_add", "06_warp_reduction", "07_constant_memory"])
     done = []
-    failures = batch.run_tasks(tasks, tmp_path, [None], [], config, lambda group, errors: done.append(errors))
+    failures = batch.run_tasks(tasks, tmp_path, [None], [], config, lambda group, errors: done.append(errors)).failures
     folder = tmp_path / "students" / "carol"
     log = folder / "grade.log"
     assert failures == {("carol", "06_warp_reduction"): f"the grader wrote no result for this lab (see {log})"}
@@ -320,7 +320,7 @@ def test_a_failed_process_has_each_lab_graded_again_alone_and_leaves_no_stale_re
     for task in tasks:
         batch.result_path(tmp_path, task).unlink()
     done = []
-    failures = batch.run_tasks(tasks, tmp_path, [None], [], config, lambda group, errors: done.append(errors))
+    failures = batch.run_tasks(tasks, tmp_path, [None], [], config, lambda group, errors: done.append(errors)).failures
     folder = tmp_path / "students" / "carol"
     log = folder / "07_constant_memory.log"
     why = f"grader error: something broke (RuntimeError; the traceback is in x.log) (see {log})"
