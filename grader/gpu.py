@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +24,30 @@ class Gpu:
     reason: str = ""  # why none is usable, when not present
 
 
+# CUDA numbers the GPUs fastest first unless told otherwise, nvidia-smi by their PCI bus: the grader and every
+# program it starts number them by the bus, so that CUDA_VISIBLE_DEVICES=1 is the same card to both.
+DEVICE_ORDER = ("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+
+
+def use_bus_order() -> None:
+    """Numbers the GPUs by PCI bus in this process and those it starts, unless the user chose an order."""
+    os.environ.setdefault(*DEVICE_ORDER)
+
+
+def chosen_gpu() -> str | None:
+    """The GPU CUDA uses first here, as CUDA_VISIBLE_DEVICES names it (an index, a UUID), where it names one."""
+    first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    return first if first and not first.startswith("-") else None
+
+
 def detect_gpu() -> Gpu:
+    """The GPU the labs run on: the first that CUDA_VISIBLE_DEVICES names where it is set (a batch worker's,
+    which need not be the machine's first, nor of the same kind), else the machine's first."""
     nvidia_smi = shutil.which("nvidia-smi")
     if not nvidia_smi:
         return Gpu(False, reason="nvidia-smi not found: this machine has no NVIDIA driver")
-    outcome = proc.run([nvidia_smi, "--query-gpu=name,compute_cap", "--format=csv,noheader"], timeout_s=60)
+    which = ["--id", chosen_gpu()] if chosen_gpu() else []
+    outcome = proc.run([nvidia_smi, *which, "--query-gpu=name,compute_cap", "--format=csv,noheader"], timeout_s=60)
     lines = [line for line in outcome.stdout.splitlines() if line.strip()]
     if not outcome.ok or not lines:
         return Gpu(False, reason=f"nvidia-smi found no usable GPU ({outcome.how_it_ended()}: {outcome.tail(2)})")

@@ -48,8 +48,9 @@ ETC_FILES = (
     "localtime",
 )
 TOOL_DIRS = ("/opt/nvidia",)  # Nsight Compute
-# Variables a program keeps: where the driver's libraries are on some machines, and which GPU a batch worker has.
-PASSED_VARIABLES = ("LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES")
+# Variables a program keeps: where the driver's libraries are on some machines, which GPU a batch worker has,
+# and how that GPU is numbered (grader/gpu.py).
+PASSED_VARIABLES = ("LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER")
 NO_SANDBOX = "CML_NO_SANDBOX"  # set by --no-sandbox for the processes the grader starts
 
 

@@ -7,12 +7,13 @@ tools/gpu-check.sh class-gpus."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections import Counter
 
 import pytest
 
-from grader import batch, gpu
+from grader import batch, gpu, sandbox
 from grader.tests.test_batch import tasks_of
 
 # Stands in for `./cml grade`: notes the device and build folder it was given and its labs, one JSON line per
@@ -137,3 +138,39 @@ def test_without_a_gpu_the_workers_set_no_device(config, tmp_path, monkeypatch, 
     assert gpus == [None, None, None]
     batch.run_tasks(class_of(config, 3), tmp_path, gpus, [], config)
     assert {process["device"] for process in processes(recording)} == {"0,1"}  # as inherited, not chosen
+
+
+FAKE_NVIDIA_SMI = """#!/bin/sh
+# Two GPUs of different kinds: GPU 0 an A100, GPU 1 an H100 (nvidia-smi's numbering, by PCI bus).
+case "$*" in
+    *"--id 1"*|*"--id GPU-h100"*) echo "NVIDIA H100 80GB HBM3, 9.0" ;;
+    *"--id 0"*) echo "NVIDIA A100-SXM4-80GB, 8.0" ;;
+    *) echo "NVIDIA A100-SXM4-80GB, 8.0"; echo "NVIDIA H100 80GB HBM3, 9.0" ;;
+esac
+"""
+
+
+@pytest.mark.parametrize(
+    ("visible", "name"),
+    [(None, "NVIDIA A100-SXM4-80GB"), ("1", "NVIDIA H100 80GB HBM3"), ("GPU-h100,0", "NVIDIA H100 80GB HBM3")],
+)
+def test_a_worker_is_graded_against_the_gpu_it_was_given(tmp_path, monkeypatch, visible, name):
+    """On a machine with two kinds of GPU, the worker on GPU 1 must be judged by GPU 1's thresholds, not GPU 0's."""
+    (tmp_path / "nvidia-smi").write_text(FAKE_NVIDIA_SMI)
+    (tmp_path / "nvidia-smi").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    fake_gpus(monkeypatch, 2, visible)
+    assert gpu.detect_gpu().name == name
+
+
+def test_cuda_numbers_the_gpus_as_nvidia_smi_does_in_the_grader_and_its_sandbox(monkeypatch):
+    monkeypatch.delenv("CUDA_DEVICE_ORDER", raising=False)
+    gpu.use_bus_order()
+    assert os.environ["CUDA_DEVICE_ORDER"] == "PCI_BUS_ID"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    options = sandbox.passed_variables({})  # --setenv NAME VALUE, for each
+    passed = dict(zip(options[1::3], options[2::3], strict=True))
+    assert passed["CUDA_DEVICE_ORDER"] == "PCI_BUS_ID" and passed["CUDA_VISIBLE_DEVICES"] == "1"
+    monkeypatch.setenv("CUDA_DEVICE_ORDER", "FASTEST_FIRST")  # the user's own choice stays
+    gpu.use_bus_order()
+    assert os.environ["CUDA_DEVICE_ORDER"] == "FASTEST_FIRST"
