@@ -149,4 +149,4 @@ def test_every_relative_link_in_the_kits_markdown_resolves():
     broken = []
     for name in documents:
         broken += broken_links(name, read(name), set(files), read)
-    assert broken == []
+    assert broken == [], "\n".join(broken)
