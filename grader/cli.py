@@ -133,7 +133,7 @@ def add_sandbox_option(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--no-sandbox",
         action="store_true",
-        help="run the submissions' programs and compiles without the sandbox (grader/SECURITY.md): only "
+        help="run the submissions' programs and compiles without the sandbox (SECURITY.md): only "
         "for your own code, or where no sandbox can be made and you accept the risk",
     )
 

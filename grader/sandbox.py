@@ -11,7 +11,7 @@ sandbox could still write the host's /proc/sys. The checkout (solutions, grader,
 build folder are not there at all. A build step that reads a submission's bytes (step_command: a compile, a
 link, a tool reading its object) sees the same system view without its linker plugins, the headers and the build
 folder read-only, and writes only its own folder, within limits. What the programs do to themselves (no fork,
-no ptrace) is common/cml/confine.cpp. grader/SECURITY.md says what this defends and what it does not."""
+no ptrace) is common/cml/confine.cpp. SECURITY.md says what this defends and what it does not."""
 
 from __future__ import annotations
 

@@ -292,7 +292,7 @@ def start(request: GradeRequest) -> Session:
     if sandbox.unavailable():
         notes.append(
             f"No sandbox: {sandbox.unavailable()}. The submission's programs ran with this user's rights, "
-            "able to read and change what it can (grader/SECURITY.md)."
+            "able to read and change what it can (SECURITY.md)."
         )
     if device.present and target is None:
         notes.append(f"No thresholds for {device.name}: performance is not graded. Run ./cml calibrate first.")

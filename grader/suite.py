@@ -4,7 +4,7 @@ The test program links the student's kernel.cu and runs in the sandbox (grader/s
 record of every result its test cases read back from the GPU (common/cml/record.hpp). The checker is the same
 test cases built without any kernel.cu: it replays the record with the run's seed and decides each case. Its
 verdict is the one the grader uses, so nothing the student's code prints or does to its own process can pass a
-case it did not compute (grader/SECURITY.md)."""
+case it did not compute (SECURITY.md)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 // files or CPU time past a bound. Kept by the kernel for the rest of the process's life, exec included. The
 // sandbox (grader/sandbox.py) is what keeps the machine safe; this keeps the measurement honest: a program
 // that cannot fork leaves nothing running after it, and one that cannot trace or signal the sanitizer or
-// profiler watching it cannot change what that tool reports. grader/SECURITY.md has the whole picture.
+// profiler watching it cannot change what that tool reports. SECURITY.md has the whole picture.
 #pragma once
 
 namespace cml {

@@ -2,7 +2,7 @@
 // links the student's kernel.cu, writes it to the file the grader gives it; the lab's checker, built from the
 // same test.cpp without any kernel.cu, runs the same cases with the same seed and reads each result back from
 // the record instead of from the GPU. So the checker's verdict, the one the grader uses, comes from a
-// process the student's code never ran in: a forged result must be a correct one (grader/SECURITY.md).
+// process the student's code never ran in: a forged result must be a correct one (SECURITY.md).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 """The attack submissions (one folder each, with attack.toml): kernels written to cheat the grader or harm the
 machine that grades them, each with the verdict it must get. grader/tests/test_attacks.py grades them; what
-each defends against, and what is left, is in grader/SECURITY.md."""
+each defends against, and what is left, is in SECURITY.md."""
 
 from __future__ import annotations
 
