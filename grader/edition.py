@@ -103,15 +103,15 @@ def write_student_edition(out: Path, repo: Path = REPO_ROOT, make_git: bool = Fa
             solutions.append(read_member(archive, member))
         if member.isfile() and fnmatch.fnmatchcase(member.name, "labs/*/kernel.cu"):
             skeletons.append(read_member(archive, member))
+        if member.isdir():
+            continue  # made as the files in it are written: a folder left with none (solutions/) is not made
         if rule and rule.action == DROP:
-            if member.isfile():
-                edition.dropped[member.name] = rule.why
+            edition.dropped[member.name] = rule.why
             continue
         members.append(member)
-        if member.isfile():
-            edition.kept.append(member.name)
-            if rule and rule.action == STRIP_CODE_SLIDES:
-                edition.stripped.append(member.name)
+        edition.kept.append(member.name)
+        if rule and rule.action == STRIP_CODE_SLIDES:
+            edition.stripped.append(member.name)
     out.mkdir(parents=True, exist_ok=True)
     archive.extractall(out, members=members, filter="data")
     edition.stripped = [name for name in edition.stripped if stripped_in_place(out / name)]
