@@ -20,7 +20,7 @@ from grader.exits import GraderError
 
 KEEP, DROP, STRIP_CODE_SLIDES = "keep", "drop", "strip code slides"
 # Said by every command and test that needs the reference solutions, where this edition has none.
-NO_SOLUTIONS = "this edition of the kit has no reference solutions (no solutions/ folder)"
+NO_SOLUTIONS = "this edition of the kit has no reference solutions, nor the files made from them (no solutions/)"
 
 
 @dataclass(frozen=True)
