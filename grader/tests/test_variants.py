@@ -215,6 +215,7 @@ def test_repeats_reads_a_speedup_from_its_measured_field_where_the_grade_has_one
     assert row(repeats([fast], runs)[0]).endswith("| - |")
 
 
+@pytest.mark.needs_solutions
 def test_only_takes_several_names_so_a_few_variants_can_be_graded_in_one_round(capsys):
     assert main(["list", "--only", "padded_by_two,table_in_constant"]) == 0
     listed = [line.split("\t")[:2] for line in capsys.readouterr().out.splitlines()]
@@ -230,6 +231,7 @@ def test_counters_come_from_the_measured_field_or_an_old_grade_s_detail():
     assert _counters([new, old, unread]) == "0.0543; 0.00775"
 
 
+@pytest.mark.needs_solutions
 def test_a_target_that_is_no_thresholds_file_is_a_usage_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["repeats", "--target", str(tmp_path / "missing.toml"), str(tmp_path)])
