@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import textwrap
 import threading
@@ -18,7 +19,7 @@ from rich.progress import Progress, TextColumn
 from rich.status import Status
 from rich.table import Table
 
-from grader import batch, late, report, roster, sandbox, slurm
+from grader import batch, edition, late, report, roster, sandbox, slurm
 from grader.calibrate import calibrate, load_measurements, rewrite
 from grader.collect import collect as collect_results
 from grader.collect import unfinished
@@ -253,6 +254,20 @@ def add_class_commands(commands) -> None:
     classroom.add_command(commands)
 
 
+def add_edition_command(commands) -> None:
+    sub = commands.add_parser(
+        "edition",
+        help="write the student edition of the kit (no reference solutions) to a folder",
+        description="Write an edition of the committed tree (git archive HEAD: uncommitted changes are left out, "
+        "with a warning) to OUT. The student edition holds no reference solution and no file made from one "
+        "(grader/edition.py lists what is left out, and why); students grade their own work with it as with the "
+        "full kit. docs/editions.md says who gets which edition.",
+    )
+    sub.add_argument("kind", choices=["student"], help="which edition (student: for a graded course)")
+    sub.add_argument("out", type=Path, help="the folder to write it to: new or empty")
+    sub.add_argument("--git", action="store_true", help="make OUT a fresh git repository of one commit, to publish")
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="./cml", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -296,6 +311,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "(default: .results/calibration.json)",
     )
     add_class_commands(commands)
+    add_edition_command(commands)
     commands.add_parser("list", help="list the labs")
     return parser.parse_args(argv)
 
@@ -336,6 +352,8 @@ class LabSteps:
 
 
 def command_grade(args, console: Console) -> int:
+    if (args.solutions or args.compare) and not edition.has_solutions():
+        raise UsageError(f"{edition.NO_SOLUTIONS}: --solutions and --compare cannot be graded here")
     session = start(grade_request(args))
     for note in session.notes:
         console.print(f"[bold yellow]{escape(note)}[/]")  # before anything is graded: what this run cannot promise
@@ -395,6 +413,34 @@ def command_calibrate(args, console: Console) -> int:
                     "left out of the thresholds[/]"
                 )
     console.print(f"Wrote {path} and {args.measurements}")
+    return Exit.PASSED
+
+
+def command_edition(args, console: Console) -> int:
+    try:
+        written = edition.write_student_edition(args.out, make_git=args.git)
+    except ValueError as error:
+        raise UsageError(str(error)) from error
+    except subprocess.CalledProcessError as error:
+        raise UsageError(f"an edition is made from a git checkout: {error.stderr.decode(errors='replace')}") from error
+    if written.uncommitted:
+        console.print(
+            f"[bold yellow]The working tree differs from HEAD ({len(written.uncommitted)} paths); the edition holds "
+            "the commit only:[/]"
+        )
+        for line in written.uncommitted[:10]:
+            console.print(f"  {escape(line)}")
+    console.print(
+        escape(
+            f"Student edition of {written.commit[:12]} written to {args.out}: {len(written.kept)} files kept, "
+            f"{len(written.dropped)} left out, code slides taken out of {len(written.stripped)} decks"
+            + (", one git commit" if args.git else "")
+        )
+    )
+    for rule in edition.RULES:
+        count = sum(1 for path in written.dropped if edition.action_for(path) is rule)
+        if count:
+            console.print(escape(f"  left out: {rule.pattern} ({count} files): {rule.why}"))
     return Exit.PASSED
 
 
@@ -579,6 +625,7 @@ COMMANDS = {
     "batch-task": command_batch_task,
     "slurm": command_slurm,
     "collect": command_collect,
+    "edition": command_edition,
     "list": command_list,
 }
 

@@ -1,5 +1,6 @@
 """Shared fixtures: one build of every lab for the whole session, whether a GPU is here, and whether that
-build has the CPU emulator's targets."""
+build has the CPU emulator's targets; and the skips of what needs the reference solutions, where this edition
+has none."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from grader import build, gpu
 from grader.config import REPO_ROOT, load_config
+from grader.edition import NO_SOLUTIONS, has_solutions
 
 TEST_BUILD_DIR = REPO_ROOT / "build-tests"
 
@@ -19,13 +21,19 @@ def pytest_addoption(parser):
     parser.addoption("--slow", action="store_true", help="also run the slow end-to-end tests (marked slow)")
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs_solutions: reads the reference solutions (solutions/), skipped without")
+
+
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--slow"):
-        return
-    skip = pytest.mark.skip(reason="slow: run with ./cml test --slow")
+    slow = None if config.getoption("--slow") else pytest.mark.skip(reason="slow: run with ./cml test --slow")
+    # The student edition has no solutions/: what needs them is reported as skipped, with that reason.
+    unsolved = None if has_solutions() else pytest.mark.skip(reason=NO_SOLUTIONS)
     for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+        if slow and "slow" in item.keywords:
+            item.add_marker(slow)
+        if unsolved and "needs_solutions" in item.keywords:
+            item.add_marker(unsolved)
 
 
 @pytest.fixture(scope="session")

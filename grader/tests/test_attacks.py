@@ -18,7 +18,12 @@ import pytest
 
 from grader import report, student_steps
 from grader.config import REPO_ROOT
+from grader.edition import NO_SOLUTIONS, has_solutions
 from grader.session import GradeRequest, start
+
+if not has_solutions():  # read as the module is imported, which no marker can skip
+    pytest.skip(NO_SOLUTIONS, allow_module_level=True)
+
 from grader.tests.attacks import VICTIMS, Attack, load_attacks
 
 SEED = 20261123

@@ -16,9 +16,14 @@ import pytest
 from grader import batch
 from grader.collect import FORMULA_STARTS, collect, student_run
 from grader.config import REPO_ROOT
+from grader.edition import NO_SOLUTIONS, has_solutions
 from grader.exits import Exit
 from grader.model import LabGrade
 from grader.report import run_dict
+
+if not has_solutions():  # read as the module is imported, which no marker can skip
+    pytest.skip(NO_SOLUTIONS, allow_module_level=True)
+
 from grader.tests import class_submissions as generated
 
 STUDENTS = [

@@ -4,6 +4,8 @@ both, or not graded where no such threshold exists; each with what it was derive
 import importlib.util
 import json
 
+import pytest
+
 from grader.calibrate import MIN_MARGIN, Kernel, group_thresholds, separate
 from grader.config import REPO_ROOT, Lab
 
@@ -51,6 +53,7 @@ def test_a_wrong_kernel_counts_only_against_the_check_of_its_lesson():
     assert "not_graded" not in entries
 
 
+@pytest.mark.needs_solutions
 def test_calibrate_writes_a_thresholds_file_the_grader_reads_back(tmp_path, monkeypatch):
     """Every lab, measured by stand-in benchmarks: correct kernels at x3 or more, wrong ones at x1.1, the same in
     every run; what calibrate writes loads as a target, each number with its derivation."""
@@ -127,6 +130,7 @@ def test_a_spread_measured_on_the_baseline_alone_is_named_so():
     assert "baseline alone" not in str(both["speedup_from"])
 
 
+@pytest.mark.needs_solutions
 def test_the_shipped_thresholds_are_what_their_measurements_give(tmp_path):
     """grader/targets/h100.toml and h200.toml, written again from results/calibration/*-measurements.json by
     `./cml calibrate --rewrite`, come out the same: every number they hold comes from the recorded figures."""
@@ -166,6 +170,7 @@ def test_drift_sets_a_later_grade_s_measured_ratio_beside_calibrate_s_median(tmp
     assert "R = 1" not in table and abs(largest - 0.07381) < 1e-4
 
 
+@pytest.mark.needs_solutions
 def test_the_handouts_and_slides_state_the_shipped_thresholds(capsys):
     """Every lab's handout and slide deck holds the thresholds block, written from grader/targets/ as it is now
     (tools/handout_thresholds.py), so neither quotes a number a new calibration has replaced."""

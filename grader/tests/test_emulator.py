@@ -199,6 +199,7 @@ def assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config,
     assert verdict(grade) == "incomplete"
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
 def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_speed_is_graded(emulator, config, lab):
@@ -206,6 +207,7 @@ def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_s
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab)
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mechanism(own_kernels, config):
     # block.sync() and cg::sync(block) between the steps of the tree, cg::reduce over tiles of 32 and
@@ -228,6 +230,7 @@ def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
     assert verdict(grade) == "failed"
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail_as_on_a_gpu(own_kernels, config):
     # It used to land in the test program's own memory, past the 4 KB red zone: the suite hung ("timed out")
@@ -247,6 +250,7 @@ def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail
 # ---- racecheck: the planted races, and the fixed kernels ----
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(planted, config):
     binary = built(planted, config, "03_smoothing_halo", "student").binary("03_smoothing_halo", "student", "test", True)
@@ -257,6 +261,7 @@ def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(plant
     assert sanitizer_check(RACECHECK, run).status is Status.FAILED
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(planted, config):
     binary = built(planted, config, "06_warp_reduction", "student").binary("06_warp_reduction", "student", "test", True)
@@ -269,6 +274,7 @@ def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(plante
     assert sanitizer_check(RACECHECK, run).status is Status.FAILED  # the grader counts warnings
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.parametrize("lab", ["03_smoothing_halo", "06_warp_reduction"])
 def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
     binary = built(emulator, config, lab, "solution").binary(lab, "solution", "test", True)
@@ -278,6 +284,7 @@ def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
     )
 
 
+@pytest.mark.needs_solutions
 def test_a_sanitizer_runs_the_graded_cases_and_leaves_out_the_stretch(emulator, config):
     lab = "01_vector_add"
     binary = built(emulator, config, lab, "solution").binary(lab, "solution", "test", True)
@@ -293,6 +300,7 @@ def test_a_sanitizer_runs_the_graded_cases_and_leaves_out_the_stretch(emulator, 
 # ---- the counters, at the sizes tools/ncu-planted.sh profiles ----
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted, emulator, config):
     coalescing = config.lab("01_vector_add").mechanisms[1]
@@ -313,6 +321,7 @@ def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted
     assert per_request == {"student": 32.0, "solution": 4.0}  # ncu on the H100: 32 and 4.0
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_none(planted, emulator, config):
     student = {}
@@ -335,6 +344,7 @@ def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_non
     assert [(m[conflicts], m[loads]) for m in student.values()] == [(63488, 2048), (0, 2048)]
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, emulator, config):
     # The look-up's test cases, as tools/ncu-planted.sh profiles them with ncu (no benchmark range of its own).
@@ -357,6 +367,7 @@ def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, em
 # ---- time ----
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_all_seven_solutions_correctness_suites_run_on_the_emulator_in_under_a_minute(emulator, config):
     binaries = [built(emulator, config, lab, "solution").binary(lab, "solution", "test", True) for lab in LABS]

@@ -140,6 +140,7 @@ def test_a_latin_1_byte_in_a_comment_and_in_a_string_passes_through_the_rewrite_
     assert b"::cml_emu::launch(" in rewritten and b"__shared__" not in rewritten, "and the rewrite still done"
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_a_correct_kernel_with_a_latin_1_byte_in_a_comment_gets_every_mark_the_emulator_grades(emulator, config):
     lab = "01_vector_add"

@@ -9,8 +9,13 @@ import sys
 import pytest
 
 from grader.config import REPO_ROOT
+from grader.edition import NO_SOLUTIONS, has_solutions
 from grader.exits import Exit
 from grader.model import Status
+
+if not has_solutions():  # read as the module is imported, which no marker can skip
+    pytest.skip(NO_SOLUTIONS, allow_module_level=True)
+
 from grader.tests.fixture_kernels import fixture_dirs, load_expect, planted_kernel, write_submission
 
 

@@ -21,6 +21,8 @@ from grader.model import LabGrade
 from grader.session import BUILDING_AHEAD, GradeRequest, LabSeconds, start
 from grader.tests.conftest import TEST_BUILD_DIR
 
+pytestmark = pytest.mark.needs_solutions
+
 SEED = 20261127
 LABS = ["2", "6"]  # two of the cheapest on the CPU emulator
 

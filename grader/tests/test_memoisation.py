@@ -11,7 +11,12 @@ import pytest
 
 from grader import build
 from grader.config import REPO_ROOT
+from grader.edition import NO_SOLUTIONS, has_solutions
 from grader.model import Status
+
+if not has_solutions():  # read as the module is imported, which no marker can skip
+    pytest.skip(NO_SOLUTIONS, allow_module_level=True)
+
 from grader.tests.attacks import load_attacks
 from grader.tests.fixture_kernels import write_labs
 from grader.tests.test_timed_region import benchmarked, kernel_of, speed_check

@@ -55,6 +55,7 @@ def test_a_run_on_a_gpu_is_not_touched_by_speed_later():
     assert gradescope_results(run, speed_later=True) == gradescope_results(run)
 
 
+@pytest.mark.needs_solutions
 def test_the_zip_has_gradescopes_two_scripts_at_its_root_and_the_grader(tmp_path):
     path = gradescope.write_zip(
         tmp_path / "autograder.zip", ["01_vector_add"], None, late.LatePolicy(10, 3), "after_due_date"

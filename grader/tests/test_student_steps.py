@@ -75,6 +75,7 @@ asm(".section .rodata\\nleaked_start:\\n.incbin \\"@OBJECT@\\"\\nleaked_end:\\n.
 """
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 def test_a_submission_sees_nothing_of_the_one_graded_before_it_in_the_same_build_folder(config, device, tmp_path):
     """Alice's Lab 2 test program is in the build folder once she is graded; Bob's Lab 1 kernel.cu, graded next in
@@ -107,6 +108,7 @@ def test_a_submission_sees_nothing_of_the_one_graded_before_it_in_the_same_build
     assert build["status"] == "failed", "bob's .incbin should find no file of alice's"
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
 def test_every_solution_object_holds_only_sections_a_kernel_may(lab, config, emulator):

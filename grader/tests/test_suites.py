@@ -26,6 +26,7 @@ def run(built_tree, config, lab, variant) -> suite.SuiteRun:
     return suite.run_suite(tree.binary(lab, variant, "test"), tree.checker(lab), config.timeouts["tests"], sizes)
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.parametrize("lab", LABS)
 def test_without_a_gpu_every_case_is_skipped_not_passed(built_tree, config, device, lab):
     if device.present:
@@ -38,6 +39,7 @@ def test_without_a_gpu_every_case_is_skipped_not_passed(built_tree, config, devi
     assert cases and not any(case.ran for case in cases)
 
 
+@pytest.mark.needs_solutions
 @pytest.mark.parametrize("lab", LABS)
 def test_solution_passes_every_case(built_tree, config, needs_gpu, lab):
     tests = run(built_tree, config, lab, "solution")

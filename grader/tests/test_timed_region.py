@@ -16,6 +16,8 @@ from grader.config import REPO_ROOT, Thresholds, load_config
 from grader.model import BenchResult, Category, KernelTiming, Status
 from grader.tests.fixture_kernels import write_measured_labs
 
+pytestmark = pytest.mark.needs_solutions
+
 LABS = [lab.name for lab in load_config().labs]
 # Sizes at which the emulator runs each benchmark in seconds; the checks do not depend on the size.
 SIZES = {"01": 65536, "02": 65536, "03": 16384, "04": 64, "05": 128, "06": 65536, "07": 16384}

@@ -38,6 +38,7 @@ def lab_groups(config, lab: str) -> set[str]:
     return groups
 
 
+@pytest.mark.needs_solutions
 def test_every_listed_file_exists_and_every_file_is_listed(variants):
     listed = Counter(v.path.resolve() for v in variants)
     assert [p for p, n in listed.items() if n > 1] == [], "a file listed twice"
@@ -46,6 +47,7 @@ def test_every_listed_file_exists_and_every_file_is_listed(variants):
     assert sorted(on_disk - set(listed)) == [], "a kernel file not in variants.toml"
 
 
+@pytest.mark.needs_solutions
 def test_each_variant_names_its_lab_its_kind_and_what_it_does(variants, config):
     labs = {lab.name for lab in config.labs}
     for v in variants:
@@ -55,12 +57,14 @@ def test_each_variant_names_its_lab_its_kind_and_what_it_does(variants, config):
         assert v.description.strip(), v.name
 
 
+@pytest.mark.needs_solutions
 def test_every_lab_has_at_least_4_correct_and_1_wrong_variant(variants, config):
     for lab in config.labs:
         kinds = Counter(v.kind for v in variants if v.lab == lab.name)
         assert kinds["correct"] >= 4 and kinds["wrong"] >= 1, f"{lab.name}: {dict(kinds)}"
 
 
+@pytest.mark.needs_solutions
 def test_a_wrong_variant_names_its_lesson_and_a_real_check_that_must_fail(variants, config):
     for v in (v for v in variants if v.kind == "wrong"):
         assert v.lesson.strip(), v.name
@@ -71,6 +75,7 @@ def test_a_wrong_variant_names_its_lesson_and_a_real_check_that_must_fail(varian
         assert v.lesson_shows_in == expected, f"{v.name}: must_fail {v.must_fail!r} shows in {expected}"
 
 
+@pytest.mark.needs_solutions
 def test_a_correct_variant_has_no_lesson_to_break(variants):
     for v in (v for v in variants if v.kind == "correct"):
         assert not (v.lesson or v.must_fail or v.lesson_shows_in), v.name
@@ -210,6 +215,7 @@ def test_repeats_reads_a_speedup_from_its_measured_field_where_the_grade_has_one
     assert row(repeats([fast], runs)[0]).endswith("| - |")
 
 
+@pytest.mark.needs_solutions
 def test_only_takes_several_names_so_a_few_variants_can_be_graded_in_one_round(capsys):
     assert main(["list", "--only", "padded_by_two,table_in_constant"]) == 0
     listed = [line.split("\t")[:2] for line in capsys.readouterr().out.splitlines()]
@@ -225,6 +231,7 @@ def test_counters_come_from_the_measured_field_or_an_old_grade_s_detail():
     assert _counters([new, old, unread]) == "0.0543; 0.00775"
 
 
+@pytest.mark.needs_solutions
 def test_a_target_that_is_no_thresholds_file_is_a_usage_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as stopped:
         main(["repeats", "--target", str(tmp_path / "missing.toml"), str(tmp_path)])

@@ -9,6 +9,11 @@ import pytest
 
 from grader import build
 from grader.config import REPO_ROOT
+from grader.edition import NO_SOLUTIONS, has_solutions
+
+if not has_solutions():  # read as the module is imported, which no marker can skip
+    pytest.skip(NO_SOLUTIONS, allow_module_level=True)
+
 from grader.tests.fixture_kernels import write_labs
 from grader.tests.test_emulator import graded_without_a_gpu
 from grader.variants import Variant, judge, load_variants
