@@ -1,6 +1,6 @@
 """The exports of a saved run (grader/export): Gradescope's results.json, JUnit XML and the HTML report,
 made from the runs in data/ (data/make_runs.py says where they come from). The browser check opens the page
-in Debian's Chromium with Playwright; CML_SKIP_BROWSER=1 skips it where neither is installed."""
+in Debian's Chromium with Playwright (the root conftest.py installs it for this test); CML_SKIP_BROWSER=1 skips it."""
 
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ from grader.export.run import group_rates, lab_label
 DATA = Path(__file__).resolve().parent / "data"
 RUNS = ["h100-run.json", "no-gpu-run.json"]
 NOT_PASSED = ("not run", "skipped", "withheld")
-CHROMIUM = Path("/usr/bin/chromium")
 INJECTED = "<script>document.title = 'pwned'</script><img src=x onerror=alert(1)>"
 
 
@@ -229,26 +228,17 @@ def test_exports_read_a_run_without_points_times_or_thresholds(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    problem = None
+def browser(chromium):  # chromium: the root conftest.py's, installed only when a browser test runs
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as error:
-        problem = f"Playwright for Python is not installed ({error})"
-    if problem is None and not CHROMIUM.exists():
-        problem = f"{CHROMIUM} not found (Debian package chromium)"
-    if problem:
         if os.environ.get("CML_SKIP_BROWSER") == "1":
-            pytest.skip(f"{problem}; skipped as CML_SKIP_BROWSER=1 asks")
-        pytest.fail(
-            f"{problem}. tools/bootstrap.sh installs both (ensure_slides_env); "
-            "set CML_SKIP_BROWSER=1 to skip the browser check on a machine without them.",
-            pytrace=False,
-        )
+            pytest.skip(f"Playwright for Python is not installed ({error}); skipped as CML_SKIP_BROWSER=1 asks")
+        pytest.fail(f"Playwright for Python is not installed ({error}): ./cml test installs it", pytrace=False)
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
+        launched = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield launched
+        launched.close()
 
 
 def not_blank(png: bytes) -> bool:
