@@ -21,7 +21,7 @@ from rich.table import Table
 from grader import batch, late, report, roster, sandbox, slurm
 from grader.calibrate import calibrate, load_measurements, rewrite
 from grader.collect import collect as collect_results
-from grader.collect import unfinished
+from grader.collect import lab_cell, unfinished
 from grader.config import REPO_ROOT, load_config
 from grader.exits import CannotGrade, Exit, UsageError
 from grader.export import write_exports
@@ -531,7 +531,7 @@ def command_collect(args, console: Console, config=None) -> int:
     rows = collect_results(args.out, config, plan)
     table = Table("student", "score", "labs")
     for row in rows:
-        labs = ", ".join(f"{k[:2]}: {v}" for k, v in row.items() if k[:2].isdigit())
+        labs = ", ".join(f"{lab[:2]}: {lab_cell(row, lab)}" for lab in plan["labs"])
         notes = f" {row['notes']}" if row.get("notes") else ""
         table.add_row(escape(row["student"]), f"{row['score']} / {row['max_score']}", escape(labs + notes))
     console.print(table)
