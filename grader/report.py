@@ -269,24 +269,26 @@ def _plain(value):
 
 
 def run_dict(grades: list[LabGrade], context: dict, target: Target | None = None) -> dict:
-    """The run as plain data: what the JSON file holds and what the exports (grader/export) read."""
+    """The run as plain data: what the JSON file holds and what the exports (grader/export) read. A run of the
+    student's kernels beside the solutions' (--compare) is two records, never one sum of both scores: the
+    student's grade, which every export shows, and the solution's under "solution", with its own score."""
 
     def thresholds(lab: str) -> dict:
         return {group: dataclasses.asdict(t) for group, t in target.for_lab(lab).items()} if target else {}
 
-    return json.loads(
-        json.dumps(
-            {
-                **context,
-                "labs": [
-                    {**dataclasses.asdict(g), "verdict": verdict(g), "thresholds": thresholds(g.lab)} for g in grades
-                ],
-                "score": sum(g.points for g in grades),
-                "max_score": sum(g.max_points for g in grades),
-            },
-            default=_plain,
-        )
-    )
+    def record(mine: list[LabGrade]) -> dict:
+        return {
+            "labs": [{**dataclasses.asdict(g), "verdict": verdict(g), "thresholds": thresholds(g.lab)} for g in mine],
+            "score": sum(g.points for g in mine),
+            "max_score": sum(g.max_points for g in mine),
+        }
+
+    students = [g for g in grades if g.variant == "student"]
+    solutions = [g for g in grades if g.variant == "solution"]
+    run = {**context, **record(grades)}
+    if students and solutions:
+        run = {**context, **record(students), "solution": record(solutions)}
+    return json.loads(json.dumps(run, default=_plain))
 
 
 def ungraded_run(context: dict, max_score: float, why: str) -> dict:

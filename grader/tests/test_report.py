@@ -132,3 +132,17 @@ def shown_all(grades: list[LabGrade], width: int) -> list[str]:
     out = io.StringIO()
     report.print_report(Console(file=out, width=width, color_system=None), grades, None, [])
     return out.getvalue().splitlines()
+
+
+def test_a_compared_run_keeps_the_students_grade_and_the_solutions_apart():
+    """--compare: the student's 40 of 100 and the solution's 100 of 100, never one record of 140 of 200."""
+    yours = LabGrade("01_vector_add", "Vector add", "student", "labs/01_vector_add/kernel.cu", points=40.0)
+    theirs = LabGrade("01_vector_add", "Vector add", "solution", "solutions/01_vector_add/kernel.cu", points=100.0)
+    yours.max_points = theirs.max_points = 100.0
+    run = report.run_dict([yours, theirs], {"seed": 1})
+    assert (run["score"], run["max_score"]) == (40.0, 100.0)
+    assert [lab["variant"] for lab in run["labs"]] == ["student"]
+    assert (run["solution"]["score"], run["solution"]["max_score"]) == (100.0, 100.0)
+    assert [lab["variant"] for lab in run["solution"]["labs"]] == ["solution"]
+    alone = report.run_dict([theirs], {"seed": 1})  # --solutions: one record, the solutions'
+    assert alone["score"] == 100.0 and "solution" not in alone
