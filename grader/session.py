@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from grader import build, gpu, sandbox, student_steps
@@ -87,6 +88,7 @@ class Session:
             "target": self.target.shown_path() if self.target else None,
             "submission": str(self.request.submission),
             "seed": self.seed,
+            "graded_at": datetime.now().astimezone().isoformat(timespec="seconds"),  # the date a report shows
             "notes": self.notes,
             "cpu_emulator": bool(self.context and self.context.emulator),
             "files_used": self.files_used,
