@@ -361,6 +361,7 @@ def command_grade(args, console: Console) -> int:
     run = report.write_json(args.json, grades, session.facts(), context.target)
     written = write_exports(run, **exports)
     report.print_report(console, grades, context.target, session.notes)
+    report.print_ignored(console, session.files_ignored)
     console.print(escape(f"Results written to {args.json}"))
     for path in written:
         console.print(escape(f"Written: {path}"))

@@ -262,6 +262,27 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
         )
 
 
+# How many of a submission's ignored files the terminal names; the rest are counted.
+IGNORED_SHOWN = 8
+
+
+def ignored_lines(ignored: list[str], shown: int = IGNORED_SHOWN) -> list[str]:
+    """One short block naming the files of a submission that were not graded (only each lab's kernel.cu is):
+    the first `shown` of them, then how many more; none when nothing was ignored."""
+    if not ignored:
+        return []
+    lines = [f"Ignored in the submission ({len(ignored)} file(s); only each lab's kernel.cu is graded):"]
+    lines += [f"  {name}" for name in ignored[:shown]]
+    if len(ignored) > shown:
+        lines.append(f"  ... and {len(ignored) - shown} more (all of them in the JSON's files_ignored)")
+    return lines
+
+
+def print_ignored(console: Console, ignored: list[str]) -> None:
+    for line in ignored_lines(ignored):
+        console.print(Text(line), soft_wrap=True, highlight=False)  # names are the student's: never markup
+
+
 def _plain(value):
     if isinstance(value, Enum):
         return value.value

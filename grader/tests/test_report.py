@@ -146,3 +146,16 @@ def test_a_compared_run_keeps_the_students_grade_and_the_solutions_apart():
     assert [lab["variant"] for lab in run["solution"]["labs"]] == ["solution"]
     alone = report.run_dict([theirs], {"seed": 1})  # --solutions: one record, the solutions'
     assert alone["score"] == 100.0 and "solution" not in alone
+
+
+def test_a_submissions_ignored_files_are_listed_in_one_short_block():
+    out = io.StringIO()
+    ignored = ["notes.txt", "[red]x[/red].cu", *(f"carol/build/obj{n}.o" for n in range(20))]
+    report.print_ignored(Console(file=out, width=80, color_system=None), ignored)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("Ignored in the submission (22 file(s)")
+    assert lines[1:3] == ["  notes.txt", "  [red]x[/red].cu"]  # the student's names, as text, never markup
+    assert len(lines) == 1 + report.IGNORED_SHOWN + 1 and lines[-1].startswith("  ... and 14 more")
+    nothing = io.StringIO()
+    report.print_ignored(Console(file=nothing), [])
+    assert nothing.getvalue() == ""
