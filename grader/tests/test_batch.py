@@ -211,7 +211,7 @@ def test_a_grader_failure_is_a_grader_error_not_the_students_failure(tmp_path):
     row = rows(tmp_path)["carol_two_labs_zip"]
     folder = tmp_path / "results" / "students" / "carol_two_labs_zip"
     for lab in ("01_vector_add", "06_warp_reduction"):  # the process failed, then each lab alone: each says so
-        assert row[lab] == "grader error" and f"{lab}: error: --target" in row["notes"], row
+        assert row[f"{lab}_verdict"] == "grader error" and f"{lab}: error: --target" in row["notes"], row
         assert f"(see {folder / lab}.log)" in row["notes"]
 
 
