@@ -22,7 +22,7 @@ from rich.table import Table
 from grader import batch, edition, late, report, roster, sandbox, slurm
 from grader.calibrate import calibrate, load_measurements, rewrite
 from grader.collect import collect as collect_results
-from grader.collect import unfinished
+from grader.collect import lab_cell, unfinished
 from grader.config import REPO_ROOT, load_config
 from grader.exits import CannotGrade, Exit, UsageError
 from grader.export import write_exports
@@ -379,6 +379,7 @@ def command_grade(args, console: Console) -> int:
     run = report.write_json(args.json, grades, session.facts(), context.target)
     written = write_exports(run, **exports)
     report.print_report(console, grades, context.target, session.notes)
+    report.print_ignored(console, session.files_ignored)
     console.print(escape(f"Results written to {args.json}"))
     for path in written:
         console.print(escape(f"Written: {path}"))
@@ -592,7 +593,7 @@ def command_collect(args, console: Console, config=None) -> int:
     rows = collect_results(args.out, config, plan)
     table = Table("student", "score", "labs")
     for row in rows:
-        labs = ", ".join(f"{k[:2]}: {v}" for k, v in row.items() if k[:2].isdigit())
+        labs = ", ".join(f"{lab[:2]}: {lab_cell(row, lab)}" for lab in plan["labs"])
         notes = f" {row['notes']}" if row.get("notes") else ""
         table.add_row(escape(row["student"]), f"{row['score']} / {row['max_score']}", escape(labs + notes))
     console.print(table)

@@ -13,6 +13,9 @@ from grader.export import write_exports
 # A cell starting with one of these is a formula to a spreadsheet (=, +, -, @), or becomes one once the
 # spreadsheet drops the leading tab or carriage return: OWASP's list for CSV injection.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+NOT_GRADED_YET = "not graded yet"  # a submitted lab whose task has not run or not ended
+# What a lab's verdict cell says where it has no result (missing_lab_cell).
+MISSING = ("refused", "unreadable", "grader error", NOT_GRADED_YET, "not submitted")
 
 
 def spreadsheet_cell(value):
@@ -58,17 +61,43 @@ def missing_lab_cell(lab: str, run: dict, submitted: list[str]) -> str:
         return "unreadable"
     if lab in run["grader_errors"]:
         return "grader error"
-    return "not graded yet" if lab in submitted else "not submitted"
+    return NOT_GRADED_YET if lab in submitted else "not submitted"
+
+
+def points_column(lab: str) -> str:
+    return f"{lab}_points"
+
+
+def verdict_column(lab: str) -> str:
+    return f"{lab}_verdict"
+
+
+def lab_columns(labs: list) -> list[str]:
+    """Two cells per lab, so that a spreadsheet sums the points: its points, and its verdict or why it has none."""
+    return [column for lab in labs for column in (points_column(lab.name), verdict_column(lab.name))]
+
+
+def lab_cells(lab: str, points: float | str, verdict: str) -> dict:
+    return {points_column(lab): points, verdict_column(lab): verdict}
+
+
+def lab_cell(row: dict, lab: str) -> str:
+    """A lab's two cells of a row as a person reads them on the terminal: '70.0 incomplete', 'not submitted'."""
+    points, verdict = row.get(points_column(lab), ""), row.get(verdict_column(lab), "")
+    return f"{points:.1f} {verdict}" if isinstance(points, float) and verdict not in MISSING else str(verdict)
 
 
 def student_row(run: dict, labs: list, submitted: list[str]) -> dict:
-    """One line of results.csv: the score, a cell per lab, and why anything could not be graded."""
+    """One line of results.csv: the score, two cells per lab (lab_columns), and why anything could not be graded.
+    A lab with no result has the points it earns, 0, except one still to grade, whose cell stays empty."""
     row = {"student": run["student"], "score": round(run["score"], 1), "max_score": run["max_score"]}
     for lab in labs:
         graded = next((entry for entry in run["labs"] if entry["lab"] == lab.name), None)
-        row[lab.name] = (
-            f"{graded['points']:.1f} {graded['verdict']}" if graded else missing_lab_cell(lab.name, run, submitted)
-        )
+        if graded:
+            row.update(lab_cells(lab.name, round(graded["points"], 1), graded["verdict"]))
+        else:
+            missing = missing_lab_cell(lab.name, run, submitted)
+            row.update(lab_cells(lab.name, "" if missing == NOT_GRADED_YET else 0.0, missing))
     problems = [f"unreadable submission: {run['unreadable']}"] if run.get("unreadable") else []
     problems += [run["refused"]] if run.get("refused") else []
     row["notes"] = "; ".join(problems + [f"{lab}: {why}" for lab, why in run["grader_errors"].items()])
@@ -83,7 +112,12 @@ def class_cells(run: dict, info: roster.ClassInfo) -> dict:
 
 def unfinished(rows: list[dict], labs: list) -> list[str]:
     """'student lab' of every submitted lab with no result yet: its task has not run or not ended."""
-    return [f"{row['student']} {lab.name}" for row in rows for lab in labs if row.get(lab.name) == "not graded yet"]
+    return [
+        f"{row['student']} {lab.name}"
+        for row in rows
+        for lab in labs
+        if row.get(verdict_column(lab.name)) == NOT_GRADED_YET
+    ]
 
 
 def refused_row(entry: str, why: str, labs: list, max_score: float) -> dict:
@@ -92,7 +126,7 @@ def refused_row(entry: str, why: str, labs: list, max_score: float) -> dict:
         "student": entry,
         "score": 0.0,
         "max_score": max_score,
-        **dict.fromkeys((lab.name for lab in labs), "refused"),
+        **{column: cell for lab in labs for column, cell in lab_cells(lab.name, 0.0, "refused").items()},
         "notes": why,
     }
 
@@ -128,7 +162,7 @@ def collect(out: Path, config: Config, plan: dict) -> list[dict]:
         write_exports(run, gradescope=folder / "results.json", junit=folder / "junit.xml", html=folder / "report.html")
         rows.append({**student_row(run, labs, plan.get("submitted", {}).get(student, [])), **class_cells(run, info)})
     rows += [refused_row(entry, why, labs, max_score) for entry, why in refused.items()]
-    columns = ["student", "score", "max_score", *[lab.name for lab in labs], "notes", "submitted_at", "days_late"]
+    columns = ["student", "score", "max_score", *lab_columns(labs), "notes", "submitted_at", "days_late"]
     columns += [column for column in ("sid", "email", "name") if info.roster]
     write_csv(out / "results.csv", columns, rows)
     (out / "results.json").write_text(json.dumps(rows, indent=2) + "\n")

@@ -19,8 +19,10 @@ from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.gpu_lock import GpuLock
 from grader.model import Category, Check, LabGrade, Status
+from grader.report import lab_option
 from grader.score import correctness_passed, score
 from grader.sizes import lab_sizes
+from grader.submission import defines_none_of, interface_functions
 
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 NEAR_MISS_BAND = 0.10  # a ratio this close under its threshold is measured again before it fails
@@ -219,6 +221,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     """Appends the checks of each step to grade.checks; a step that makes the later ones pointless ends it."""
     timeouts = ctx.config.timeouts
 
+    empty = defines_nothing(ctx, lab, variant, grade)  # read before the build, which may not change it
     steps.next("building")
     library = ctx.tree.kernel_library(lab.name, variant)
     with steps.building():  # the integrity check too: it asks Ninja, and runs the preprocessor, in the folder
@@ -229,6 +232,11 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         problem = integrity.check_build(ctx.tree, lab.name, variant, compiled) if ctx.static_checks else ""
     if problem:
         grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
+        return
+    if not outcome.ok and compiled and empty:
+        # It compiled to nothing: the links' errors would name the test program's calls, none of its own lines.
+        hint = "start from the lab's skeleton (its kernel.cu in labs/ of the course's repository), which defines each"
+        grade.checks.append(Check("build", Category.BUILD, Status.FAILED, empty, hint))
         return
     if not outcome.ok:
         hint = f"fix {grade.kernel_path} until it compiles; the other labs are graded anyway"
@@ -263,7 +271,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         tests = suite.run_suite(test_program, ctx.tree.checker(lab.name), timeouts["tests"], env)
     tests.todos = suite.shown_todos(tests.todos, lab.name, SKELETONS / lab.name / "kernel.cu")
     handout = f"labs/{lab.name}/README.md"
-    found = checks.correctness_checks(tests, handout, replay_command(test_program, env))
+    found = checks.correctness_checks(tests, handout, replay_command(test_program, env, replay_in_a_clone(ctx, lab)))
     grade.checks += [emulated(c) for c in found] if ctx.emulator else found
 
     if tests.outcome.timed_out:
@@ -283,15 +291,42 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     grade.checks += performance(ctx, lab, variant, grade, steps)
 
 
-def replay_command(program: Path, env: dict) -> Callable[[str], str]:
-    """The command that runs one case again on the same inputs, as a person types it in the checkout."""
+def defines_nothing(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> str:
+    """One line saying that the kernel.cu defines none of the functions the lab's test calls; '' where it names
+    any of them (a file that cannot be read is the build's to report)."""
+    functions = interface_functions(lab.name)
+    try:
+        source = ctx.tree.kernel_source(lab.name, variant).read_bytes()
+    except OSError:
+        return ""
+    if not defines_none_of(source, functions):
+        return ""
+    return f"{grade.kernel_path} defines nothing: none of the functions the lab's test calls ({', '.join(functions)})"
+
+
+def replay_in_a_clone(ctx: Context, lab: Lab) -> tuple[str, Path] | None:
+    """For a submission (graded in the grader's folders, which the student never sees): the command that builds
+    the same program in the student's own clone, and the build folder its path is taken from; None for a
+    grade of this checkout, where the program is replayed where it is."""
+    if not ctx.kernel_sources:
+        return None
+    return f"./cml grade --lab {lab_option(lab.name)} --seed {ctx.seed}", ctx.tree.directory
+
+
+def replay_command(program: Path, env: dict, clone: tuple[str, Path] | None = None) -> Callable[[str], str]:
+    """The command that runs one case again on the same inputs, as a person types it in the checkout. For a
+    submission (`clone`: replay_in_a_clone), as the student types it in their own clone: the grade that builds
+    the program with the same seed, then the program in build/, where ./cml grade puts it."""
     shown = program.relative_to(Path.cwd()) if program.is_relative_to(Path.cwd()) else program
+    first = ""
+    if clone and program.is_relative_to(clone[1]):
+        first, shown = f"{clone[0]} && ", Path("build") / program.relative_to(clone[1])
     variables = " ".join(f"{name}='{value}'" for name, value in env.items() if value)
 
     def command(case: str) -> str:
         # doctest's filter: a comma separates two filters, so a name is cut before its first comma.
         pattern = case.split(",")[0] + ("*" if "," in case else "")
-        return f'{variables} {shown} -tc="{pattern}"'
+        return f'{first}{variables} {shown} -tc="{pattern}"'
 
     return command
 

@@ -262,6 +262,27 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
         )
 
 
+# How many of a submission's ignored files the terminal names; the rest are counted.
+IGNORED_SHOWN = 8
+
+
+def ignored_lines(ignored: list[str], shown: int = IGNORED_SHOWN) -> list[str]:
+    """One short block naming the files of a submission that were not graded (only each lab's kernel.cu is):
+    the first `shown` of them, then how many more; none when nothing was ignored."""
+    if not ignored:
+        return []
+    lines = [f"Ignored in the submission ({len(ignored)} file(s); only each lab's kernel.cu is graded):"]
+    lines += [f"  {name}" for name in ignored[:shown]]
+    if len(ignored) > shown:
+        lines.append(f"  ... and {len(ignored) - shown} more (all of them in the JSON's files_ignored)")
+    return lines
+
+
+def print_ignored(console: Console, ignored: list[str]) -> None:
+    for line in ignored_lines(ignored):
+        console.print(Text(line), soft_wrap=True, highlight=False)  # names are the student's: never markup
+
+
 def _plain(value):
     if isinstance(value, Enum):
         return value.value
@@ -269,24 +290,26 @@ def _plain(value):
 
 
 def run_dict(grades: list[LabGrade], context: dict, target: Target | None = None) -> dict:
-    """The run as plain data: what the JSON file holds and what the exports (grader/export) read."""
+    """The run as plain data: what the JSON file holds and what the exports (grader/export) read. A run of the
+    student's kernels beside the solutions' (--compare) is two records, never one sum of both scores: the
+    student's grade, which every export shows, and the solution's under "solution", with its own score."""
 
     def thresholds(lab: str) -> dict:
         return {group: dataclasses.asdict(t) for group, t in target.for_lab(lab).items()} if target else {}
 
-    return json.loads(
-        json.dumps(
-            {
-                **context,
-                "labs": [
-                    {**dataclasses.asdict(g), "verdict": verdict(g), "thresholds": thresholds(g.lab)} for g in grades
-                ],
-                "score": sum(g.points for g in grades),
-                "max_score": sum(g.max_points for g in grades),
-            },
-            default=_plain,
-        )
-    )
+    def record(mine: list[LabGrade]) -> dict:
+        return {
+            "labs": [{**dataclasses.asdict(g), "verdict": verdict(g), "thresholds": thresholds(g.lab)} for g in mine],
+            "score": sum(g.points for g in mine),
+            "max_score": sum(g.max_points for g in mine),
+        }
+
+    students = [g for g in grades if g.variant == "student"]
+    solutions = [g for g in grades if g.variant == "solution"]
+    run = {**context, **record(grades)}
+    if students and solutions:
+        run = {**context, **record(students), "solution": record(solutions)}
+    return json.loads(json.dumps(run, default=_plain))
 
 
 def ungraded_run(context: dict, max_score: float, why: str) -> dict:

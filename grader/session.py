@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from grader import build, gpu, sandbox, student_steps
@@ -85,8 +86,9 @@ class Session:
             "device": self.device.name or None,
             "gpu_reason": self.device.reason or None,
             "target": self.target.shown_path() if self.target else None,
-            "submission": str(self.request.submission),
+            "submission": shown_submission(self.request.submission),
             "seed": self.seed,
+            "graded_at": datetime.now().astimezone().isoformat(timespec="seconds"),  # the date a report shows
             "notes": self.notes,
             "cpu_emulator": bool(self.context and self.context.emulator),
             "files_used": self.files_used,
@@ -211,6 +213,13 @@ class Session:
         # What an earlier submission's steps left in this build folder goes before this one's first step.
         shutil.rmtree(tree.directory / student_steps.FOLDER, ignore_errors=True)
         return tree
+
+
+def shown_submission(submission: Path) -> str:
+    """A submission as its reports name it: inside the checkout, its path there (labs); else its own name
+    (carol.zip), never the folders of the machine that graded it."""
+    resolved = submission.resolve()
+    return str(resolved.relative_to(REPO_ROOT)) if resolved.is_relative_to(REPO_ROOT) else submission.name
 
 
 class LabSeconds:

@@ -68,6 +68,21 @@ def interface_names(lab: str, root: Path = REPO_ROOT) -> set[str]:
     return names
 
 
+def interface_functions(lab: str, root: Path = REPO_ROOT) -> list[str]:
+    """The functions a lab's test calls: those its interface header declares, in name order."""
+    return sorted(name for name in interface_names(lab, root) if not name.endswith(".hpp"))
+
+
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def defines_none_of(source: bytes, functions: list[str]) -> bool:
+    """Whether a kernel.cu, its comments left out, names none of these functions: it cannot define any of them,
+    and its build would end in linker errors against the test program that name none of its own lines."""
+    text = COMMENT.sub(" ", source.decode(errors="replace"))
+    return bool(functions) and not any(_mentions(text, name) for name in functions)
+
+
 def _mentions(source: str, name: str) -> bool:
     """Whether a kernel.cu includes this header (by its file name, from any folder) or names this function."""
     if name.endswith(".hpp"):

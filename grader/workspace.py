@@ -19,7 +19,8 @@ STAND_IN = b"// not submitted: the submission has no kernel.cu for this lab, so 
 
 
 def assemble_student_dir(config: Config, submission: Submission, destination: Path) -> dict[str, str]:
-    """Writes one kernel.cu per lab into destination/NN_name/; returns lab -> where that file came from."""
+    """Writes one kernel.cu per lab into destination/NN_name/; returns lab -> where that file came from, as its
+    path inside the submission (every report a student gets names it so, never the grader's folders)."""
     if destination.exists():
         shutil.rmtree(destination)
     used = {}
@@ -28,10 +29,10 @@ def assemble_student_dir(config: Config, submission: Submission, destination: Pa
         target = destination / lab.name / KERNEL
         if lab.name in submission.kernels:
             target.write_bytes(submission.kernels[lab.name])
-            used[lab.name] = f"{submission.source}: {submission.used[lab.name]}"
+            used[lab.name] = submission.used[lab.name]  # as the student knows it: no path of the grader's machine
         else:
             target.write_bytes(STAND_IN)
-            used[lab.name] = f"{NOT_SUBMITTED}: {submission.source} has no {lab.name}/{KERNEL}"
+            used[lab.name] = f"{NOT_SUBMITTED}: the submission has no {lab.name}/{KERNEL}"
     return used
 
 

@@ -1,10 +1,12 @@
 # shellcheck shell=bash
 # Sourced by ./cml: installs what the project needs, once, into folders of its own, and says so.
-#   .venv/             Python packages of grader/requirements.txt (Meson, Ninja, rich, pytest)
+#   .venv/             Python packages of grader/requirements.txt (Meson, Ninja, rich, the exports'), and for
+#                      ./cml test only those of grader/requirements-test.txt (pytest) and slides/requirements.txt
 #   .deps/include/     the doctest header, from Debian's doctest-dev package
 #   .deps/bubblewrap/  Debian's bubblewrap (bwrap), unpacked, where none is installed: the grader's sandbox
-# and, system-wide through apt, Debian's chromium (the slides' browser test) and clang and
-# libboost-context-dev (the CPU emulator, common/emu: for ./cml test, and for grading without a GPU).
+# and, system-wide through apt without recommends, Debian's clang and libboost-context-dev (the CPU emulator,
+# common/emu: for ./cml test, and for grading without a GPU). Debian's chromium is installed only when a
+# browser test runs (the root conftest.py calls ensure_chromium), never by ./cml grade or ./cml test itself.
 # Offline machines: set PIP_NO_INDEX=1 PIP_FIND_LINKS=<folder of wheels> and carry .deps/.
 
 say() { printf '[setup] %s\n' "$*" >&2; }
@@ -12,10 +14,10 @@ die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# Debian packages, system-wide; the package lists are refreshed only when the first try fails. Returns
-# non-zero if apt cannot install them.
+# Debian packages, system-wide, without their recommends (chromium's alone are over 200 packages); the
+# package lists are refreshed only when the first try fails. Returns non-zero if apt cannot install them.
 apt_install() {
-    local install=(env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@")
+    local install=(env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@")
     as_root "${install[@]}" >/dev/null 2>&1 && return
     say "refreshing the package lists (apt-get update)"
     as_root apt-get update -qq && as_root "${install[@]}" >/dev/null
@@ -111,23 +113,27 @@ ensure_lint_env() {
         die "pip could not install grader/requirements-lint.txt"
 }
 
-# Debian's chromium, which the slides' browser test drives through Playwright (Playwright's own browser
-# download is not used). Returns non-zero if apt cannot install it.
+# The test runner's own packages (pytest, jsonschema), for ./cml test alone: ./cml grade never imports them.
+ensure_test_env() {
+    install_requirements_once "$CML_ROOT/grader/requirements-test.txt" test-requirements "the test runner" ||
+        die "pip could not install grader/requirements-test.txt"
+}
+
+# Debian's chromium, which the browser tests drive through Playwright (Playwright's own browser download is
+# not used). Called by the browser tests' fixture (conftest.py), so that only a run of those tests installs it.
+# Returns non-zero if apt cannot install it.
 ensure_chromium() {
     command -v chromium >/dev/null && return
     say "installing Debian's chromium (for the slides' browser test)"
     apt_install chromium
 }
 
-# What the slides' tests need. Where it cannot be installed, an offline machine (PIP_NO_INDEX set, see the
-# top of this file) runs the other tests and the slides' tests say why they were skipped; anywhere else that
-# is an error. CML_SKIP_BROWSER=1: build the decks but do not open them (no chromium needed).
+# What the slides' tests need from pip (chromium comes later, from the browser tests themselves). Where it
+# cannot be installed, an offline machine (PIP_NO_INDEX set, see the top of this file) runs the other tests
+# and the slides' tests say why they were skipped; anywhere else that is an error.
 ensure_slides_test_env() {
     local reason=""
     ensure_slides_env || reason="pip could not install slides/requirements.txt"
-    if [ -z "$reason" ] && [ "${CML_SKIP_BROWSER:-0}" != 1 ]; then
-        ensure_chromium || reason="apt could not install chromium (CML_SKIP_BROWSER=1 skips the browser test)"
-    fi
     [ -z "$reason" ] && return
     [ -n "${PIP_NO_INDEX:-}" ] || die "$reason"
     say "offline: $reason; the slides' tests will be skipped"

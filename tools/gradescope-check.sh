@@ -99,6 +99,8 @@ main() {
     [ "$failed" = 0 ] || { echo "run_autograder FAILED"; return 1; }
 
     echo "== results.json against Gradescope's format, and what each must say"
+    # jsonschema is the test runner's (grader/requirements-test.txt), which a grade alone never installs.
+    "$CML_ROOT/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$CML_ROOT/grader/requirements-test.txt"
     "$CML_ROOT/.venv/bin/python" - "$WORK" "$CML_ROOT/grader/export/gradescope_schema.json" <<'PYTHON'
 import json, sys
 from pathlib import Path

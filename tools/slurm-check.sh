@@ -134,8 +134,8 @@ for student, labs in expected.items():
         wrong.append(f"{student}: should be unreadable: {row}")
     for lab, (verdict, _) in labs.items():
         want = "incomplete" if verdict == "passed" else verdict
-        if not row[lab].endswith(want):
-            wrong.append(f"{student} {lab}: want {want}, got {row[lab]!r}")
+        if row[f"{lab}_verdict"] != want:  # a lab's cells: {lab}_points and {lab}_verdict
+            wrong.append(f"{student} {lab}: want {want}, got {row[f'{lab}_verdict']!r}")
 print("\n".join(wrong) or f"all {len(expected)} students as they must be")
 sys.exit(1 if wrong else 0)
 PYTHON

@@ -12,17 +12,8 @@ from grader.export.plots import lab_plot
 from grader.export.run import GroupRate, group_rates, lab_label, lab_seconds, not_measured_reason, plain
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-# Run keys the page names in words; any other key with a plain value is shown under its own name.
-RUN_FIELDS = {
-    "student": "student",
-    "device": "GPU",
-    "gpu_reason": "no GPU",
-    "cpu_emulator": "on the CPU emulator",
-    "target": "thresholds",
-    "seed": "seed",
-    "timestamp": "graded at",
-}
-NOT_SHOWN = {"labs", "score", "max_score"}
+# How many of a submission's ignored files the page names; the rest are counted.
+IGNORED_SHOWN = 10
 STATUS_MEANING = {
     "passed": "earned its points",
     "failed": "earned nothing: see the detail and the hint",
@@ -33,18 +24,44 @@ STATUS_MEANING = {
 }
 
 
-def _value(value) -> str | None:
-    if isinstance(value, (str, int, float, bool)):
-        return str(value)
-    if isinstance(value, list) and all(isinstance(v, (str, int, float, bool)) for v in value):
-        return ", ".join(map(str, value))
-    return None  # nested data: the JSON holds it, the page does not
+def device_words(run: dict) -> str:
+    """Where the run was graded, as a student says it: the GPU's name, or the CPU emulator."""
+    if run.get("device"):
+        return f"{plain(run['device'])} (GPU)"
+    if run.get("cpu_emulator"):
+        return "CPU emulator (no GPU here: the speed checks are graded on a GPU)"
+    return "no GPU and no CPU emulator: the checks that need one were not run"
+
+
+def graded_date(run: dict) -> str | None:
+    """The day and time the run was graded, to the minute, as written in the run ('2026-11-23 12:00')."""
+    when = run.get("graded_at") or run.get("timestamp")
+    return plain(str(when))[:16].replace("T", " ") if when else None
+
+
+def ignored_files(run: dict) -> str | None:
+    """The submission's ignored files, the first IGNORED_SHOWN of them named, the rest counted."""
+    ignored = [plain(str(name)) for name in run.get("files_ignored") or []]
+    if not ignored:
+        return None
+    more = len(ignored) - IGNORED_SHOWN
+    return ", ".join(ignored[:IGNORED_SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
 def _run_facts(run: dict) -> list[tuple[str, str]]:
-    keys = [k for k in RUN_FIELDS if k in run] + [k for k in run if k not in RUN_FIELDS and k not in NOT_SHOWN]
-    facts = [(RUN_FIELDS.get(key, key.replace("_", " ")), _value(run[key])) for key in keys if run[key] is not None]
-    return [(name, plain(value)) for name, value in facts if value]
+    """What a student needs at the top of the page: who, where, when, the seed that replays the run, how late,
+    and which files were ignored. The grader's own fields (jobs, seconds, build times, digests, thresholds'
+    file) stay in the JSON."""
+    late = run.get("late") or {}
+    facts = [
+        ("student", plain(str(run.get("name") or run.get("student") or ""))),
+        ("graded on", device_words(run)),
+        ("graded", graded_date(run)),
+        ("seed", str(run["seed"]) if run.get("seed") is not None else None),
+        ("days late", str(late["days"]) if late.get("days") else None),
+        ("files ignored", ignored_files(run)),
+    ]
+    return [(name, value) for name, value in facts if value]
 
 
 def _rate_row(rate: GroupRate) -> dict:
@@ -107,6 +124,7 @@ def render_html(run: dict) -> str:
         score=run.get("score", 0.0),
         max_score=run.get("max_score", 0.0),
         facts=_run_facts(run),
+        notes=[plain(str(note)) for note in run.get("notes") or []],
         labs=[_lab_view(run, lab) for lab in run.get("labs", [])],
         meanings=STATUS_MEANING,
     )

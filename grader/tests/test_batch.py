@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from grader import batch
-from grader.collect import FORMULA_STARTS, collect, student_run
+from grader.collect import FORMULA_STARTS, collect, lab_cell, student_run
 from grader.config import REPO_ROOT
 from grader.edition import NO_SOLUTIONS, has_solutions
 from grader.exits import Exit
@@ -67,15 +67,25 @@ def test_every_student_gets_a_row_with_the_right_verdict(graded):
     out, _, _ = graded
     got = rows(out)
     assert set(got) == set(STUDENTS)
-    assert got["alice_correct"]["01_vector_add"].endswith("incomplete")  # correct so far; the GPU checks did not run
-    assert got["bob_correct_tarball"]["01_vector_add"].endswith("incomplete")
-    assert got["heidi_does_not_compile"]["01_vector_add"] == "0.0 failed"
-    assert got["nick_includes_the_solution"]["01_vector_add"] == "0.0 failed"
-    assert got["wendy_symlink_to_solution"]["01_vector_add"] == "not submitted"
+    assert got["alice_correct"]["01_vector_add_verdict"] == "incomplete"  # correct so far; the GPU checks did not run
+    assert got["bob_correct_tarball"]["01_vector_add_verdict"] == "incomplete"
+    assert (
+        got["heidi_does_not_compile"]["01_vector_add_points"],
+        got["heidi_does_not_compile"]["01_vector_add_verdict"],
+    ) == (0.0, "failed")
+    assert (
+        got["nick_includes_the_solution"]["01_vector_add_points"],
+        got["nick_includes_the_solution"]["01_vector_add_verdict"],
+    ) == (0.0, "failed")
+    assert got["wendy_symlink_to_solution"]["01_vector_add_verdict"] == "not submitted"
     assert "unreadable" in got["xavier_corrupt_zip"]["notes"]
-    assert got["carol_two_labs_zip"]["06_warp_reduction"].endswith("incomplete")
-    assert got["alice_correct"]["06_warp_reduction"] == "not submitted"
-    header = "student,score,max_score,01_vector_add,06_warp_reduction,notes"
+    assert got["carol_two_labs_zip"]["06_warp_reduction_verdict"] == "incomplete"
+    assert got["alice_correct"]["06_warp_reduction_verdict"] == "not submitted"
+    assert (
+        got["alice_correct"]["01_vector_add_points"] == 0.0 and got["alice_correct"]["06_warp_reduction_points"] == 0.0
+    )
+    header = "student,score,max_score,01_vector_add_points,01_vector_add_verdict,06_warp_reduction_points,"
+    header += "06_warp_reduction_verdict,notes"
     assert (out / "results" / "results.csv").read_text().startswith(header)
 
 
@@ -118,7 +128,7 @@ def test_an_unreadable_submission_still_gets_its_reports_with_the_reason(graded)
     folder = out / "results" / "students" / "xavier_corrupt_zip"
     gradescope = json.loads((folder / "results.json").read_text())
     assert gradescope["score"] == 0 and "unreadable submission" in gradescope["output"]
-    assert rows(out)["xavier_corrupt_zip"]["01_vector_add"] == "unreadable"
+    assert rows(out)["xavier_corrupt_zip"]["01_vector_add_verdict"] == "unreadable"
     for name in ("grade.json", "junit.xml", "report.html"):
         assert (folder / name).is_file(), name
 
@@ -143,8 +153,8 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     early = cml("collect", str(out))  # before any task ran: pending, not "not submitted", and said so
     assert early.returncode == Exit.INCOMPLETE and "Not finished" in early.stdout, early.stdout + early.stderr
     pending = {row["student"]: row for row in json.loads((out / "results.json").read_text())}
-    assert pending["alice_correct"]["01_vector_add"] == "not graded yet"
-    assert pending["wendy_symlink_to_solution"]["01_vector_add"] == "not submitted"
+    assert pending["alice_correct"]["01_vector_add_verdict"] == "not graded yet"
+    assert pending["wendy_symlink_to_solution"]["01_vector_add_verdict"] == "not submitted"
     for task in ("0", "1"):  # as Slurm would start them, one after the other here
         env = {"SLURM_ARRAY_TASK_ID": task, "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_JOB_ID": "42"}
         ran = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1", env=env)
@@ -153,8 +163,11 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     merged = cml("collect", str(out))
     assert merged.returncode == 0, merged.stdout + merged.stderr
     got = {row["student"]: row for row in json.loads((out / "results.json").read_text())}
-    assert got["heidi_does_not_compile"]["01_vector_add"] == "0.0 failed"
-    assert got["alice_correct"]["01_vector_add"].endswith("incomplete")
+    assert (
+        got["heidi_does_not_compile"]["01_vector_add_points"],
+        got["heidi_does_not_compile"]["01_vector_add_verdict"],
+    ) == (0.0, "failed")
+    assert got["alice_correct"]["01_vector_add_verdict"] == "incomplete"
 
 
 @pytest.mark.slow
@@ -203,7 +216,7 @@ def test_a_grader_failure_is_a_grader_error_not_the_students_failure(tmp_path):
     row = rows(tmp_path)["carol_two_labs_zip"]
     folder = tmp_path / "results" / "students" / "carol_two_labs_zip"
     for lab in ("01_vector_add", "06_warp_reduction"):  # the process failed, then each lab alone: each says so
-        assert row[lab] == "grader error" and f"{lab}: error: --target" in row["notes"], row
+        assert row[f"{lab}_verdict"] == "grader error" and f"{lab}: error: --target" in row["notes"], row
         assert f"(see {folder / lab}.log)" in row["notes"]
 
 
@@ -371,8 +384,15 @@ def test_entry_names_are_checked_and_a_name_two_entries_share_is_refused(config,
     }
     assert set(problems) == set(plan["refused"]) | {"bob", "carol"}  # what the batch prints before it grades
     rows = {row["student"]: row for row in collect(out, config, plan)}
-    assert rows["bob"]["01_vector_add"] == "refused" and rows["bob"]["score"] == 0 and "bob.zip" in rows["bob"]["notes"]
-    assert rows["..zip"]["01_vector_add"] == "refused" and rows["alice"]["01_vector_add"] == "not graded yet"
+    assert (
+        rows["bob"]["01_vector_add_verdict"] == "refused"
+        and rows["bob"]["score"] == 0
+        and "bob.zip" in rows["bob"]["notes"]
+    )
+    assert (
+        rows["..zip"]["01_vector_add_verdict"] == "refused"
+        and rows["alice"]["01_vector_add_verdict"] == "not graded yet"
+    )
     assert sorted(p.name for p in (out / "students").iterdir()) == ["=1+2", "alice", "bob", "carol"]
     assert sorted(p.name for p in out.iterdir()) == [
         "plan.json",
@@ -413,3 +433,30 @@ def test_the_speed_csv_cells_never_start_a_spreadsheet_formula(tmp_path):
     path, left_out = gradescope.write_speed_csv(tmp_path, ["s", ".."])
     assert left_out == [".."]  # a name that is no folder is never looked up
     assert path.read_text().splitlines()[1] == "'=cmd|' /C calc'!A0,'-1,'@x,0.00"
+
+
+def test_results_csv_has_a_points_cell_and_a_verdict_cell_per_lab(config, tmp_path):
+    import csv
+
+    folder = tmp_path / "submissions"
+    for name in ("alice", "bob"):
+        (folder / name / "01_vector_add").mkdir(parents=True)
+        (folder / name / "01_vector_add" / "kernel.cu").write_text("// kernel\n")
+    out = tmp_path / "results"
+    batch.write_plan(folder, [config.lab("01_vector_add"), config.lab("02_dot_product")], config, out)
+    plan = batch.read_plan(out)
+    assert plan is not None
+    saved = json.loads((REPO_ROOT / "grader" / "tests" / "data" / "no-gpu-run.json").read_text())
+    lab = {**saved["labs"][0], "points": 70.0, "verdict": "incomplete"}  # 01_vector_add, graded so far
+    (out / "students" / "alice").mkdir(parents=True, exist_ok=True)
+    part = {**saved, "labs": [lab], "score": 70.0, "files_used": {}, "kernel_sha256": {}}
+    (out / "students" / "alice" / "01_vector_add.json").write_text(json.dumps(part))
+    rows = {row["student"]: row for row in collect(out, config, plan)}
+    with (out / "results.csv").open(newline="") as file:
+        table = {row["student"]: row for row in csv.DictReader(file)}
+    for got in (rows, table):  # results.json and results.csv alike
+        alice, bob = got["alice"], got["bob"]
+        assert float(alice["01_vector_add_points"]) == 70.0 and alice["01_vector_add_verdict"] == "incomplete"
+        assert float(alice["02_dot_product_points"]) == 0.0 and alice["02_dot_product_verdict"] == "not submitted"
+        assert bob["01_vector_add_points"] == "" and bob["01_vector_add_verdict"] == "not graded yet"
+    assert [lab_cell(rows["alice"], name) for name in plan["labs"]] == ["70.0 incomplete", "not submitted"]

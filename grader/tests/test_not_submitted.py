@@ -38,7 +38,8 @@ def test_a_lab_missing_from_a_zip_is_not_submitted_and_never_built(tmp_path, job
     assert verdict(grade) == NOT_SUBMITTED and grade.points == 0 and grade.max_points == 100
     [check] = grade.checks
     assert (check.name, check.category, check.status) == (SUBMITTED, Category.BUILD, Status.FAILED)
-    assert check.detail.startswith(f"{NOT_SUBMITTED}: {submission} has no 01_vector_add/kernel.cu")
+    assert check.detail.startswith(f"{NOT_SUBMITTED}: the submission has no 01_vector_add/kernel.cu")
+    assert str(tmp_path) not in check.detail + grade.kernel_path  # no folder of the grader's machine
     assert check.max_points == 100 and check.points == 0
     assert "labs/" not in grade.kernel_path and not steps, "a lab not submitted has no step to run"
     assert not list(build_dir.rglob("*01_vector_add_student*.o")), "nothing of Lab 1's student variant is built"
@@ -46,3 +47,23 @@ def test_a_lab_missing_from_a_zip_is_not_submitted_and_never_built(tmp_path, job
 
     run = report.run_dict(grades, session.facts())
     assert run["labs"][0]["verdict"] == NOT_SUBMITTED and run["labs"][0]["points"] == 0
+
+
+@pytest.mark.slow
+def test_an_empty_kernel_cu_is_said_to_define_nothing_not_shown_as_linker_errors(tmp_path):
+    submission = tmp_path / "bob"
+    (submission / "01_vector_add").mkdir(parents=True)
+    (submission / "01_vector_add" / "kernel.cu").write_text("// nothing yet: vector_add comes later\n")
+    request = GradeRequest(
+        labs=["1"], submission=submission, build_dir=tmp_path / "build", mechanisms=False, bench=False, jobs=1
+    )
+    session = start(request)
+    session.build()
+    [grade] = session.grade()
+    build = grade.checks[0]
+    assert (build.name, build.status, grade.points) == ("build", Status.FAILED, 0)
+    assert "\n" not in build.detail and "undefined reference" not in build.detail
+    assert build.detail.endswith(
+        "defines nothing: none of the functions the lab's test calls (vector_add, vector_add_float4)"
+    )
+    assert build.detail.startswith("01_vector_add/kernel.cu ") and "skeleton" in build.hint

@@ -132,3 +132,48 @@ def shown_all(grades: list[LabGrade], width: int) -> list[str]:
     out = io.StringIO()
     report.print_report(Console(file=out, width=width, color_system=None), grades, None, [])
     return out.getvalue().splitlines()
+
+
+def test_a_compared_run_keeps_the_students_grade_and_the_solutions_apart():
+    """--compare: the student's 40 of 100 and the solution's 100 of 100, never one record of 140 of 200."""
+    yours = LabGrade("01_vector_add", "Vector add", "student", "labs/01_vector_add/kernel.cu", points=40.0)
+    theirs = LabGrade("01_vector_add", "Vector add", "solution", "solutions/01_vector_add/kernel.cu", points=100.0)
+    yours.max_points = theirs.max_points = 100.0
+    run = report.run_dict([yours, theirs], {"seed": 1})
+    assert (run["score"], run["max_score"]) == (40.0, 100.0)
+    assert [lab["variant"] for lab in run["labs"]] == ["student"]
+    assert (run["solution"]["score"], run["solution"]["max_score"]) == (100.0, 100.0)
+    assert [lab["variant"] for lab in run["solution"]["labs"]] == ["solution"]
+    alone = report.run_dict([theirs], {"seed": 1})  # --solutions: one record, the solutions'
+    assert alone["score"] == 100.0 and "solution" not in alone
+
+
+def test_a_submissions_ignored_files_are_listed_in_one_short_block():
+    out = io.StringIO()
+    ignored = ["notes.txt", "[red]x[/red].cu", *(f"carol/build/obj{n}.o" for n in range(20))]
+    report.print_ignored(Console(file=out, width=80, color_system=None), ignored)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("Ignored in the submission (22 file(s)")
+    assert lines[1:3] == ["  notes.txt", "  [red]x[/red].cu"]  # the student's names, as text, never markup
+    assert len(lines) == 1 + report.IGNORED_SHOWN + 1 and lines[-1].startswith("  ... and 14 more")
+    nothing = io.StringIO()
+    report.print_ignored(Console(file=nothing), [])
+    assert nothing.getvalue() == ""
+
+
+def test_a_submissions_replay_command_runs_in_the_students_own_clone(tmp_path):
+    """Graded in a batch worker's folder: the command names build/ as ./cml grade makes it in a clone, and the
+    grade with the same seed that builds the program there; never a folder of the grader's machine."""
+    from grader.grade import replay_command
+    from grader.session import shown_submission
+
+    worker = tmp_path / "marks" / "work" / "build-w0"
+    program = worker / "student" / "01_vector_add_emu" / "test" / "01_vector_add_student_emu_test"
+    clone = ("./cml grade --lab 1 --seed 7", worker)
+    command = replay_command(program, {"CML_SEED": "7"}, clone)("writes every element, and nothing past n")
+    assert command == (
+        "./cml grade --lab 1 --seed 7 && CML_SEED='7' "
+        'build/student/01_vector_add_emu/test/01_vector_add_student_emu_test -tc="writes every element*"'
+    )
+    assert shown_submission(tmp_path / "class" / "carol.zip") == "carol.zip"
+    assert shown_submission(REPO_ROOT / "labs") == "labs"

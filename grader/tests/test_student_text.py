@@ -58,6 +58,7 @@ def test_the_json_and_the_exports_are_written_before_the_terminal_report(monkeyp
     """Whatever befalls the terminal report, the results are kept."""
     session = SimpleNamespace(
         notes=[f"ignored: {MARKUP}/notes.txt"],
+        files_ignored=[f"{MARKUP}/notes.txt"],
         build=lambda say: SimpleNamespace(gpu=SimpleNamespace(present=False), target=None),
         grade=lambda progress: [marked_up_grade()],
         facts=lambda: {"notes": [f"ignored: {MARKUP}/notes.txt"]},

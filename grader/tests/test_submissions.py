@@ -9,7 +9,7 @@ import pytest
 
 from grader.config import REPO_ROOT
 from grader.edition import NO_SOLUTIONS, has_solutions
-from grader.submission import SubmissionError, lab_by_content, read_submission
+from grader.submission import SubmissionError, defines_none_of, interface_functions, lab_by_content, read_submission
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
@@ -227,3 +227,16 @@ def test_a_kernel_that_matches_two_labs_as_well_is_refused(tmp_path):
     (tmp_path / "sub" / "kernel.cu").write_bytes(both)
     with pytest.raises(SubmissionError, match="cannot be told which lab"):
         read_submission(tmp_path / "sub", ALL_LABS)
+
+
+def test_a_kernel_cu_that_names_none_of_its_labs_functions_defines_nothing():
+    functions = interface_functions("01_vector_add")
+    assert functions == ["vector_add", "vector_add_float4"]
+    assert defines_none_of(b"", functions)
+    assert defines_none_of(
+        b'#include "vector_add.hpp"\n// vector_add(a, b) comes later\n/* vector_add( */\n', functions
+    )
+    assert not defines_none_of(b"void vector_add(const float* a, const float* b, float* c, int n) {}\n", functions)
+    for lab in ("01_vector_add", "07_constant_memory"):  # the skeletons and solutions define their functions
+        for folder in ("labs", "solutions"):
+            assert not defines_none_of((REPO_ROOT / folder / lab / "kernel.cu").read_bytes(), interface_functions(lab))

@@ -11,7 +11,6 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -86,17 +85,12 @@ def test_without_learner_results_the_slide_says_how_to_get_them(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def browser():
-    if os.environ.get("CML_SKIP_BROWSER") == "1":
-        pytest.skip("CML_SKIP_BROWSER=1: the decks are built but not opened in a browser")
-    executable = os.environ.get("CML_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not executable:
-        pytest.fail("no chromium on PATH: install Debian's chromium (./cml test does), or set CML_SKIP_BROWSER=1")
+def browser(chromium):  # chromium: the root conftest.py's, installed only when this test runs
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         args = ["--no-sandbox"] if os.geteuid() == 0 else []  # Chromium refuses root without it
-        browser = playwright.chromium.launch(executable_path=executable, args=args)
+        browser = playwright.chromium.launch(executable_path=chromium, args=args)
         yield browser
         browser.close()
 
