@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from grader import batch, gpu, sandbox
-from grader.tests.test_batch import tasks_of
+from grader.config import REPO_ROOT
 
 # Stands in for `./cml grade`: notes the device and build folder it was given and its labs, one JSON line per
 # process (a single short append, so lines from processes running at once never interleave), takes a moment so
@@ -60,7 +60,13 @@ def fake_gpus(monkeypatch, count: int, visible: str | None = None) -> None:
 
 
 def class_of(config, students: int) -> list[batch.Task]:
-    return [task for i in range(students) for task in tasks_of(config, f"student{i:02d}", LABS)]
+    """Each student submits LABS (the stand-in grader reads no file)."""
+    labs = [config.lab(lab) for lab in LABS]
+    return [
+        batch.Task(f"student{i:02d}", REPO_ROOT / "labs", lab, f"digest-{lab.name}")
+        for i in range(students)
+        for lab in labs
+    ]
 
 
 def processes(log) -> list[dict]:
