@@ -14,6 +14,7 @@ from urllib.parse import unquote
 import pytest
 
 from grader.config import REPO_ROOT
+from grader.edition import DROP, action_for, has_solutions
 
 NOTEBOOK = "results/"
 # The decks' pictures are drawn when the decks are built (slides/build.py), into the build's copy of the decks;
@@ -100,6 +101,9 @@ def broken_links(name: str, text: str, files: set[str], read: Callable[[str], st
             where = "/".join(parts)
             if where.startswith(DRAWN_AT_BUILD):
                 continue
+            rule = action_for(where)
+            if not has_solutions() and rule and rule.action == DROP:
+                continue  # the student edition leaves it out on purpose (grader/edition.py)
             if where not in files and where not in folders:
                 broken.append(f"{name}:{number}: {target}: no such tracked file or folder")
             elif anchor and where.endswith(".md") and where in files:
