@@ -46,7 +46,8 @@ def detect_gpu() -> Gpu:
     nvidia_smi = shutil.which("nvidia-smi")
     if not nvidia_smi:
         return Gpu(False, reason="nvidia-smi not found: this machine has no NVIDIA driver")
-    which = ["--id", chosen_gpu()] if chosen_gpu() else []
+    chosen = chosen_gpu()
+    which = ["--id", chosen] if chosen else []
     outcome = proc.run([nvidia_smi, *which, "--query-gpu=name,compute_cap", "--format=csv,noheader"], timeout_s=60)
     lines = [line for line in outcome.stdout.splitlines() if line.strip()]
     if not outcome.ok or not lines:

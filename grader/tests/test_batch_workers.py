@@ -81,7 +81,7 @@ def test_one_worker_per_gpu_each_on_its_own_and_no_lab_graded_twice(config, tmp_
     run = batch.run_tasks(tasks, tmp_path / "out", gpus, [], config)
     assert run.failures == {}
     seen = processes(recording)
-    devices_of_build = {}
+    devices_of_build: dict[str, set[str]] = {}
     for process in seen:
         devices_of_build.setdefault(process["build"], set()).add(process["device"])
     assert len(devices_of_build) == 4  # one build folder per worker

@@ -1,9 +1,27 @@
-import time, sys
-def snap():
-    v = list(map(int, open('/proc/stat').readline().split()[1:]))
-    return sum(v), v[3] + v[4]
-t0 = time.time(); last = snap()
-while True:
-    time.sleep(2)
-    now = snap(); total, idle = now[0] - last[0], now[1] - last[1]; last = now
-    print(f"{time.time()-t0:6.0f} s  cpu busy {100*(total-idle)/max(total,1):5.1f}%  load {open('/proc/loadavg').read().split()[0]}", flush=True)
+"""How busy the machine's CPUs are: every 2 s, the share of the last 2 s they were not idle, and the load."""
+
+import time
+
+
+def snapshot() -> tuple[int, int]:
+    """(all jiffies, idle and iowait jiffies) since boot, from /proc/stat's first line."""
+    with open("/proc/stat") as stat:
+        fields = [int(field) for field in stat.readline().split()[1:]]
+    return sum(fields), fields[3] + fields[4]
+
+
+def main() -> None:
+    start, last = time.time(), snapshot()
+    while True:
+        time.sleep(2)
+        now = snapshot()
+        total, idle = now[0] - last[0], now[1] - last[1]
+        last = now
+        with open("/proc/loadavg") as load:
+            average = load.read().split()[0]
+        busy = 100 * (total - idle) / max(total, 1)
+        print(f"{time.time() - start:6.0f} s  cpu busy {busy:5.1f}%  load {average}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
