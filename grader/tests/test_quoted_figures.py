@@ -92,12 +92,16 @@ def ratio(top: Callable[[], float], bottom: Callable[[], float]) -> Callable[[],
 
 
 @cache
+def graded_report() -> dict:
+    return json.loads((REPO_ROOT / "results" / "h100-grade.json").read_text())
+
+
+@cache
 def graded_solution_figures() -> dict[str, list[float]]:
     """Per lab, the figures the graded run of the reference solution reports first in each speed check's
     detail: "x17.94 (threshold x11.1): ..." gives 17.94, "0.91 (threshold 0.55): ..." gives 0.91."""
-    report = json.loads((REPO_ROOT / "results" / "h100-grade.json").read_text())
     figures: dict[str, list[float]] = {}
-    for lab in report["labs"]:
+    for lab in graded_report()["labs"]:
         if lab["variant"] != "solution":
             continue
         for check in lab["checks"]:
@@ -107,10 +111,26 @@ def graded_solution_figures() -> dict[str, list[float]]:
     return figures
 
 
+def graded(lab: str, check: str, nth: int = 0) -> Callable[[], float]:
+    """The nth number in the detail of the graded run's check of the reference solution whose name contains
+    `check`: "x17.94 (threshold x11.1): 0.298 ms against 5.340 ms" gives 17.94, 11.1, 0.298, 5.340."""
+
+    def read() -> float:
+        solution = next(
+            entry for entry in graded_report()["labs"] if (entry["lab"], entry["variant"]) == (lab, "solution")
+        )
+        details = [entry["detail"] for entry in solution["checks"] if check in entry["name"]]
+        assert len(details) == 1, f"results/h100-grade.json, {lab}: {len(details)} checks are named {check!r}"
+        return float(NUMBER.findall(details[0])[nth].replace(",", ""))
+
+    return read
+
+
 # --- what quotes what -------------------------------------------------------------------------------------
 
 H100 = "grader/targets/h100.toml"
 BOOK = "results/calibration/h100-textbook-kernels.md"
+GRADED = "results/h100-grade.json"
 COPY = textbook("Physical limit", "cudaMemcpy device-to-device")
 ADD, DOT, WARP = "Lab: vector add", "Lab: dot product", "Lab: warp-synchronous"
 TRANSPOSE, CONSTANT = "Lab: transpose", "Lab: constant memory"
@@ -237,6 +257,116 @@ QUOTES = [
         (r"\| same, coefficients in `__constant__` \| \d+ \| (?P<n>x[\d.]+) \|", textbook(CONSTANT, "same, coeff", 2)),
         (r"\| same table in global memory \| (?P<n>\d+) \|", textbook(CONSTANT, "same table in global")),
         (r"\| same, weights in `__constant__` \| (?P<n>\d+) \|", textbook(CONSTANT, "same, weights in")),
+    ),
+    # The graded run of the reference solutions, as the slides and handouts quote it beside the generated table.
+    *on(
+        "slides/decks/01_vector_add.md",
+        GRADED,
+        (r"\*\*x17.94\*\* \((?P<n>[\d.]+) ms against", graded("01_vector_add", "speedup", 2)),
+        (r"ms against (?P<n>[\d.]+) ms\) \| next slide", graded("01_vector_add", "speedup", 3)),
+        (r"\*\*[\d.]+\*\* \((?P<n>\d+) of \d+ GB/s\)", graded("01_vector_add", "fraction", 2)),
+        (r"\*\*[\d.]+\*\* \(\d+ of (?P<n>\d+) GB/s\)", graded("01_vector_add", "fraction", 3)),
+        (r"\*\*(?P<n>\d+) GB/s, [\d.]+ of copy\*\*", graded("01_vector_add", "stretch")),
+        (r"\*\*\d+ GB/s, (?P<n>[\d.]+) of copy\*\*", graded("01_vector_add", "stretch", 1)),
+        (r"coalescing is worth (?P<n>x\d+) in time", graded("01_vector_add", "speedup")),
+    ),
+    *on(
+        "slides/decks/02_dot_product.md",
+        GRADED,
+        (r"\*\*x[\d.]+\*\* \((?P<n>[\d.]+) ms against", graded("02_dot_product", "speedup", 2)),
+        (r"ms against (?P<n>[\d.]+) ms\) \| next slide", graded("02_dot_product", "speedup", 3)),
+        (r"\*\*[\d.]+\*\* \((?P<n>\d+) of \d+ GB/s\)", graded("02_dot_product", "fraction", 2)),
+        (r"(?P<n>\d+) at 16M in the graded run", graded("02_dot_product", "stretch")),
+        (r"The tree is ~(?P<n>\d+) times faster", graded("02_dot_product", "speedup")),
+    ),
+    *on(
+        "slides/decks/03_smoothing_halo.md",
+        GRADED,
+        (r"\| 1 \| \d+ \| (?P<n>\d+) \| \*\*x", graded("03_smoothing_halo", "fraction", 2)),
+        (r"\| 1 \| \d+ \| \d+ \| \*\*(?P<n>x[\d.]+)\*\*", graded("03_smoothing_halo", "speedup over naive (R = 1)")),
+        (r"\| 32 \| \d+ \| \d+ \| \*\*(?P<n>x[\d.]+)\*\*", graded("03_smoothing_halo", "speedup over naive (R = 32)")),
+        (r"the solution: \*\*(?P<n>[\d.]+)\*\*", graded("03_smoothing_halo", "ncu")),
+    ),
+    *on(
+        "slides/decks/04_tiled_gemm.md",
+        GRADED,
+        (r"\*\*x[\d.]+\*\* \((?P<n>[\d.]+) ms against", graded("04_tiled_gemm", "speedup", 2)),
+        (r"ms against (?P<n>[\d.]+) ms\) \| next slide", graded("04_tiled_gemm", "speedup", 3)),
+        (r"\| 32 x 32 tiles \(the lab\) \| \d+ \| \*\*(?P<n>x[\d.]+)\*\*", graded("04_tiled_gemm", "speedup")),
+        (r"per thread \(stretch\) \| (?P<n>\d+) \|", graded("04_tiled_gemm", "stretch")),
+    ),
+    *on(
+        "slides/decks/05_padded_transpose.md",
+        GRADED,
+        (r"\| tile `\[32\]\[33\]` \| \*\*(?P<n>\d+)\*\*", graded("05_padded_transpose", "fraction", 2)),
+        (r"\| tile `\[32\]\[33\]` \| \*\*\d+\*\* \| (?P<n>[\d.]+) \|", graded("05_padded_transpose", "fraction")),
+        (r"\| XOR swizzle \(stretch\) \| (?P<n>\d+) \| [\d.]+ \|", graded("05_padded_transpose", "stretch")),
+        (r"\| XOR swizzle \(stretch\) \| \d+ \| (?P<n>[\d.]+) \|", graded("05_padded_transpose", "stretch", 1)),
+    ),
+    *on(
+        "slides/decks/07_constant_memory.md",
+        GRADED,
+        (
+            r"\| A: degree-31 polynomial \(graded\) \| \d+ GB/s \| (?P<n>\d+) GB/s",
+            graded("07_constant_memory", "fraction of this GPU's copy bandwidth (A", 2),
+        ),
+        (
+            r"\| A: degree-31 polynomial \(graded\) \| (?P<n>\d+) GB/s",
+            ratio(
+                graded("07_constant_memory", "fraction of this GPU's copy bandwidth (A", 2),
+                graded("07_constant_memory", "speedup over the other memory space (A"),
+            ),
+        ),
+        (
+            r"\| B: 1024-entry look-up \(graded\) \| (?P<n>\d+) GB/s",
+            graded("07_constant_memory", "fraction of this GPU's copy bandwidth (B", 2),
+        ),
+        (
+            r"\| B: 1024-entry look-up \(graded\) \| \d+ GB/s \| (?P<n>\d+) GB/s",
+            ratio(
+                graded("07_constant_memory", "fraction of this GPU's copy bandwidth (B", 2),
+                graded("07_constant_memory", "speedup over the other memory space (B"),
+            ),
+        ),
+        (
+            r"`__constant__` \*\*(?P<n>x[\d.]+) slower\*\*",
+            graded("07_constant_memory", "speedup over the other memory space (B"),
+        ),
+        (r"ncu counts \*\*(?P<n>[\d.]+)\*\* of the requests", graded("07_constant_memory", "ncu")),
+    ),
+    *on(
+        "labs/07_constant_memory/README.md",
+        GRADED,
+        (
+            r"global pointer\n(?P<n>\d+) GB/s",
+            ratio(
+                graded("07_constant_memory", "fraction of this GPU's copy bandwidth (A", 2),
+                graded("07_constant_memory", "speedup over the other memory space (A"),
+            ),
+        ),
+        (
+            r"`__constant__` (?P<n>\d+) GB/s \(x[\d.]+\); Part B",
+            graded("07_constant_memory", "fraction of this GPU's copy bandwidth (A", 2),
+        ),
+        (
+            r"`__constant__` \d+ GB/s \((?P<n>x[\d.]+)\); Part B",
+            graded("07_constant_memory", "speedup over the other memory space (A"),
+        ),
+        (
+            r"table in `__constant__` (?P<n>\d+) GB/s, in global",
+            ratio(
+                graded("07_constant_memory", "fraction of this GPU's copy bandwidth (B", 2),
+                graded("07_constant_memory", "speedup over the other memory space (B"),
+            ),
+        ),
+        (
+            r"in global memory\n(?P<n>\d+) GB/s \(x[\d.]+\)",
+            graded("07_constant_memory", "fraction of this GPU's copy bandwidth (B", 2),
+        ),
+        (
+            r"in global memory\n\d+ GB/s \((?P<n>x[\d.]+)\)",
+            graded("07_constant_memory", "speedup over the other memory space (B"),
+        ),
     ),
 ]
 
