@@ -80,7 +80,8 @@ def textbook(section: str, row: str, column: int = 1, nth: int = 0) -> Callable[
     def read() -> float:
         titles = [title for title in textbook_tables() if title.startswith(section)]
         assert len(titles) == 1, f"h100-textbook-kernels.md: {len(titles)} sections start with {section!r}"
-        cells = next((r for r in textbook_tables()[titles[0]] if r[0].startswith(row)), None)
+        table = textbook_tables()[titles[0]]
+        cells = next((r for r in table if r[0] == row), None) or next((r for r in table if r[0].startswith(row)), None)
         assert cells, f"h100-textbook-kernels.md, {titles[0]}: no row starts with {row!r}"
         return float(NUMBER.findall(cells[column])[nth].replace(",", ""))
 
@@ -135,6 +136,7 @@ COPY = textbook("Physical limit", "cudaMemcpy device-to-device")
 ADD, DOT, WARP = "Lab: vector add", "Lab: dot product", "Lab: warp-synchronous"
 TRANSPOSE, CONSTANT = "Lab: transpose", "Lab: constant memory"
 TREE, ATOMICS, STRIDE = "shared-memory tree per block", "one atomicAdd per element", "grid-stride loop"
+SMOOTHING, SGEMM = "Lab: 1D smoothing", "Lab: SGEMM"
 NAIVE, UNPADDED, PADDED = "naive", "shared tile, no padding", "shared tile [32][33]"
 
 
@@ -367,6 +369,39 @@ QUOTES = [
             r"in global memory\n\d+ GB/s \((?P<n>x[\d.]+)\)",
             graded("07_constant_memory", "speedup over the other memory space (B"),
         ),
+    ),
+    # Lab 3's handout: the textbook kernels' table, cell by cell, and the counters of its ncu run.
+    *on(
+        "labs/03_smoothing_halo/README.md",
+        BOOK,
+        *[
+            (rf"\n\| {r} \|" + r" [\d.]+ \|" * column + r" (?P<n>[\d.]+) \|", textbook(SMOOTHING, str(r), column + 1))
+            for r in (1, 2, 4, 8, 16, 32)
+            for column in range(3)
+        ],
+        (r"the tiled kernel asks for (?P<n>[\d,]+) sectors", textbook(SMOOTHING, "shared R=1", 2)),
+        (r"the naive one for (?P<n>[\d,]+): [\d.]+\.", textbook(SMOOTHING, "naive R=1", 2)),
+        (
+            r"the naive one for [\d,]+: (?P<n>[\d.]+)\.",
+            ratio(textbook(SMOOTHING, "shared R=1", 2), textbook(SMOOTHING, "naive R=1", 2)),
+        ),
+    ),
+    # Lab 4's handout: the textbook kernels' SGEMM table at N = 4096.
+    *on(
+        "labs/04_tiled_gemm/README.md",
+        BOOK,
+        (r"walks rows \(uncoalesced\) \| \| \| \| (?P<n>\d+) \|", textbook(SGEMM, "naive, threadIdx.x walks rows", 4)),
+        (r"\(the baseline\) \|.*\| (?P<n>\d+) \|\n", textbook(SGEMM, "naive, threadIdx.x walks columns", 4)),
+        (r"\| shared tiles 16 x 16 \|.*\| (?P<n>\d+) \(x", textbook(SGEMM, "shared tiles 16x16", 4)),
+        (r"\| shared tiles 16 x 16 \|.*\| \d+ \((?P<n>x[\d.]+)\)", textbook(SGEMM, "shared tiles 16x16", 4, 1)),
+        (r"\| shared tiles 32 x 32 \(this lab\) \|.*\| (?P<n>\d+) \(x", textbook(SGEMM, "shared tiles 32x32", 4)),
+        (
+            r"\| shared tiles 32 x 32 \(this lab\) \|.*\| \d+ \((?P<n>x[\d.]+)\)",
+            textbook(SGEMM, "shared tiles 32x32", 4, 1),
+        ),
+        (r"per thread in registers \|.*\| (?P<n>\d+) \(x", textbook(SGEMM, "128x128 block tile", 4)),
+        (r"per thread in registers \|.*\| \d+ \((?P<n>x[\d.]+)\)", textbook(SGEMM, "128x128 block tile", 4, 1)),
+        (r"\| cuBLAS sgemm, pedantic fp32 \|.*\| (?P<n>\d+) \|", textbook(SGEMM, "cuBLAS sgemm, pedantic", 4)),
     ),
 ]
 
