@@ -40,6 +40,7 @@ Comparison compare_range(const float* got, const double* want, Tolerance toleran
             result.first_bad_got = got[i];
             result.first_bad_want = want[i];
             result.first_bad_unwritten = is_poison(got[i]);
+            result.first_bad_nan = std::isnan(got[i]) && !result.first_bad_unwritten;
         }
         ++result.bad_count;
     }
@@ -59,6 +60,7 @@ void append(Comparison& whole, const Comparison& later)
         whole.first_bad_got = later.first_bad_got;
         whole.first_bad_want = later.first_bad_want;
         whole.first_bad_unwritten = later.first_bad_unwritten;
+        whole.first_bad_nan = later.first_bad_nan;
     }
     whole.ok = whole.ok && later.ok;
     whole.count += later.count;
@@ -97,6 +99,10 @@ std::string Comparison::describe() const
     out << bad_count << " of " << count << " elements wrong; first at index " << first_bad << ": got "
         << first_bad_got << ", want " << first_bad_want;
     if (first_bad_unwritten) out << " (never written: still holds the poison pattern)";
+    // A GPU's arithmetic turns any NaN it is given into its own, so this one was computed: from 0/0 or inf - inf,
+    // or from a value read before anything wrote it (an accumulator or shared memory never set).
+    if (first_bad_nan) out << " (a NaN the kernel computed: from 0/0 or inf - inf, or from a value it read before"
+                              " anything wrote it, such as an accumulator never set to 0)";
     out << "; max relative error " << max_rel_error;
     return out.str();
 }

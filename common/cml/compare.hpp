@@ -22,6 +22,7 @@ struct Comparison {
     double first_bad_got = 0.0;
     double first_bad_want = 0.0;
     bool first_bad_unwritten = false;  // still holds the poison pattern: the kernel never wrote it
+    bool first_bad_nan = false;        // a NaN other than the poison: one the kernel's arithmetic made
     double max_rel_error = 0.0;        // over all elements, |got - want| / max(|want|, tiny)
 
     // One line for a test report: "ok, max relative error 0" or "3 of 33 elements wrong; first at 32: ...".
