@@ -142,6 +142,15 @@ WEAK_REASON = (
     "a weak definition (an inline function or template instantiated here, or __attribute__((weak))) "
     "can take the place of the test program's own; a kernel.cu defines only its lab's functions"
 )
+# A standard-library template instantiated in the launcher (a std::vector of host buffers, say) is a weak
+# definition too. It is refused all the same, since macros defined before the #include can change its code, but
+# with a reason a student can act on; whether one is left depends on what the compiler chose to inline.
+STANDARD_TEMPLATE = re.compile(r"^(\S+ )?(std|__gnu_cxx)::")
+STANDARD_TEMPLATE_REASON = (
+    "your host code instantiates a standard-library template here (std::vector and the like); the test program "
+    "has its own copy, and the linker may take either, so a kernel.cu may not define one: keep host data in plain "
+    "arrays or in the buffers the launcher is given, as the skeleton does"
+)
 EXTERN_C_REASON = (
     'a kernel declared extern "C" has a C name, which could take the place of a C library function; drop the extern "C"'
 )
@@ -163,7 +172,9 @@ def definition_reason(readable: str, kind: str, extern_c_kernel: bool) -> str:
         return f"{HARNESS_REASON}; a kernel.cu defines only its lab's functions"
     if LIBRARY.match(readable):
         return LIBRARY_REASON
-    return WEAK_REASON if kind in "WVu" else STRONG_REASON
+    if kind in "WVu":
+        return STANDARD_TEMPLATE_REASON if STANDARD_TEMPLATE.match(readable) else WEAK_REASON
+    return STRONG_REASON
 
 
 def definitions(obj: ObjectFile, interface: frozenset[str], harness: frozenset[str] = frozenset()) -> list[str]:

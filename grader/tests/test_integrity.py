@@ -14,7 +14,7 @@ import pytest
 from grader import build, integrity, proc
 from grader.config import REPO_ROOT
 from grader.edition import NO_SOLUTIONS, has_solutions
-from grader.integrity import includes
+from grader.integrity import includes, symbols
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
@@ -232,3 +232,18 @@ def test_allowed_headers_are_the_interface_cml_cuda_and_the_system(built_tree, c
         "#include <vector>\n#include <cstring>\n" + HEADER
     )
     assert include_problems(built_tree, case_step(compile_step, tmp_path, source), interface) == []
+
+
+@pytest.mark.parametrize(
+    ("readable", "kind", "says"),
+    [
+        ("std::vector<float, std::allocator<float> >::~vector()", "W", "standard-library template"),
+        ("void std::vector<float, std::allocator<float> >::_M_realloc_insert<float>(float&&)", "W", "standard-library"),
+        ("__gnu_cxx::new_allocator<float>::deallocate(float*, unsigned long)", "W", "standard-library template"),
+        ("helper(int)", "W", "a weak definition (an inline function"),  # the student's own inline function
+        ("std::vector<float, std::allocator<float> >::~vector()", "T", "not part of the lab's interface"),
+    ],
+)
+def test_a_weak_standard_template_is_refused_with_a_reason_a_student_can_act_on(readable, kind, says):
+    reason = symbols.definition_reason(readable, kind, extern_c_kernel=False)
+    assert reason.startswith(says) or says in reason, reason
