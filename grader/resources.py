@@ -18,12 +18,14 @@ from pathlib import Path
 
 from grader import proc, sandbox
 from grader.integrity.elf import demangle
+from grader.model import KernelResources
 
 TOOL = "cuobjdump"
 OUTPUT_LIMIT = 1 << 20  # bytes: an honest report is a few hundred per kernel
 TIMEOUT_S = 60
 MAX_KERNELS = 256  # a kernel.cu of a lab has a handful; more is not a report worth keeping
 SHOWN = 8  # kernels a terminal report lists, one line each
+NAME_LIMIT = 200  # characters of a kernel's name kept: a template's can run to thousands
 UNREADABLE = "could not read the resource report"
 
 ARCH = re.compile(r"^arch = (?P<arch>sm_\w+)$")
@@ -33,28 +35,11 @@ FIELD = re.compile(r"(?P<key>[A-Z]+)(?:\[(?P<bank>\d+)\])?:(?P<value>\d+)")
 NEEDED = ("REG", "STACK", "SHARED", "LOCAL")  # a usage line without one of these is not understood
 
 
-@dataclass(frozen=True)
-class KernelResources:
-    name: str  # as a person reads it (c++filt)
-    arch: str  # the SASS it was compiled for, e.g. "sm_90"
-    registers: int  # per thread
-    stack_bytes: int  # per thread: spills and local arrays live here
-    shared_bytes: int  # static shared memory per block
-    local_bytes: int  # per thread, outside the stack frame
-    constant_bytes: int  # all constant banks together (bank 0 holds the kernel's parameters)
-
-    def line(self) -> str:
-        """One line of a terminal report."""
-        return (
-            f"{self.name}: {self.registers} registers, {self.stack_bytes} B stack, "
-            f"{self.local_bytes} B local, {self.shared_bytes} B shared ({self.arch})"
-        )
-
-
 @dataclass
 class ResourceReport:
     kernels: list[KernelResources] = field(default_factory=list)
     problem: str = ""  # why there is no report; "" when it was read
+    no_tool: bool = False  # the machine lacks cuobjdump: not the submission's doing
 
     @property
     def read(self) -> bool:
@@ -62,9 +47,10 @@ class ResourceReport:
 
 
 def find_tool(folders: list[Path]) -> Path | None:
-    """cuobjdump: beside a compiler Meson configured (a CUDA toolkit ships it beside nvcc), on PATH, or from the
+    """cuobjdump: beside a compiler Meson configured or the nvcc on PATH (a CUDA toolkit ships it there), on PATH, or the
     nvidia-cuda-cuobjdump wheel in the grader's environment (where a toolkit lacks it)."""
-    candidates = [folder / TOOL for folder in folders]
+    nvcc = shutil.which("nvcc")
+    candidates = [folder / TOOL for folder in [*folders, *([Path(nvcc).resolve().parent] if nvcc else [])]]
     on_path = shutil.which(TOOL)
     candidates += [Path(on_path)] if on_path else []
     candidates += sorted(Path(sysconfig.get_paths()["purelib"]).glob(f"nvidia/cu*/bin/{TOOL}"))
@@ -74,7 +60,7 @@ def find_tool(folders: list[Path]) -> Path | None:
 def read_report(obj: Path, tool: Path | None) -> ResourceReport:
     """The resource report of `obj` (an object or a static library), or the reason there is none."""
     if tool is None:
-        return ResourceReport(problem=f"{UNREADABLE}: {TOOL} not found (it comes with the CUDA toolkit)")
+        return ResourceReport(problem=f"{UNREADABLE}: {TOOL} not found (it comes with the CUDA toolkit)", no_tool=True)
     if not obj.is_file():
         return ResourceReport(problem=f"{UNREADABLE}: no compiled object")
     obj = obj.resolve()
@@ -93,8 +79,10 @@ def parse(text: str) -> ResourceReport:
     kernels: list[tuple[str, str, dict[str, int]]] = []
     arch, name, reading = "", "", False
     for number, line in enumerate(text.splitlines(), 1):
+        if name and not line.startswith("  "):  # a kernel's name is followed by its usage, and nothing else
+            return ResourceReport(problem=f"{UNREADABLE}: no usage line for {name[:NAME_LIMIT]}")
         if match := ARCH.match(line):
-            arch, name, reading = match["arch"], "", False
+            arch, reading = match["arch"], False
         elif line == "Resource usage:":
             reading = True
         elif not reading or line == " Common:" or line.startswith("  GLOBAL:"):
@@ -111,9 +99,9 @@ def parse(text: str) -> ResourceReport:
         if len(kernels) > MAX_KERNELS:
             return ResourceReport(problem=f"{UNREADABLE}: more than {MAX_KERNELS} kernels")
     if name:
-        return ResourceReport(problem=f"{UNREADABLE}: no usage line for {name[:200]}")
+        return ResourceReport(problem=f"{UNREADABLE}: no usage line for {name[:NAME_LIMIT]}")
     readable = demangle(sorted({mangled for mangled, _, _ in kernels}))
-    return ResourceReport([resources(readable.get(n, n), a, usage) for n, a, usage in kernels])
+    return ResourceReport([resources(readable.get(n, n)[:NAME_LIMIT], a, usage) for n, a, usage in kernels])
 
 
 def usage_fields(line: str) -> dict[str, int] | None:
