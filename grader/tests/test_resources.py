@@ -3,16 +3,20 @@ parsed defensively, and the labs.toml check on it."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from grader import checks, resources
+from grader import checks, grade, report, resources
 from grader.config import REPO_ROOT, MechanismCheck
-from grader.model import Status
+from grader.export.html import render_html
+from grader.model import LabGrade, Status
 
 # cuobjdump 13's report of an object with two kernels, as it prints it (the headers of each ELF included).
 REPORT = """
@@ -168,3 +172,47 @@ def test_the_report_is_read_from_every_solution(lab, tmp_path):
     report = resources.read_report(obj, tool)
     assert report.read, report.problem
     assert report.kernels and all(kernel.registers > 0 for kernel in report.kernels)
+
+
+def graded_with(report: resources.ResourceReport) -> LabGrade:
+    grade = LabGrade("01_vector_add", "Vector add", "student", "labs/01_vector_add/kernel.cu")
+    grade.resources, grade.resources_problem = report.kernels, report.problem
+    return grade
+
+
+def test_the_terminal_shows_a_line_per_kernel_or_why_there_is_none():
+    lines = report.resource_lines(graded_with(resources.parse(REPORT)))
+    assert any("heavy(float const*, float*, int): 32 registers, 464 B stack" in line for line in lines)
+    unreadable = report.resource_lines(graded_with(resources.parse("Resource usage:\n junk\n")))
+    assert resources.UNREADABLE in unreadable[-1]
+    assert report.resource_lines(graded_with(resources.ResourceReport())) == []  # the build failed before it
+
+
+def test_grade_json_lists_each_kernel_of_each_lab():
+    saved = report.run_dict([graded_with(resources.parse(REPORT))], {})
+    kernels = json.loads(json.dumps(saved))["labs"][0]["resources"]
+    assert [kernel["stack_bytes"] for kernel in kernels] == [0, 464]
+    assert kernels[0]["name"] == "light(float*)" and kernels[0]["registers"] == 10
+
+
+def test_the_html_report_shows_the_kernels_escaped_and_pages_without_them_still_render():
+    run = json.loads((Path(__file__).resolve().parent / "data" / "h100-run.json").read_text())
+    assert "<th>kernel</th>" not in render_html(run)  # a run saved before the report was read
+    kernel = dataclasses.asdict(resources.parse(REPORT).kernels[1])
+    run["labs"][0]["resources"] = [{**kernel, "name": "<script>alert(1)</script>"}]
+    page = render_html(run)
+    assert "<th>kernel</th>" in page and '<td class="num">464</td>' in page
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_grading_runs_a_resources_check_from_labs_toml_withheld_until_the_kernel_is_correct():
+    ctx = SimpleNamespace(run_mechanisms=True)  # a resources check reads nothing else of the run
+    heavy = resources.parse(REPORT)
+    light = resources.ResourceReport(heavy.kernels[:1])
+
+    def judged(report: resources.ResourceReport, correct: bool) -> Status:
+        check = grade.mechanism_check(ctx, None, "student", NO_STACK, correct, {}, None, None, report)  # type: ignore[arg-type]
+        return check.status
+
+    assert judged(light, True) is Status.PASSED and judged(heavy, True) is Status.FAILED
+    assert judged(light, False) is Status.WITHHELD
