@@ -9,6 +9,7 @@ from grader.bench import BenchRun
 from grader.config import Lab, MechanismCheck, Thresholds
 from grader.model import BenchResult, Category, Check, Status, ratio
 from grader.profile import CounterRun
+from grader.resources import ResourceReport
 from grader.sanitize import SanitizerRun
 from grader.suite import SuiteRun
 
@@ -135,6 +136,44 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
     status = Status.PASSED if passed else Status.FAILED
     finite = ratio if math.isfinite(ratio) else None  # grade.json stays plain JSON (no Infinity)
     return Check(mechanism.name, Category.MECHANISM, status, detail, "" if passed else mechanism.hint, measured=finite)
+
+
+# A resources check's bounds (labs.toml) and how a detail names what each bounds, per kernel.
+RESOURCE_BOUNDS = (
+    ("max_registers", "registers", "registers"),
+    ("max_stack_bytes", "stack_bytes", "B of stack frame"),
+    ("max_local_bytes", "local_bytes", "B of local memory"),
+    ("max_shared_bytes", "shared_bytes", "B of shared memory"),
+)
+
+
+def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
+    """Every kernel of the student's object within the check's bounds, by the compiler's resource report. An
+    unreadable report fails (the object is the submission's), unless the machine has no tool to read it."""
+    if not report.read:
+        status = Status.NOT_RUN if report.no_tool else Status.FAILED
+        return Check(
+            mechanism.name, Category.MECHANISM, status, report.problem, "" if report.no_tool else mechanism.hint
+        )
+    if not report.kernels:
+        detail = "the compiled kernel.cu holds no kernel, so there is nothing to judge"
+        return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
+    over = [
+        f"{kernel.name}: {getattr(kernel, field)} {unit} (at most {bound})"
+        for kernel in report.kernels
+        for bound_name, field, unit in RESOURCE_BOUNDS
+        if (bound := getattr(mechanism, bound_name)) is not None and getattr(kernel, field) > bound
+    ]
+    if over:
+        shown = over[:5] + ([f"... and {len(over) - 5} more"] if len(over) > 5 else [])
+        return Check(mechanism.name, Category.MECHANISM, Status.FAILED, "\n".join(shown), mechanism.hint)
+    bounds = ", ".join(
+        f"{unit} <= {getattr(mechanism, bound_name)}"
+        for bound_name, _, unit in RESOURCE_BOUNDS
+        if getattr(mechanism, bound_name) is not None
+    )
+    detail = f"all {len(report.kernels)} kernel(s) within bounds ({bounds})"
+    return Check(mechanism.name, Category.MECHANISM, Status.PASSED, detail)
 
 
 def partial_credit(value: float, base: float, threshold: float) -> float:

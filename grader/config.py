@@ -40,7 +40,7 @@ class Evidence:
 @dataclass
 class MechanismCheck:
     name: str
-    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck" or "ncu"
+    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck", "ncu" or "resources"
     hint: str = ""
     # ncu: the ratio is numerator / denominator over the student's launches, or, with relative_to =
     # "baseline", the numerator of the student's launches over that of the baseline's; it must lie in
@@ -60,9 +60,19 @@ class MechanismCheck:
     gpu_only: str = ""
     # ncu: what must be counted for the ratio to mean anything (Evidence); labs.toml gives a list of tables.
     used: list[Evidence] = field(default_factory=list)
+    # resources: the most each of the student's kernels may use, by the compiler's report of its object
+    # (grader/resources.py); a bound left out is not checked. A spill goes to the stack frame, so
+    # max_stack_bytes = 0 asks for no spill and no local array.
+    max_registers: int | None = None
+    max_stack_bytes: int | None = None
+    max_local_bytes: int | None = None
+    max_shared_bytes: int | None = None
 
     def __post_init__(self) -> None:
         self.used = [Evidence(**entry) if isinstance(entry, dict) else entry for entry in self.used]
+        bounds = (self.max_registers, self.max_stack_bytes, self.max_local_bytes, self.max_shared_bytes)
+        if self.tool == "resources" and all(bound is None for bound in bounds):
+            raise ValueError(f"labs.toml: the resources check {self.name!r} names no bound, so it could never fail")
 
     @property
     def metrics(self) -> list[str]:

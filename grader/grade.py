@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import bench, build, checks, gpu_turn, integrity, proc, profile, sanitize, suite
+from grader import bench, build, checks, gpu_turn, integrity, proc, profile, resources, sanitize, suite
 from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.gpu_lock import GpuLock
@@ -244,6 +244,9 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         return
     grade.checks.append(Check("build", Category.BUILD, Status.PASSED))
     grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.PASSED))
+    steps.next("reading the resource report")
+    report = read_resources(ctx, lab, variant)
+    grade.resources, grade.resources_problem = report.kernels, report.problem
 
     if ctx.emulator:
         steps.next("building for the CPU emulator")
@@ -284,11 +287,19 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     for mechanism in lab.mechanisms:
         steps.next(mechanism.name)
         grade.checks.append(
-            mechanism_check(ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters, steps)
+            mechanism_check(
+                ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters, steps, report
+            )
         )
 
     steps.next("benchmarking")
     grade.checks += performance(ctx, lab, variant, grade, steps)
+
+
+def read_resources(ctx: Context, lab: Lab, variant: str) -> resources.ResourceReport:
+    """The compiler's resource report of the nvcc object of the kernel.cu, which is built on every machine."""
+    folders = [folder for _, folder in ctx.tree.compilers()]
+    return resources.read_report(ctx.tree.kernel_library(lab.name, variant), resources.find_tool(folders))
 
 
 def defines_nothing(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> str:
@@ -377,12 +388,15 @@ def mechanism_check(
     env: dict,
     counters: LabCounters,
     steps: Steps,
+    report: resources.ResourceReport,
 ) -> Check:
     def not_run(reason: str) -> Check:
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, reason)
 
     if not ctx.run_mechanisms:
         return not_run("turned off (--no-mechanisms)")
+    if mechanism.tool == "resources":  # read from nvcc's object, the same with a GPU or without one
+        return withheld_unless(checks.resource_check(mechanism, report), correct)
     if not ctx.gpu.present and not ctx.emulator:
         return not_run(ctx.gpu.reason)
     timeouts = ctx.config.timeouts
@@ -410,11 +424,16 @@ def mechanism_check(
         check = checks.counter_check(mechanism, runs["student"], compared)
     else:
         raise ValueError(f"unknown mechanism tool {mechanism.tool!r} in labs.toml")
-    # A clean report from a kernel that computes the wrong thing proves nothing: it earns no points.
+    check = withheld_unless(check, correct)
+    return emulated(check) if ctx.emulator else check
+
+
+def withheld_unless(check: Check, correct: bool) -> Check:
+    """A clean report from a kernel that computes the wrong thing proves nothing: it earns no points."""
     if check.status is Status.PASSED and not correct:
         detail = f"clean ({check.detail}), but it counts only once every correctness test passes"
-        check = Check(mechanism.name, Category.MECHANISM, Status.WITHHELD, detail)
-    return emulated(check) if ctx.emulator else check
+        return Check(check.name, Category.MECHANISM, Status.WITHHELD, detail)
+    return check
 
 
 def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade, steps: Steps) -> list[Check]:

@@ -130,6 +130,26 @@ class BenchResult:
         return [rates for rates in found if rates is not None]
 
 
+@dataclass(frozen=True)
+class KernelResources:
+    """One kernel of the compiler's resource report of a kernel.cu's object (grader/resources.py)."""
+
+    name: str  # as a person reads it (c++filt)
+    arch: str  # the SASS it was compiled for, e.g. "sm_90"
+    registers: int  # per thread
+    stack_bytes: int  # per thread: spills and local arrays live here
+    shared_bytes: int  # static shared memory per block
+    local_bytes: int  # per thread, outside the stack frame
+    constant_bytes: int  # all constant banks together (bank 0 holds the kernel's parameters)
+
+    def line(self) -> str:
+        """One line of a terminal report."""
+        return (
+            f"{self.name}: {self.registers} registers, {self.stack_bytes} B stack, "
+            f"{self.local_bytes} B local, {self.shared_bytes} B shared ({self.arch})"
+        )
+
+
 @dataclass
 class LabGrade:
     lab: str
@@ -148,3 +168,6 @@ class LabGrade:
     gpu_alone_seconds: float = 0.0
     seed: int = 0  # CML_SEED of every program of this lab: the same seed replays the same inputs
     grader_sizes: list[str] = field(default_factory=list)  # the sizes this run added to the public cases
+    # The compiler's report of each kernel of the graded kernel.cu (grader/resources.py), and why there is none.
+    resources: list[KernelResources] = field(default_factory=list)
+    resources_problem: str = ""

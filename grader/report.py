@@ -24,6 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from grader import resources
 from grader.config import REPO_ROOT, Target
 from grader.model import NOT_SUBMITTED, Category, Check, LabGrade, Status
 from grader.score import verdict
@@ -111,6 +112,20 @@ def print_notes(console: Console, grade: LabGrade) -> None:
     # soft_wrap: never broken by rich at any width; the terminal wraps a long line without cutting the text.
     for line in lab_notes(grade):
         console.print(line, soft_wrap=True, highlight=False)
+
+
+def resource_lines(grade: LabGrade) -> list[str]:
+    """The compiler's resource report of the graded kernel.cu, a line per kernel (a bounded count), or why there is
+    none; nothing where the build failed before it was read."""
+    if not grade.resources and not grade.resources_problem:
+        return []
+    report = resources.ResourceReport(grade.resources, grade.resources_problem)
+    return [f"  {line}" for line in ["compiler's resources, per kernel:", *resources.summary(report)]]
+
+
+def print_resources(console: Console, grade: LabGrade) -> None:
+    for line in resource_lines(grade):
+        console.print(escape(line), soft_wrap=True, highlight=False, style="dim")
 
 
 def lab_table(grade: LabGrade) -> Table:
@@ -240,9 +255,11 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
         if compared and grade.variant == "student" and grade.lab in solutions:
             console.print(compare_table(grade, solutions[grade.lab]))
             print_notes(console, grade)
+            print_resources(console, grade)
         elif not (compared and grade.variant == "solution"):
             console.print(lab_table(grade))
             print_notes(console, grade)
+            print_resources(console, grade)
         console.print()
     console.print(summary_table(grades, target))
     for variant in dict.fromkeys(g.variant for g in grades):

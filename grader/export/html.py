@@ -77,6 +77,10 @@ def _rate_row(rate: GroupRate) -> dict:
     }
 
 
+# What the page shows of each kernel of the compiler's resource report (grade.json: resources).
+RESOURCE_COLUMNS = ("name", "registers", "stack_bytes", "local_bytes", "shared_bytes", "constant_bytes")
+
+
 def _lab_view(run: dict, lab: dict) -> dict:
     rates = group_rates(lab)
     bench = lab.get("bench") or {}
@@ -97,6 +101,10 @@ def _lab_view(run: dict, lab: dict) -> dict:
         "not_measured": None if rates else not_measured_reason(run, lab),
         "rates": [_rate_row(rate) for rate in rates],
         "memory_bound": any(rate.memory_bound for rate in rates),
+        "resources": [
+            {key: plain(str(kernel.get(key, ""))) for key in RESOURCE_COLUMNS} for kernel in lab.get("resources") or []
+        ],
+        "resources_problem": plain(lab.get("resources_problem")),
         "checks": [
             {
                 "name": plain(check["name"]),
