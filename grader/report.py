@@ -120,7 +120,7 @@ def resource_lines(grade: LabGrade) -> list[str]:
     if not grade.resources and not grade.resources_problem:
         return []
     report = resources.ResourceReport(grade.resources, grade.resources_problem)
-    return [f"  {line}" for line in ["compiler's resources, per kernel:", *resources.summary(report)]]
+    return ["the compiler's resources, per kernel:", *(f"  {line}" for line in resources.summary(report))]
 
 
 def print_resources(console: Console, grade: LabGrade) -> None:
