@@ -125,7 +125,7 @@ class Steps:
     def counters(self) -> AbstractContextManager[None]:
         """The GPU shared, and its performance monitors to this lab alone: an ncu run. Its counters are the
         profiled process's own: on the H100 every count the checks read came out the same with Lab 4's
-        benchmark running beside it (tools/ncu_under_load.py, results/h100-2026-11-24f/), so the others'
+        benchmark running beside it (results/h100.md, "Nsight Compute beside other programs"), so the others'
         tests and sanitizers go on. One ncu run at a time, so that two never share the monitors."""
         return self._alone_with(self.ctx.counters_lock, WAITING_FOR_THE_GPU)
 

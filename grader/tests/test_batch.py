@@ -1,8 +1,8 @@
 """Grading a class: a batch over a folder of submissions, one grader process per submission, resumable, and
 the same work as Slurm array tasks merged by collect. Real grader processes on a few generated submissions (CPU
 only here: the GPU checks are 'not run'); the whole generated class is graded on the H100
-(results/h100-class.md). The cutting of a process's JSON into per-lab results is tested on its own, and with a
-stand-in grader process."""
+(results/h100.md, "A class"). The cutting of a process's JSON into per-lab results is tested on its own, and with
+a stand-in grader process."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""The kit as an instructor adopts it: no tracked file outside results/ (the project's lab notebook) cites an
-issue number, which means nothing outside this project's tracker, or a path on a development machine, which
-exists nowhere else. A comment gives the reason itself."""
+"""The kit as an instructor adopts it: no tracked file cites an issue number, which means nothing outside this
+project's tracker, or a path on a development machine, which exists nowhere else. A comment gives the reason
+itself. The one exception is the output the grader and calibrate recorded under results/ (JSON, logs), kept as
+they wrote it; the pages written about it there are held to the rule."""
 
 from __future__ import annotations
 
@@ -15,14 +16,18 @@ from grader.config import REPO_ROOT
 ISSUE = re.compile(r"\bissue #?\d+(?!\.\d)", re.IGNORECASE)
 # An absolute path on a development machine: not a folder of that name inside another path ("$container/root/").
 MACHINE_PATH = re.compile(r"(?<![\w$}./-])/(?:work|root|home)/")
-NOTEBOOK = "results/"  # measurements and logs, dated: they may name the machine and the issue they answer
+RECORDED = "results/"  # a program's output, as written: it names the paths of the machine it ran on
 
 
 def tracked_text_files() -> list[str]:
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=False)
     if listed.returncode != 0:
         pytest.skip("not a git checkout: the tracked files are unknown")
-    return [name for name in listed.stdout.decode().split("\0") if name and not name.startswith(NOTEBOOK)]
+    return [name for name in listed.stdout.decode().split("\0") if name and not is_recorded_output(name)]
+
+
+def is_recorded_output(name: str) -> bool:
+    return name.startswith(RECORDED) and not name.endswith(".md")
 
 
 def findings(pattern: re.Pattern) -> list[str]:
