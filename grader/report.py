@@ -124,8 +124,9 @@ def resource_lines(grade: LabGrade) -> list[str]:
 
 
 def print_resources(console: Console, grade: LabGrade) -> None:
+    """Wrapped at the terminal's width, unlike a replay command: a kernel's name can be long, and no one copies it."""
     for line in resource_lines(grade):
-        console.print(escape(line), soft_wrap=True, highlight=False, style="dim")
+        console.print(escape(line), highlight=False, style="dim")
 
 
 def lab_table(grade: LabGrade) -> Table:
