@@ -155,7 +155,7 @@ def regrade(out: Path, tasks: list[Task], students: list[str], plan: dict) -> li
 def visible_gpus() -> list[str]:
     """The GPUs this batch may use, each as CUDA_VISIBLE_DEVICES names it for one worker's grader: the entries of
     CUDA_VISIBLE_DEVICES where it is set (the instructor's or the scheduler's choice: a worker must never be
-    sent to a GPU outside it), else every GPU nvidia-smi lists, by index. None without a GPU."""
+    sent to a GPU outside it), else every GPU nvidia-smi lists, by index; none without a GPU."""
     present = gpu.gpu_count()
     if not present:
         return []
