@@ -24,7 +24,6 @@ from grader.score import correctness_passed, score
 from grader.sizes import lab_sizes
 from grader.submission import defines_none_of, interface_functions
 
-SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 NEAR_MISS_BAND = 0.10  # a ratio this close under its threshold is measured again before it fails
 INTEGRITY = "integrity: the lab's own work (no library doing it, no other file, nothing of the harness)"
 INTEGRITY_HINT = (
@@ -400,7 +399,7 @@ def mechanism_check(
     if not ctx.gpu.present and not ctx.emulator:
         return not_run(ctx.gpu.reason)
     timeouts = ctx.config.timeouts
-    if mechanism.tool in SANITIZERS:
+    if mechanism.tool in sanitize.SANITIZERS:
         binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
         if not ctx.emulator:
             if ctx.sanitizer is None:

@@ -27,6 +27,7 @@ from rich.text import Text
 from grader import resources
 from grader.config import REPO_ROOT, Target
 from grader.model import NOT_SUBMITTED, Category, Check, LabGrade, Status
+from grader.sanitize import SANITIZERS
 from grader.score import verdict
 
 STYLE = {
@@ -41,8 +42,6 @@ STYLE = {
     "incomplete": "bold yellow",
     NOT_SUBMITTED: "bold red",
 }
-# The sanitizers whose finding explains the wrong results beside it: a mechanism check named "memcheck: ...".
-SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 REPLAY = re.compile(r"(?:^|\n)replay: ")  # where a failed case's hint gives the command that runs it again
 # file:line or file:line:column of a source file, with any folders before it.
 LOCATION = re.compile(r"(?:[\w.+-]*/)*([\w.+-]+\.(?:cu|cuh|cpp|hpp|h|cc|c)):(\d+(?::\d+)?)")
@@ -65,7 +64,7 @@ def _cause_rank(check: Check) -> int:
         return 4
     if check.category is Category.BUILD:
         return 0
-    if check.name.split(":")[0].strip() in SANITIZERS:
+    if check.name.split(":")[0].strip() in SANITIZERS:  # a sanitizer's finding explains the wrong results
         return 1
     return 2 if check.category in (Category.CORRECTNESS, Category.STRETCH) else 3
 
@@ -254,11 +253,13 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
             console.print(escape(line), soft_wrap=True)
             continue
         if compared and grade.variant == "student" and grade.lab in solutions:
-            console.print(compare_table(grade, solutions[grade.lab]))
-            print_notes(console, grade)
-            print_resources(console, grade)
+            table = compare_table(grade, solutions[grade.lab])
         elif not (compared and grade.variant == "solution"):
-            console.print(lab_table(grade))
+            table = lab_table(grade)
+        else:
+            table = None  # the solution's side, shown in the student's table
+        if table is not None:
+            console.print(table)
             print_notes(console, grade)
             print_resources(console, grade)
         console.print()

@@ -19,6 +19,8 @@ from grader import proc, suite
 # The sanitizer exits with this when it found anything (racecheck's hazard warnings included), and with
 # the program's own status otherwise.
 SANITIZER_FOUND = 86
+# compute-sanitizer's tools, as labs.toml names a mechanism's tool and a check's name begins.
+SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # The checks the CPU emulator makes (CML_EMU_CHECK); its initcheck is of shared memory, not global.
 EMULATED_TOOLS = ("memcheck", "racecheck", "initcheck")
 PRINT_LIMIT = 10

@@ -73,10 +73,9 @@ case "$part" in
             echo "== $students students on GPU(s) $visible" | tee -a "$out/class-gpus.log"
             CUDA_VISIBLE_DEVICES=$visible ./cml batch "$where/submissions" --out "$where/$run" "$@" 2>&1 |
                 tee -a "$out/class-gpus.log"
-            ln -sfn "$run" "$where/results"
-            .venv/bin/python -m grader.tests.class_submissions check "$where" 2>&1 | tee -a "$out/class-gpus.log"
+            .venv/bin/python -m grader.tests.class_submissions check "$where" --results "$where/$run" 2>&1 |
+                tee -a "$out/class-gpus.log"
         done
-        rm "$where/results"
         PYTHONPATH=. .venv/bin/python tools/class_gpus.py "$where/all" "$where/first" | tee "$out/class-gpus.md"
         (cd "$where" && tar czf "$out/class-gpus-results.tar.gz" expected.json all/results.csv first/results.csv \
             all/results.json first/results.json all/workers.json first/workers.json all/students first/students) ;;

@@ -6,6 +6,7 @@ a counter or a sanitizer shows (grader/variants/), as most of a real class does.
     python -m grader.tests.class_submissions make OUT      # OUT/submissions/ and OUT/expected.json
     ... make OUT --seven-lab N --only-seven-lab             # N seven-lab students (40 by default), alone
     python -m grader.tests.class_submissions check OUT     # compares OUT/results/ (./cml batch) with it
+    ... check OUT --results DIR                             # compares DIR (another batch of the same class)
 """
 
 from __future__ import annotations
@@ -258,10 +259,12 @@ def make(
     return folder
 
 
-def mismatches(out: Path) -> list[str]:
-    """Every student whose batch result differs from what it must be; [] when all are right."""
+def mismatches(out: Path, results: Path | None = None) -> list[str]:
+    """Every student whose batch result differs from what it must be; [] when all are right. `results`: the
+    batch's folder (OUT/results by default)."""
+    results = results or out / "results"
     expected = json.loads((out / "expected.json").read_text())
-    rows = {row["student"]: row for row in json.loads((out / "results" / "results.json").read_text())}
+    rows = {row["student"]: row for row in json.loads((results / "results.json").read_text())}
     wrong = []
     for student, labs in expected.items():
         row = rows.get(student)
@@ -274,7 +277,7 @@ def mismatches(out: Path) -> list[str]:
             if cell != verdict:
                 wrong.append(f"{student} {lab}: want {verdict}, got {cell!r}")
             elif check:
-                grade = json.loads((out / "results" / "students" / student / "grade.json").read_text())
+                grade = json.loads((results / "students" / student / "grade.json").read_text())
                 checks = [c for entry in grade["labs"] if entry["lab"] == lab for c in entry["checks"]]
                 names = [c["name"] for c in checks if c["status"] == "failed"]
                 if not any(n == check or (check.endswith("*") and n.startswith(check[:-1])) for n in names):
@@ -288,11 +291,12 @@ def main() -> int:
     parser.add_argument("where", type=Path, help="the class's folder")
     parser.add_argument("--seven-lab", type=int, default=SEVEN_LAB_STUDENTS, help="seven-lab students to make")
     parser.add_argument("--only-seven-lab", action="store_true", help="make the seven-lab students alone")
+    parser.add_argument("--results", type=Path, help="check: the batch's folder (default: WHERE/results)")
     args = parser.parse_args()
     if args.command == "make":
         print(make(args.where, seven_lab=args.seven_lab, only_seven_lab=args.only_seven_lab))
         return 0
-    problems = mismatches(args.where)
+    problems = mismatches(args.where, args.results)
     print(
         "\n".join(problems) or f"all {len(json.loads((args.where / 'expected.json').read_text()))} verdicts as expected"
     )
