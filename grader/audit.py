@@ -3,6 +3,7 @@ variants that make each one, and, beside them, the verdict each variant got in r
 
     python -m grader.audit                           # the audit alone, as a Markdown table
     python -m grader.audit GRADES_DIR [GRADES_DIR]   # with a column per grading run (tools/grade-variants.sh --out)
+    ... --target T.toml GRADES_DIR ...              # the runs' speed checks judged again against other thresholds
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import Config, load_config
+from grader.config import Config, Target, load_config, load_target
 from grader.variants import VARIANTS_DIR, Variant, judged_grade, load_variants
 
 AUDIT = VARIANTS_DIR / "audit.toml"
@@ -68,8 +69,8 @@ def problems(mistakes: list[Mistake], variants: list[Variant], labs: list[str]) 
     return found
 
 
-def _verdict(variant: Variant, grades_dir: Path, config: Config) -> str:
-    judged = judged_grade(grades_dir, variant, config)
+def _verdict(variant: Variant, grades_dir: Path, config: Config, target: Target | None) -> str:
+    judged = judged_grade(grades_dir, variant, config, target)
     if judged is None:
         return "not graded"
     ok, why = judged
@@ -77,10 +78,14 @@ def _verdict(variant: Variant, grades_dir: Path, config: Config) -> str:
 
 
 def audit_table(
-    mistakes: list[Mistake], variants: list[Variant], grades_dirs: list[Path], config: Config | None = None
+    mistakes: list[Mistake],
+    variants: list[Variant],
+    grades_dirs: list[Path],
+    config: Config | None = None,
+    target: Target | None = None,
 ) -> tuple[str, bool]:
     """The audit as a Markdown table, a column per grading run; and whether every variant graded got what it
-    should in every run."""
+    should in every run (with `target`: its speed checks judged again against those thresholds)."""
     config = config or load_config()
     by_name = {(v.lab, v.name): v for v in variants}
     header = ["lab", "kind", "mistake", "variant", "the check that must fail it", *(d.name for d in grades_dirs)]
@@ -92,7 +97,7 @@ def audit_table(
             continue
         for name in m.variants:
             variant = by_name[(m.lab, name)]
-            verdicts = [_verdict(variant, d, config) for d in grades_dirs]
+            verdicts = [_verdict(variant, d, config, target) for d in grades_dirs]
             all_ok &= not any(v.startswith("**NOT") for v in verdicts)
             cells = [m.lab[:2], m.kind, m.what, name, variant.must_fail, *verdicts]
             rows.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
@@ -104,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m grader.audit", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("grades_dirs", type=Path, nargs="*", help="grading runs of the variants, a column each")
+    parser.add_argument("--target", type=Path, help="judge the runs' speed checks again against this thresholds file")
     args = parser.parse_args(argv)
     mistakes, variants = load_audit(), load_variants()
     config = load_config()
@@ -111,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     if wrong:
         sys.stderr.write("the audit does not hold:\n" + "".join(f"  {line}\n" for line in wrong))
         return 2
-    text, all_ok = audit_table(mistakes, variants, args.grades_dirs, config)
+    target = load_target(args.target) if args.target else None
+    text, all_ok = audit_table(mistakes, variants, args.grades_dirs, config, target)
     sys.stdout.write(text)
     return 0 if all_ok else 1
 

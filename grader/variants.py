@@ -162,12 +162,15 @@ def _judged(
     return (*judge(variant, checks, unseen_checks(grade, variant.lab, config)), checks)
 
 
-def judged_grade(grades_dir: Path, variant: Variant, config: Config) -> tuple[bool, str] | None:
-    """judge() of the variant's grade filed in grades_dir by tools/grade-variants.sh; None where it has none."""
+def judged_grade(
+    grades_dir: Path, variant: Variant, config: Config, target: Target | None = None
+) -> tuple[bool, str] | None:
+    """judge() of the variant's grade filed in grades_dir by tools/grade-variants.sh (with `target`, its speed
+    checks judged again against those thresholds); None where it has none."""
     grade_json = _grade_json(grades_dir, variant)
     if not grade_json.is_file():
         return None
-    ok, why, _ = _judged(grade_json, variant, config)
+    ok, why, _ = _judged(grade_json, variant, config, target)
     return ok, why
 
 
