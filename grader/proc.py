@@ -87,8 +87,8 @@ class Outcome:
         if self.printed_too_much:
             return f"printed more than {self.output_limit >> 20} MiB and was stopped (a print in a loop?)"
         if self.returncode is None:
-            why = f"{self.limit_why}; " if self.limit_why else ""
-            return f"timed out after {self.timeout_s:g} s and was stopped ({why}a kernel that never returns?)"
+            why = f": {self.limit_why}" if self.limit_why else ""
+            return f"timed out after {self.timeout_s:g} s and was stopped{why} (a kernel that never returns?)"
         if self.returncode < 0:
             return f"crashed: killed by {signal.Signals(-self.returncode).name}"
         return f"exited with status {self.returncode}"
