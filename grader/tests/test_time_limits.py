@@ -21,50 +21,50 @@ def target(**steps: float) -> Target:
 
 
 @pytest.fixture
-def config() -> Config:
-    """A fresh one: a test sets its --step-timeout."""
+def fresh() -> Config:
+    """The configuration, each test its own: one sets its --step-timeout."""
     return load_config()
 
 
-def test_a_short_step_is_stopped_the_margin_after_the_reference_would_have_ended(config):
-    limit = step_limit(config, target(tests=8.0), "01_vector_add", "tests")
-    assert limit.seconds == 8 + MARGIN_S < config.timeouts["tests"]
+def test_a_short_step_is_stopped_the_margin_after_the_reference_would_have_ended(fresh):
+    limit = step_limit(fresh, target(tests=8.0), "01_vector_add", "tests")
+    assert limit.seconds == 8 + MARGIN_S < fresh.timeouts["tests"]
     assert limit.why == "the reference solution takes 8.0 s here"
 
 
-def test_a_long_step_may_take_several_times_the_reference(config):
+def test_a_long_step_may_take_several_times_the_reference(fresh):
     # Past MARGIN_S / (SLOWDOWN - 1) seconds, SLOWDOWN times the reference is the larger allowance.
     reference = 2 * MARGIN_S / (SLOWDOWN - 1)
-    limit = step_limit(config, target(racecheck=reference), "01_vector_add", "racecheck")
+    limit = step_limit(fresh, target(racecheck=reference), "01_vector_add", "racecheck")
     assert limit.seconds == from_reference(reference) == SLOWDOWN * reference > reference + MARGIN_S
-    assert from_reference(0.42) == 31 and step_limit(config, target(tests=0.42), "01_vector_add", "tests").why == (
+    assert from_reference(0.42) == 31 and step_limit(fresh, target(tests=0.42), "01_vector_add", "tests").why == (
         "the reference solution takes 0.4 s here"
     )
 
 
-def test_every_sanitizer_has_its_own_time_and_shares_the_fixed_limit(config):
+def test_every_sanitizer_has_its_own_time_and_shares_the_fixed_limit(fresh):
     timed = target(memcheck=5.0)
-    assert step_limit(config, timed, "01_vector_add", "memcheck").seconds == 35
-    racecheck = step_limit(config, timed, "01_vector_add", "racecheck")
-    assert racecheck.seconds == config.timeouts["sanitizer"] and "not measured" in racecheck.why
+    assert step_limit(fresh, timed, "01_vector_add", "memcheck").seconds == 35
+    racecheck = step_limit(fresh, timed, "01_vector_add", "racecheck")
+    assert racecheck.seconds == fresh.timeouts["sanitizer"] and "not measured" in racecheck.why
 
 
-def test_a_derived_limit_never_passes_the_fixed_one(config):
-    slow = config.timeouts["bench"]  # the reference alone takes the whole fixed limit
-    limit = step_limit(config, target(bench=slow), "01_vector_add", "bench")
-    assert limit.seconds == config.timeouts["bench"]
+def test_a_derived_limit_never_passes_the_fixed_one(fresh):
+    slow = fresh.timeouts["bench"]  # the reference alone takes the whole fixed limit
+    limit = step_limit(fresh, target(bench=slow), "01_vector_add", "bench")
+    assert limit.seconds == fresh.timeouts["bench"]
     assert limit.why.startswith(time_limits.FIXED) and f"takes {slow:.0f} s here" in limit.why
 
 
-def test_where_nothing_was_measured_the_fixed_limit_applies_and_says_so(config):
+def test_where_nothing_was_measured_the_fixed_limit_applies_and_says_so(fresh):
     for unmeasured in (None, target(), target(bench=3.0)):  # the emulator or no thresholds; no lab; no step
-        limit = step_limit(config, unmeasured, "01_vector_add", "tests")
-        assert limit.seconds == config.timeouts["tests"]
+        limit = step_limit(fresh, unmeasured, "01_vector_add", "tests")
+        assert limit.seconds == fresh.timeouts["tests"]
         assert limit.why == f"{time_limits.FIXED}: the reference solution's time for this step is not measured here"
-    assert step_limit(config, target(tests=1.0), "02_dot_product", "tests").seconds == config.timeouts["tests"]
+    assert step_limit(fresh, target(tests=1.0), "02_dot_product", "tests").seconds == fresh.timeouts["tests"]
 
 
-def test_the_shipped_targets_are_not_timed_yet_so_the_fixed_limits_apply(config):
+def test_the_shipped_targets_are_not_timed_yet_so_the_fixed_limits_apply(fresh):
     """Until ./cml calibrate times the reference solutions on the H100 and H200, their steps keep the fixed limits,
     and their thresholds files say so."""
     for gpu in ("h100", "h200"):
@@ -72,18 +72,18 @@ def test_the_shipped_targets_are_not_timed_yet_so_the_fixed_limits_apply(config)
         if shipped.reference_seconds:
             pytest.skip(f"{gpu}.toml holds reference_seconds: its derived limits are tested above")
         assert "No reference_seconds" in (TARGETS_DIR / f"{gpu}.toml").read_text()
-        for lab in config.labs:
-            assert step_limit(config, shipped, lab.name, "tests").seconds == config.timeouts["tests"]
+        for lab in fresh.labs:
+            assert step_limit(fresh, shipped, lab.name, "tests").seconds == fresh.timeouts["tests"]
 
 
-def test_step_timeout_caps_a_derived_limit_and_a_fixed_one(config):
-    config.step_cap = 20.0
-    assert step_limit(config, target(tests=8.0), "01_vector_add", "tests") == proc.TimeLimit(
+def test_step_timeout_caps_a_derived_limit_and_a_fixed_one(fresh):
+    fresh.step_cap = 20.0
+    assert step_limit(fresh, target(tests=8.0), "01_vector_add", "tests") == proc.TimeLimit(
         20.0, "the limit --step-timeout set"
     )
-    assert step_limit(config, None, "01_vector_add", "memcheck") == proc.TimeLimit(20.0, "the limit --step-timeout set")
-    config.step_cap = 60.0  # above the derived limit: the derived one stands
-    assert step_limit(config, target(tests=8.0), "01_vector_add", "tests").seconds == 38
+    assert step_limit(fresh, None, "01_vector_add", "memcheck") == proc.TimeLimit(20.0, "the limit --step-timeout set")
+    fresh.step_cap = 60.0  # above the derived limit: the derived one stands
+    assert step_limit(fresh, target(tests=8.0), "01_vector_add", "tests").seconds == 38
 
 
 def test_a_program_stopped_at_its_limit_says_what_the_limit_came_from():
@@ -108,3 +108,27 @@ def test_the_correctness_verdict_of_a_stopped_test_program_names_its_limit():
 def test_a_program_s_time_leaves_out_its_wait_for_the_gpu():
     outcome = proc.run([sys.executable, "-c", "import time; time.sleep(1.5)"], 30, paused=lambda: 1.0)
     assert outcome.ok and 0.4 <= outcome.seconds < 1.4
+
+
+@pytest.mark.needs_solutions
+def test_on_the_emulator_a_measured_reference_time_stops_the_tests_and_the_verdict_says_so(
+    emulator, config, monkeypatch
+):
+    """End to end: a thresholds file (given as --target gives one) says the reference solution's tests take
+    0.3 s, and with a margin of half a second the limit is 2 s: the emulated tests, which take longer, are stopped
+    there, every case the run did not finish fails saying so, and the later steps are not run, for that reason."""
+    from grader.gpu import Gpu
+    from grader.grade import Context, grade_lab
+
+    monkeypatch.setattr(time_limits, "MARGIN_S", 0.5)
+    measured = target(tests=0.3)
+    limit = step_limit(config, measured, "01_vector_add", "tests")
+    assert limit == proc.TimeLimit(2, "the reference solution takes 0.3 s here")
+    ctx = Context(config, emulator, Gpu(False, reason="the test grades on the CPU emulator"), measured, None, None)
+    ctx.emulator = True
+    grade = grade_lab(ctx, config.lab("01"), "solution")
+    said = f"timed out after 2 s and was stopped: {limit.why}"
+    stopped = [c for c in grade.checks if said in c.detail]
+    assert stopped and grade.program_seconds["tests"] < 10, [(c.name, c.detail) for c in grade.checks]
+    assert all(c.status is Status.FAILED for c in stopped)
+    assert any(c.name.startswith("memcheck") and c.detail.startswith("not run: the test program") for c in stopped)
