@@ -154,6 +154,10 @@ class Target:
     def for_lab(self, lab: str) -> dict[str, Thresholds]:
         return self.thresholds.get(lab, {})
 
+    def matches(self, device_name: str) -> bool:
+        """Whether this file is for that device: its `match` names part of the device's name."""
+        return bool(device_name) and any(m.lower() in device_name.lower() for m in self.match)
+
     def shown_path(self) -> str:
         """The file as reports name it: relative to the repository when inside it, so no report shows where
         the grading machine keeps its checkout."""
@@ -218,6 +222,6 @@ def find_target(device_name: str, targets_dir: Path = TARGETS_DIR) -> Target | N
     """The target file whose `match` names this device; None for a GPU nobody calibrated."""
     for path in sorted(targets_dir.glob("*.toml")):
         target = load_target(path)
-        if any(m.lower() in device_name.lower() for m in target.match):
+        if target.matches(device_name):
             return target
     return None

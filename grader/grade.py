@@ -111,7 +111,7 @@ class Steps:
 
     def limit(self, lab: Lab, step: str) -> proc.TimeLimit:
         """The time limit of `step` of `lab` here (grader/time_limits.py)."""
-        return time_limits.step_limit(self.ctx.config, self.ctx.target, lab.name, step)
+        return time_limits.step_limit(self.ctx.config, self.ctx.target, lab.name, step, self.ctx.gpu.name)
 
     def ran(self, step: str, outcome: proc.Outcome) -> None:
         """Keeps how long `step`'s program ran: the longest of its runs (a benchmark may run three times)."""

@@ -39,11 +39,14 @@ def from_reference(reference_s: float) -> float:
     return float(math.ceil(max(SLOWDOWN * reference_s, reference_s + MARGIN_S)))
 
 
-def step_limit(config: Config, target: Target | None, lab: str, step: str) -> TimeLimit:
-    """The time limit of `step` (one of TIMED_STEPS) of `lab`: from the reference solution's time in `target`
-    where it holds one (never past the fixed limit), else the fixed limit; capped by --step-timeout."""
+def step_limit(config: Config, target: Target | None, lab: str, step: str, device: str) -> TimeLimit:
+    """The time limit of `step` (one of TIMED_STEPS) of `lab` on `device` (the GPU's name; "" for none): from the
+    reference solution's time in `target` where it holds one and is that device's file (a time measured on
+    another GPU says nothing of this one), never past the fixed limit; else the fixed limit. Capped by
+    --step-timeout."""
     fixed = float(config.timeouts[fixed_name(step)])
-    reference = target.reference_seconds.get(lab, {}).get(step) if target else None
+    timed = target.reference_seconds if target and target.matches(device) else {}
+    reference = timed.get(lab, {}).get(step)
     if reference is None:
         limit = TimeLimit(fixed, f"{FIXED}: the reference solution's time for this step is not measured here")
     elif from_reference(reference) > fixed:

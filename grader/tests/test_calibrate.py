@@ -222,7 +222,7 @@ def test_calibrate_times_the_reference_solution_s_steps_and_the_grader_derives_t
     assert json.loads(kept.read_text())["step_seconds"] == {
         "01_vector_add": {"tests": [3.0, 4.46], "memcheck": [9.0, 8.0]}
     }
-    limit = step_limit(config, written, "01_vector_add", "tests")
+    limit = step_limit(config, written, "01_vector_add", "tests", "Test GPU")
     assert (limit.seconds, limit.why) == (35, "the reference solution takes 4.5 s here") and 35 == 5 + MARGIN_S
     assert "No reference_seconds" not in path.read_text()
     assert module.rewrite(config, kept, tmp_path / "again.toml").read_text() == path.read_text()

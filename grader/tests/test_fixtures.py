@@ -104,7 +104,7 @@ def test_a_kernel_that_never_returns_is_stopped_soon_after_the_reference_s_tests
     folder = FIXTURES_DIR / "01_never_returns"
     expect = {key: value for key, value in load_expect(folder).items() if key != "timeout_s"}
     (lab,) = [entry for entry in grade_fixture(folder, expect, tmp_path)["labs"] if entry["lab"] == "01_vector_add"]
-    limit = step_limit(load_config(), target, "01_vector_add", "tests")
+    limit = step_limit(load_config(), target, "01_vector_add", "tests", device.name)
     ran = lab["program_seconds"]["tests"]
     print(f"reference {reference} s, limit {limit.seconds:g} s, stopped after {ran} s")
     assert limit.seconds == from_reference(reference) and limit.seconds - 1 < ran < limit.seconds + 5
