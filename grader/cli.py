@@ -287,7 +287,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "this GPU are derived from.",
     )
     add_build_options(cal, "build-calibrate")  # its own: it also holds the programs of every variant
-    cal.add_argument("--runs", type=int, default=3, help="benchmark runs of each kernel (default 3)")
+    cal.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="benchmark runs of each kernel, and timed grades of each reference solution (default 3)",
+    )
     cal.add_argument(
         "--lab",
         action="append",

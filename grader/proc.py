@@ -48,6 +48,13 @@ class TimeLimit:
 
     seconds: float
     why: str = ""
+    # What the grader's own program of the step (the checker, replaying the record) may take, where that differs:
+    # its time does not depend on the submission, so a limit derived from the reference's time is not its own.
+    grader_s: float | None = None
+
+    @property
+    def for_the_grader(self) -> float:
+        return self.seconds if self.grader_s is None else self.grader_s
 
 
 Limit = float | TimeLimit  # a bare number is a limit with nothing to say about where it came from

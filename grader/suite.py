@@ -216,7 +216,7 @@ def run_suite(
             # The grader runs a test program only where it found a GPU (or the CPU emulator): this is the
             # sandbox's or the machine's failure, not the student's.
             raise GraderError(f"the test program found no GPU in the sandbox: {no_gpu.group(1)}")
-        cases = judge(checker, program.record, timeout_s, env)
+        cases = judge(checker, program.record, proc.time_limit(timeout_s).for_the_grader, env)
     for case in cases:
         case.message = case.message.replace(CUT_SHORT, f"(the test program {outcome.how_it_ended()})")
     return SuiteRun(outcome, cases, todos=printed_todos(outcome.stderr))

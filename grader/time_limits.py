@@ -5,6 +5,7 @@ fixed limits of labs.toml. Each limit says where it came from, and the verdict o
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from grader.config import Config, Target
@@ -54,5 +55,5 @@ def step_limit(config: Config, target: Target | None, lab: str, step: str, devic
     else:
         limit = TimeLimit(from_reference(reference), f"the reference solution takes {seconds_said(reference)} s here")
     if config.step_cap is not None and config.step_cap < limit.seconds:
-        return TimeLimit(config.step_cap, "the limit --step-timeout set")
-    return limit
+        limit = TimeLimit(config.step_cap, "the limit --step-timeout set")
+    return dataclasses.replace(limit, grader_s=min(fixed, config.step_cap or fixed))

@@ -33,6 +33,8 @@ def test_a_short_step_is_stopped_the_margin_after_the_reference_would_have_ended
     limit = step_limit(fresh, target(tests=8.0), "01_vector_add", "tests", GPU)
     assert limit.seconds == 8 + MARGIN_S < fresh.timeouts["tests"]
     assert limit.why == "the reference solution takes 8.0 s here"
+    # The checker, the grader's own program, whose time does not depend on the submission, keeps the fixed limit.
+    assert limit.for_the_grader == fresh.timeouts["tests"]
 
 
 def test_a_long_step_may_take_several_times_the_reference(fresh):
@@ -89,12 +91,9 @@ def test_the_shipped_targets_are_not_timed_yet_so_the_fixed_limits_apply(fresh):
 
 def test_step_timeout_caps_a_derived_limit_and_a_fixed_one(fresh):
     fresh.step_cap = 20.0
-    assert step_limit(fresh, target(tests=8.0), "01_vector_add", "tests", GPU) == proc.TimeLimit(
-        20.0, "the limit --step-timeout set"
-    )
-    assert step_limit(fresh, None, "01_vector_add", "memcheck", GPU) == proc.TimeLimit(
-        20.0, "the limit --step-timeout set"
-    )
+    capped = proc.TimeLimit(20.0, "the limit --step-timeout set", grader_s=20.0)  # the checker's limit too
+    assert step_limit(fresh, target(tests=8.0), "01_vector_add", "tests", GPU) == capped
+    assert step_limit(fresh, None, "01_vector_add", "memcheck", GPU) == capped
     fresh.step_cap = 60.0  # above the derived limit: the derived one stands
     assert step_limit(fresh, target(tests=8.0), "01_vector_add", "tests", GPU).seconds == 38
 
@@ -128,21 +127,22 @@ def test_on_the_emulator_a_measured_reference_time_stops_the_tests_and_the_verdi
     emulator, config, monkeypatch
 ):
     """End to end: a thresholds file (given as --target gives one) says the reference solution's tests take
-    0.3 s, and with a margin of half a second the limit is 2 s: the emulated tests, which take longer, are stopped
-    there, every case the run did not finish fails saying so, and the later steps are not run, for that reason."""
+    0.1 s, and with no margin the limit is 1 s: the emulated tests, which take longer (ten more cases at the
+    largest size keep them longer on any machine), are stopped there, every case the run did not finish fails
+    saying so, and the later steps are not run, for that reason."""
     from grader.gpu import Gpu
     from grader.grade import Context, grade_lab
 
-    monkeypatch.setattr(time_limits, "MARGIN_S", 0.5)
-    measured = target(tests=0.3)
+    monkeypatch.setattr(time_limits, "MARGIN_S", 0.0)
+    measured = target(tests=0.1)
     limit = step_limit(config, measured, "01_vector_add", "tests", GPU)
-    assert limit == proc.TimeLimit(2, "the reference solution takes 0.3 s here")
+    assert limit == proc.TimeLimit(1, "the reference solution takes 0.1 s here", grader_s=config.timeouts["tests"])
     # The emulator in the place of the GPU the time was measured on: no GPU is present, but the name matches.
     as_if = Gpu(False, GPU, reason="the test grades on the CPU emulator")
-    ctx = Context(config, emulator, as_if, measured, None, None)
+    ctx = Context(config, emulator, as_if, measured, None, None, instructor_sizes={"01_vector_add": ["3000000"] * 10})
     ctx.emulator = True
     grade = grade_lab(ctx, config.lab("01"), "solution")
-    said = f"timed out after 2 s and was stopped: {limit.why}"
+    said = f"timed out after 1 s and was stopped: {limit.why}"
     stopped = [c for c in grade.checks if said in c.detail]
     assert stopped and grade.program_seconds["tests"] < 10, [(c.name, c.detail) for c in grade.checks]
     assert all(c.status is Status.FAILED for c in stopped)
