@@ -147,9 +147,16 @@ class Target:
     match: list[str]  # substrings of the device name this file applies to
     thresholds: dict[str, dict[str, Thresholds]]  # lab -> benchmark group ("" for one setting) -> thresholds
     path: Path | None = None
+    # lab -> step (grader/time_limits.py: TIMED_STEPS) -> the reference solution's seconds for it on this GPU,
+    # as ./cml calibrate measured them; the steps' time limits are derived from them
+    reference_seconds: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def for_lab(self, lab: str) -> dict[str, Thresholds]:
         return self.thresholds.get(lab, {})
+
+    def matches(self, device_name: str) -> bool:
+        """Whether this file is for that device: its `match` names part of the device's name."""
+        return bool(device_name) and any(m.lower() in device_name.lower() for m in self.match)
 
     def shown_path(self) -> str:
         """The file as reports name it: relative to the repository when inside it, so no report shows where
@@ -161,7 +168,8 @@ class Target:
 @dataclass
 class Config:
     labs: list[Lab]
-    timeouts: dict[str, float]
+    timeouts: dict[str, float]  # labs.toml's fixed limit of each step, in seconds
+    step_cap: float | None = None  # --step-timeout: no step but the build may run longer
 
     def lab(self, key: str) -> Lab:
         """A lab by full name or number: '01_vector_add', '01' or '1'."""
@@ -206,6 +214,7 @@ def load_target(path: Path) -> Target:
         match=data["device"]["match"],
         thresholds={lab: _lab_thresholds(values) for lab, values in data.get("lab", {}).items()},
         path=path,
+        reference_seconds=data.get("reference_seconds", {}),
     )
 
 
@@ -213,6 +222,6 @@ def find_target(device_name: str, targets_dir: Path = TARGETS_DIR) -> Target | N
     """The target file whose `match` names this device; None for a GPU nobody calibrated."""
     for path in sorted(targets_dir.glob("*.toml")):
         target = load_target(path)
-        if any(m.lower() in device_name.lower() for m in target.match):
+        if target.matches(device_name):
             return target
     return None
