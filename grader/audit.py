@@ -65,8 +65,16 @@ def problems(mistakes: list[Mistake], variants: list[Variant], labs: list[str]) 
         answered = {m.kind for m in mistakes if m.lab == lab}
         found += [f"{lab}: no {kind!r} mistake in the audit" for kind in REQUIRED_KINDS if kind not in answered]
     listed = {(m.lab, name) for m in mistakes for name in m.variants}
-    found += [f"{v.lab}/{v.name}: a wrong variant no mistake lists" for v in variants if v.kind == "wrong" and (v.lab, v.name) not in listed]
+    found += [
+        f"{v.lab}/{v.name}: a wrong variant no mistake lists"
+        for v in variants
+        if v.kind == "wrong" and (v.lab, v.name) not in listed
+    ]
     return found
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |"
 
 
 def _verdict(variant: Variant, grades_dir: Path, config: Config, target: Target | None) -> str:
@@ -89,18 +97,18 @@ def audit_table(
     config = config or load_config()
     by_name = {(v.lab, v.name): v for v in variants}
     header = ["lab", "kind", "mistake", "variant", "the check that must fail it", *(d.name for d in grades_dirs)]
-    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows = [_row(header), "|" + "---|" * len(header)]
     all_ok = True
     for m in mistakes:
         if not m.variants:
-            rows.append("| " + " | ".join([m.lab[:2], m.kind, m.what, "-", f"none made: {m.not_made}", *("-" for _ in grades_dirs)]) + " |")
+            rows.append(_row([m.lab[:2], m.kind, m.what, "-", f"none made: {m.not_made}", *("-" for _ in grades_dirs)]))
             continue
         for name in m.variants:
             variant = by_name[(m.lab, name)]
             verdicts = [_verdict(variant, d, config, target) for d in grades_dirs]
             all_ok &= not any(v.startswith("**NOT") for v in verdicts)
             cells = [m.lab[:2], m.kind, m.what, name, variant.must_fail, *verdicts]
-            rows.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
+            rows.append(_row(cells))
     return "\n".join(rows) + "\n", all_ok
 
 

@@ -134,7 +134,9 @@ def calls(obj: ObjectFile) -> list[str]:
     left to code.nvcc_only_calls, which checks who makes them."""
     needed = sorted(obj.undefined() - nvcc.REGISTRATION_CALLS - {"exit"})
     return [
-        IOSTREAM_REASON if name == IOSTREAM_LIBRARY_INIT else f"calls {obj.readable(name)}: {call_reason(obj.readable(name))}"
+        IOSTREAM_REASON
+        if name == IOSTREAM_LIBRARY_INIT
+        else f"calls {obj.readable(name)}: {call_reason(obj.readable(name))}"
         for name in needed
         if not allowed_call(name, obj.readable(name))
     ]
