@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import bench, build, checks, gpu_turn, integrity, proc, profile, resources, sanitize, suite
+from grader import bench, build, checks, gpu_turn, integrity, occupancy, proc, profile, resources, sanitize, suite
 from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.gpu_lock import GpuLock
@@ -35,6 +35,7 @@ DETAIL_LIMIT = 2 * proc.MESSAGE_LIMIT
 SKELETONS = REPO_ROOT / "labs"  # the skeletons as shipped: a report shows no CML_TODO text but theirs
 EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
+COUNTED = ("ncu", "occupancy")  # checks that read a profile of the benchmark's checked launches
 # Steps of their own when labs are graded at once (./cml grade --jobs), so that the others' times stay honest.
 WAITING_TO_BUILD = "waiting to build"  # another lab of the run is building in the same folder
 WAITING_FOR_THE_GPU = "waiting for the GPU"  # a benchmark has it, or is next in line; or another ncu run
@@ -365,7 +366,7 @@ class LabCounters:
 
     def _read(self, group: str) -> dict[str, profile.CounterRun]:
         ctx, timeout = self.ctx, self.ctx.config.timeouts["profile"]
-        checks = [m for m in self.lab.mechanisms if m.tool == "ncu" and m.group == group]
+        checks = [m for m in self.lab.mechanisms if m.tool in COUNTED and m.group == group]
         metrics = list(dict.fromkeys(name for m in checks for name in m.metrics))
         roles = list(dict.fromkeys(role for m in checks for role in m.roles))
         bench = ctx.tree.binary(self.lab.name, self.variant, "bench", ctx.emulator)
@@ -413,6 +414,12 @@ def mechanism_check(
         check = checks.sanitizer_check(mechanism, run)
         # A clean report counts only if this very run computed the right results (the checker's verdict).
         correct = correct and run.results_right
+    elif mechanism.tool == "occupancy":
+        if ctx.ncu is None and not ctx.emulator:
+            return not_run("ncu (Nsight Compute) not found, and it tells the launch's shape")
+        runs = counters.of(mechanism)
+        limits = occupancy.load_limits()[mechanism.gpu]
+        check = checks.occupancy_check(mechanism, report, runs["student"], runs["baseline"], limits)
     elif mechanism.tool == "ncu":
         if ctx.ncu is None and not ctx.emulator:
             return not_run("ncu (Nsight Compute) not found")
