@@ -8,7 +8,7 @@ import re
 from grader.bench import BenchRun
 from grader import occupancy
 from grader.config import LAUNCH_SHAPE, Lab, MechanismCheck, Thresholds
-from grader.model import BenchResult, Category, Check, Status, ratio
+from grader.model import BenchResult, Category, Check, KernelResources, Status, ratio
 from grader.profile import CounterRun
 from grader.resources import ResourceReport
 from grader.sanitize import SanitizerRun
@@ -185,6 +185,15 @@ def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
     return Check(mechanism.name, Category.MECHANISM, Status.PASSED, detail)
 
 
+def own_shared(kernel: KernelResources, sm: occupancy.SmLimits) -> int:
+    """A kernel's static shared memory without the system's reserve. From sm_90 on, nvcc writes the 1 KB each
+    block leaves the system into the kernel's shared memory (cuobjdump shows 1024 B for a kernel with none, where
+    an sm_80 build of it shows 0); the occupancy rules add that reserve themselves, so it is counted once."""
+    arch = int("".join(c for c in kernel.arch if c.isdigit()) or 0)
+    reserve = sm.reserved_shared_per_block if arch >= 90 else 0
+    return max(0, kernel.shared_bytes - reserve)
+
+
 def occupancy_check(
     mechanism: MechanismCheck,
     report: ResourceReport,
@@ -217,7 +226,7 @@ def occupancy_check(
     threads, grid = shape["launch__block_size"], shape["launch__grid_size"]
     dynamic = shape["launch__shared_mem_per_block_dynamic"]
     registers = max(kernel.registers for kernel in report.kernels)
-    static = max(kernel.shared_bytes for kernel in report.kernels)
+    static = max(own_shared(kernel, sm) for kernel in report.kernels)
     fits = occupancy.resident_blocks(occupancy.BlockUse(threads, registers, static, dynamic), sm)
     launch = (
         f"{grid} blocks of {threads} threads, {dynamic} B of dynamic shared memory, {registers} registers and "
@@ -351,7 +360,9 @@ def performance_checks(lab: Lab, run: BenchRun, thresholds: dict[str, Thresholds
         return [Check(lab.speedup_check(), Category.PERFORMANCE, Status.FAILED, detail)]
     checks = []
     if not thresholds:
-        detail = f"no thresholds for {device}: measure the solutions with `./cml calibrate` first"
+        detail = (
+            f"no thresholds for {device}: measure the solutions with `./cml calibrate --lab {int(lab.number)}` first"
+        )
         checks.append(Check(lab.speedup_check(), Category.PERFORMANCE, Status.NOT_RUN, detail))
     for group, group_thresholds in thresholds.items():
         checks += _group_checks(lab, result, group, group_thresholds)

@@ -465,7 +465,9 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade, steps: St
         remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"
     grade.bench = run.result
     grade.rates = run.result.rates(lab.memory_bound) if run.result else []
-    found = checks.performance_checks(lab, run, thresholds, ctx.gpu.name)
+    # A lab added after this GPU's calibration is missing from its file: say which file, and what measures it.
+    device = f"{ctx.gpu.name} in {ctx.target.shown_path()}" if ctx.target else ctx.gpu.name
+    found = checks.performance_checks(lab, run, thresholds, device)
     for check in found:
         if check.category is Category.PERFORMANCE and check.status in (Status.PASSED, Status.FAILED):
             check.detail += remeasured

@@ -109,10 +109,10 @@ ReverseLaunch launch_for_this_gpu()
 
 // ---- Stretch: one block per SM, and still fast ----
 
-// TODO 5 (stretch, optional): write reverse_in_flight, the same reversal with kOneBlockPerSm's launch (one block
+// TODO 4 (stretch, optional): write reverse_in_flight, the same reversal with kOneBlockPerSm's launch (one block
 //   per SM on an H100), each thread issuing two float4 loads before it uses either. Then set the flag to true.
 //   Hint: the tile is a multiple of 4 floats, so each block's part of `in` starts 16-byte aligned; copy the
-//   float4s into the tile, the last few floats one by one. The handout's "Bytes in flight" says why it pays.
+//   float4s into the tile, the last few floats one by one. The handout says why it pays ("Occupancy is one way to hide latency").
 const bool reverse_in_flight_attempted = false;
 
 void reverse_in_flight(const float* in, float* out, int n)

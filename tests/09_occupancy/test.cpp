@@ -88,7 +88,7 @@ ReverseLaunch recorded_launch(ReverseLaunch launch)
     return {values[0], values[1]};
 }
 
-void check_fits(ReverseLaunch launch, const SmLimits& sm, int registers, const char* gpu)
+void check_fits(ReverseLaunch launch, const SmLimits& sm, int registers, const std::string& gpu)
 {
     CAPTURE(gpu);
     CAPTURE(registers);
