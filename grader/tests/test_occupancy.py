@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from grader import occupancy
+from grader.checks import counter_check, occupancy_check
+from grader.config import REPO_ROOT, load_config
+from grader.model import KernelResources, Status
 from grader.occupancy import BlockUse, resident_blocks
+from grader.proc import Outcome
+from grader.profile import CounterRun
+from grader.resources import ResourceReport
 
 LIMITS = occupancy.load_limits()
 H100 = LIMITS["h100"]
@@ -160,3 +166,80 @@ def test_agrees_with_the_toolkits_calculator_on_every_listed_gpu(tmp_path):
     ours = [blocks(threads, registers, shared, gpu) for gpu, threads, registers, shared in cases]
     differ = [(case, o, t) for case, o, t in zip(cases, ours, theirs, strict=True) if o != max(t, 0)]
     assert not differ, f"{len(differ)} of {len(cases)} launches differ, first: {differ[:5]}"
+
+
+# ---- the checks that use it ----
+
+SOLUTION_LAUNCH = {"launch__block_size": 256, "launch__grid_size": 512, "launch__shared_mem_per_block_dynamic": 8192}
+ONE_BLOCK_PER_SM = {"launch__block_size": 256, "launch__grid_size": 36, "launch__shared_mem_per_block_dynamic": 117760}
+LAB9 = {m.name: m for m in load_config().lab("09_occupancy").mechanisms}
+OCCUPANCY = next(m for m in LAB9.values() if m.tool == "occupancy")
+LIMITER = next(m for m in LAB9.values() if m.numerator == "launch__occupancy_limit_shared_mem")
+
+
+def counted(totals: dict, launches: int = 1) -> CounterRun:
+    return CounterRun(Outcome(["bench"], 0, "", "", 1.0), {k: float(v) for k, v in totals.items()}, kernels=launches)
+
+
+def compiled(registers: int = 18, shared: int = 1024, arch: str = "sm_90") -> ResourceReport:
+    kernel = KernelResources("reverse_kernel", arch, registers, 0, shared, 0, 0)
+    return ResourceReport([kernel])
+
+
+def judged(student: dict, report: ResourceReport | None = None, launches: int = 1):
+    return occupancy_check(OCCUPANCY, report or compiled(), counted(student, launches), counted(ONE_BLOCK_PER_SM), H100)
+
+
+def test_the_solutions_launch_fits_8_blocks_and_the_skeletons_1():
+    passed = judged(SOLUTION_LAUNCH)
+    assert passed.status is Status.PASSED and passed.measured == 8
+    failed = judged(ONE_BLOCK_PER_SM)
+    assert failed.status is Status.FAILED and failed.measured == 1 and "shared_mem" in failed.detail
+    assert failed.hint == OCCUPANCY.hint
+
+
+def test_the_compilers_registers_count_and_the_system_reserve_is_counted_once_on_sm_90():
+    # 128 registers x 256 threads: 16 warps per SM, 2 blocks, whatever the launch's shared memory.
+    assert judged(SOLUTION_LAUNCH, compiled(registers=128)).measured == 2
+    # 27.5 KB of tile: 8 blocks with the reserve counted once (sm_90 reports it as static shared memory), and
+    # with a kernel's own 1 KB of static shared memory on top, 7.
+    tile = {**SOLUTION_LAUNCH, "launch__shared_mem_per_block_dynamic": 28160, "launch__grid_size": 150}
+    assert judged(tile, compiled(shared=1024)).measured == 8
+    assert judged(tile, compiled(shared=2048)).measured == 7
+    assert judged(tile, compiled(shared=1024, arch="sm_80")).measured == 7
+
+
+def test_a_launch_that_does_not_cover_the_work_fails_however_many_blocks_fit():
+    # One block per SM of an H100 looping over 8 KB tiles: 132 x 2048 floats, fewer than the baseline's
+    # 35 full tiles of 29,440.
+    found = judged({**SOLUTION_LAUNCH, "launch__grid_size": 132})
+    assert found.status is Status.FAILED and "does not cover the work" in found.detail
+
+
+def test_without_the_launchs_shape_or_the_report_the_check_is_not_run_and_an_unreadable_report_fails():
+    absent = judged({"launch__block_size": 256})
+    assert absent.status is Status.NOT_RUN and "launch__grid_size" in absent.detail
+    no_tool = judged(SOLUTION_LAUNCH, ResourceReport(problem="no cuobjdump", no_tool=True))
+    assert no_tool.status is Status.NOT_RUN
+    assert judged(SOLUTION_LAUNCH, ResourceReport(problem="line 3 is not understood")).status is Status.FAILED
+    assert judged(SOLUTION_LAUNCH, launches=2).status is Status.FAILED
+
+
+def test_a_counter_check_of_one_metric_bounds_the_metric_itself():
+    evidence = {"smsp__inst_executed_op_shared_ld.sum": 1000.0}
+    baseline = counted(evidence)
+    assert counter_check(LIMITER, counted({**evidence, LIMITER.numerator: 25}), baseline).status is Status.PASSED
+    one = counter_check(LIMITER, counted({**evidence, LIMITER.numerator: 1}), baseline)
+    assert one.status is Status.FAILED and one.measured == 1 and "(must be >= 4)" in one.detail
+
+
+def test_the_labs_reference_limits_are_those_of_this_file():
+    # tests/09_occupancy/reference.hpp holds the H100's and the T4's limits for the C++ tests.
+    text = (REPO_ROOT / "tests" / "09_occupancy" / "reference.hpp").read_text()
+    for name, gpu in (("kH100", LIMITS["h100"]), ("kT4", LIMITS["t4"])):
+        figures = (
+            gpu.max_warps_per_sm, gpu.max_blocks_per_sm, gpu.registers_per_sm, gpu.register_unit,
+            gpu.sub_partitions, gpu.shared_per_sm, gpu.shared_per_block_optin, gpu.reserved_shared_per_block,
+            gpu.shared_unit,
+        )  # fmt: skip
+        assert f"constexpr SmLimits {name} = {{{', '.join(map(str, figures))}}};" in text
