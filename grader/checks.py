@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import re
 
-from grader.bench import BenchRun
 from grader import occupancy
+from grader.bench import BenchRun
 from grader.config import LAUNCH_SHAPE, Lab, MechanismCheck, Thresholds
 from grader.model import BenchResult, Category, Check, KernelResources, Status, ratio
 from grader.profile import CounterRun
@@ -108,7 +108,7 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
     compared = bool(mechanism.relative_to)
     # A metric with no value is unknown, not 0: it would pass any upper bound.
     alone = not compared and not mechanism.denominator  # a value of its own: launch__occupancy_limit_shared_mem
-    needed = [(student, mechanism.numerator)]
+    needed: list[tuple[CounterRun | None, str]] = [(student, mechanism.numerator)]
     if not alone:
         needed.append((baseline, mechanism.numerator) if compared else (student, mechanism.denominator))
     needed += [(student, e.metric) for e in mechanism.used] + [(baseline, e.per) for e in mechanism.used if e.per]
@@ -127,7 +127,9 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
             f"{student.kernels} launch(es)"
         )
         status = Status.PASSED if passed else Status.FAILED
-        return Check(mechanism.name, Category.MECHANISM, status, detail, "" if passed else mechanism.hint, measured=numerator)
+        return Check(
+            mechanism.name, Category.MECHANISM, status, detail, "" if passed else mechanism.hint, measured=numerator
+        )
     if compared:
         assert baseline is not None  # else its numerator would be absent, above
         denominator, of = baseline.totals[mechanism.numerator], f"the baseline's {mechanism.numerator}"
@@ -208,7 +210,9 @@ def occupancy_check(
     of few blocks looping over the array cannot fit more of them on an SM than the work would."""
 
     def verdict(status: Status, detail: str) -> Check:
-        return Check(mechanism.name, Category.MECHANISM, status, detail, "" if status is Status.PASSED else mechanism.hint)
+        return Check(
+            mechanism.name, Category.MECHANISM, status, detail, "" if status is Status.PASSED else mechanism.hint
+        )
 
     broken = next((run for run in (student, baseline) if not run.outcome.ok or not run.kernels), None)
     if broken:

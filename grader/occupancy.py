@@ -134,7 +134,9 @@ def shared_limit(use: BlockUse, sm: SmLimits) -> int:
 def load_limits(path: Path = GPU_LIMITS) -> dict[str, SmLimits]:
     data = tomllib.loads(path.read_text())
     names = {f.name for f in fields(SmLimits)}
-    return {key: SmLimits(key=key, **{k: v for k, v in entry.items() if k in names}) for key, entry in data["gpu"].items()}
+    return {
+        key: SmLimits(key=key, **{k: v for k, v in entry.items() if k in names}) for key, entry in data["gpu"].items()
+    }
 
 
 def limits_for(device_name: str, path: Path = GPU_LIMITS) -> SmLimits | None:

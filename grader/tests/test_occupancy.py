@@ -37,9 +37,9 @@ def test_lists_the_h100_h200_a100_rtx4090_and_t4_each_with_a_source_for_every_fi
 
 def test_finds_a_gpu_by_its_device_name_and_none_for_a_gpu_not_listed():
     assert occupancy.limits_for("NVIDIA H100 80GB HBM3") == H100
-    assert occupancy.limits_for("NVIDIA H200").key == "h200"
-    assert occupancy.limits_for("NVIDIA GeForce RTX 4090").key == "rtx4090"
-    assert occupancy.limits_for("Tesla T4").key == "t4"
+    for device, key in (("NVIDIA H200", "h200"), ("NVIDIA GeForce RTX 4090", "rtx4090"), ("Tesla T4", "t4")):
+        found = occupancy.limits_for(device)
+        assert found is not None and found.key == key, device
     assert occupancy.limits_for("NVIDIA GeForce GTX 1080") is None
 
 

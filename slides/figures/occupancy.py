@@ -34,7 +34,7 @@ def occupancy() -> Svg:
         slot = width / sm.max_warps_per_sm
         for w in range(sm.max_warps_per_sm):
             svg.rect(left + w * slot, y + 108, slot - 3, 30, fill=LANE if w < warps else IDLE, stroke=INK, rx=2)
-        limit = " and ".join(fits.limiters)
+        limit = " and ".join(name.replace("shared_mem", "shared memory") for name in fits.limiters)
         svg.text(
             left,
             y + 165,
