@@ -14,7 +14,20 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import bench, build, checks, gpu_turn, integrity, proc, profile, resources, sanitize, suite, time_limits
+from grader import (
+    bench,
+    build,
+    checks,
+    gpu_turn,
+    integrity,
+    occupancy,
+    proc,
+    profile,
+    resources,
+    sanitize,
+    suite,
+    time_limits,
+)
 from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.gpu_lock import GpuLock
@@ -35,6 +48,7 @@ DETAIL_LIMIT = 2 * proc.MESSAGE_LIMIT
 SKELETONS = REPO_ROOT / "labs"  # the skeletons as shipped: a report shows no CML_TODO text but theirs
 EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
+COUNTED = ("ncu", "occupancy")  # checks that read a profile of the benchmark's checked launches
 # Steps of their own when labs are graded at once (./cml grade --jobs), so that the others' times stay honest.
 WAITING_TO_BUILD = "waiting to build"  # another lab of the run is building in the same folder
 WAITING_FOR_THE_GPU = "waiting for the GPU"  # a benchmark has it, or is next in line; or another ncu run
@@ -375,7 +389,7 @@ class LabCounters:
 
     def _read(self, group: str) -> dict[str, profile.CounterRun]:
         ctx, timeout = self.ctx, self.steps.limit(self.lab, "profile")
-        checks = [m for m in self.lab.mechanisms if m.tool == "ncu" and m.group == group]
+        checks = [m for m in self.lab.mechanisms if m.tool in COUNTED and m.group == group]
         metrics = list(dict.fromkeys(name for m in checks for name in m.metrics))
         roles = list(dict.fromkeys(role for m in checks for role in m.roles))
         bench = ctx.tree.binary(self.lab.name, self.variant, "bench", ctx.emulator)
@@ -428,6 +442,12 @@ def mechanism_check(
         check = checks.sanitizer_check(mechanism, run)
         # A clean report counts only if this very run computed the right results (the checker's verdict).
         correct = correct and run.results_right
+    elif mechanism.tool == "occupancy":
+        if ctx.ncu is None and not ctx.emulator:
+            return not_run("ncu (Nsight Compute) not found, and it tells the launch's shape")
+        runs = counters.of(mechanism)
+        limits = occupancy.load_limits()[mechanism.gpu]
+        check = checks.occupancy_check(mechanism, report, runs["student"], runs["baseline"], limits)
     elif mechanism.tool == "ncu":
         if ctx.ncu is None and not ctx.emulator:
             return not_run("ncu (Nsight Compute) not found")
@@ -475,7 +495,9 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade, steps: St
         remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"
     grade.bench = run.result
     grade.rates = run.result.rates(lab.memory_bound) if run.result else []
-    found = checks.performance_checks(lab, run, thresholds, ctx.gpu.name)
+    # A lab added after this GPU's calibration is missing from its file: say which file, and what measures it.
+    device = f"{ctx.gpu.name} in {ctx.target.shown_path()}" if ctx.target else ctx.gpu.name
+    found = checks.performance_checks(lab, run, thresholds, device)
     for check in found:
         if check.category is Category.PERFORMANCE and check.status in (Status.PASSED, Status.FAILED):
             check.detail += remeasured

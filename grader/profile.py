@@ -98,6 +98,7 @@ def read_counters(
     tool = (
         str(ncu),
         "--csv",
+        "--print-units", "base",  # bytes as bytes: by default ncu scales them (8 KB of shared memory as 8.19 Kbyte)
         "--clock-control", "none",
         "--nvtx", *selected,
         "--print-nvtx-rename", "kernel",
