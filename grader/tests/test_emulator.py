@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from grader import build, proc, profile, sanitize, suite
-from grader.checks import counter_check, sanitizer_check
-from grader.config import REPO_ROOT, MechanismCheck, load_config
-from grader.gpu import Gpu
-from grader.grade import EMULATED, NO_TIMING, Context, grade_lab
-from grader.model import Category, Status
-from grader.score import verdict
-from grader.sizes import lab_sizes
+from grader.core.config import REPO_ROOT, MechanismCheck, load_config
+from grader.core.model import Category, Status
+from grader.execution import proc
+from grader.execution.gpu import Gpu
+from grader.grading.checks import counter_check, sanitizer_check
+from grader.grading.grade import EMULATED, NO_TIMING, Context, grade_lab
+from grader.grading.sizes import lab_sizes
+from grader.reporting.score import verdict
+from grader.steps import build, profile, sanitize, suite
 from grader.tests.fixture_kernels import write_labs, write_measured_labs
 
 LABS = [lab.name for lab in load_config().labs]

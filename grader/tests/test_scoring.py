@@ -5,15 +5,15 @@ from typing import Any
 
 import pytest
 
-from grader.bench import BenchRun, median_of, parse_bench
-from grader.checks import correctness_checks, counter_check, performance_checks
-from grader.config import Lab, MechanismCheck, Thresholds
-from grader.grade import later_checks
-from grader.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
-from grader.proc import Outcome
-from grader.profile import CounterRun
-from grader.score import score, verdict
-from grader.suite import SKIPPED_BY_PROGRAM, CaseResult, SuiteRun
+from grader.core.config import Lab, MechanismCheck, Thresholds
+from grader.core.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
+from grader.execution.proc import Outcome
+from grader.grading.checks import correctness_checks, counter_check, performance_checks
+from grader.grading.grade import later_checks
+from grader.reporting.score import score, verdict
+from grader.steps.bench import BenchRun, median_of, parse_bench
+from grader.steps.profile import CounterRun
+from grader.steps.suite import SKIPPED_BY_PROGRAM, CaseResult, SuiteRun
 
 LAB = Lab("01_vector_add", "Vector add", {"correctness": 50, "mechanism": 20, "performance": 30}, "lanes 32 apart")
 POINTS = LAB.points
