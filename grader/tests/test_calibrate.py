@@ -187,3 +187,15 @@ def test_a_handout_quoting_an_old_threshold_is_stale():
     stale = f"intro\n{current.replace('at least x1.87', 'at least x4.38')}\nmore\n"
     assert tool.updated(stale, current) == f"intro\n{current}\nmore\n" != stale
     assert tool.updated("a handout without the markers", current) is None
+
+
+def test_a_lab_no_shipped_gpu_has_calibrated_says_so_instead_of_an_empty_table():
+    tool = load_tool("handout_thresholds")
+    from grader.config import TARGETS_DIR, load_config, load_target
+
+    lab = load_config().lab("05")
+    uncalibrated = load_target(TARGETS_DIR / "h100.toml")
+    uncalibrated.thresholds.pop(lab.name)
+    said = tool.block(lab, [uncalibrated], handout=True)
+    assert "| speed check |" not in said and "at least" not in said
+    assert "Not yet measured on H100" in said and '"not run"' in said and "./cml calibrate --lab 5" in said

@@ -63,7 +63,7 @@ def site(tmp_path_factory, learner_results) -> Path:
 
 
 def test_one_command_builds_every_deck_and_the_index(site):
-    assert len(DECKS) == 8, DECKS
+    assert len(DECKS) == 9, DECKS
     for page in DECKS + ["index"]:
         assert (site / f"{page}.html").is_file(), page
     assert (site / "_static" / "revealjs" / "dist" / "reveal.js").is_file(), "reveal.js is not bundled"

@@ -1,0 +1,55 @@
+"""Lab 8's handout and deck quote the compiler's report of three kernels (registers and stack bytes): the skeleton
+as shipped, the solution under __launch_bounds__(256, 8), and the solution. Those figures are nvcc's, so they are
+checked here against nvcc itself, for sm_90 as the grader builds; a new compiler that changes them fails this."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from grader import resources
+from grader.config import REPO_ROOT
+from grader.tests.test_resources import compile_object, nvcc_and_cuobjdump
+
+LAB = "08_registers_local_memory"
+HANDOUT = REPO_ROOT / "labs" / LAB / "README.md"
+DECK = REPO_ROOT / "slides" / "decks" / f"{LAB}.md"
+SOLUTION = REPO_ROOT / "solutions" / LAB / "kernel.cu"
+
+pytestmark = pytest.mark.needs_solutions
+
+
+def report_of(source: str, tmp_path, name: str) -> dict[int, tuple[int, int]]:
+    """taps -> (registers, stack bytes) of each kernel of `source`; the skeleton's one kernel under taps 0."""
+    nvcc, tool = nvcc_and_cuobjdump()
+    path = tmp_path / f"{name}.cu"
+    path.write_text(source)
+    includes = [REPO_ROOT / "common", REPO_ROOT / "tests" / LAB]
+    report = resources.read_report(compile_object(nvcc, path, tmp_path / f"{name}.o", includes), tool)
+    assert report.read, report.problem
+    found = {}
+    for kernel in report.kernels:
+        taps = re.search(r"column_filter_kernel<(\d+)>", kernel.name)
+        found[int(taps[1]) if taps else 0] = (kernel.registers, kernel.stack_bytes)
+    return found
+
+
+def test_the_skeleton_keeps_its_window_on_the_stack_as_the_handout_says(tmp_path):
+    skeleton = report_of((REPO_ROOT / "labs" / LAB / "kernel.cu").read_text(), tmp_path, "skeleton")
+    assert skeleton == {0: (32, 128)}
+    assert "32 registers, 128 B stack" in HANDOUT.read_text()
+    assert "| 32 | **128 B**: the whole window, 32 floats |" in DECK.read_text()
+
+
+def test_eight_blocks_per_sm_spill_the_window_and_four_do_not(tmp_path):
+    solution = SOLUTION.read_text()
+    assert "constexpr int kMinBlocksPerSM = 4;" in solution
+    capped = report_of(solution.replace("kMinBlocksPerSM = 4;", "kMinBlocksPerSM = 8;"), tmp_path, "capped")
+    assert (capped[32], capped[16][1]) == ((32, 160), 32)
+    assert capped[8][1] == capped[4][1] == 0
+    assert "160 B at\n  32 taps and 32 B at 16 taps" in HANDOUT.read_text()
+    assert "| 32 | **160 B**: spilled |" in DECK.read_text()
+    uncapped = report_of(solution, tmp_path, "solution")
+    assert all(stack == 0 for _, stack in uncapped.values())
+    assert uncapped[32][0] == 56 and "| 56 | **0 B** |" in DECK.read_text()
