@@ -53,3 +53,31 @@ def test_eight_blocks_per_sm_spill_the_window_and_four_do_not(tmp_path):
     uncapped = report_of(solution, tmp_path, "solution")
     assert all(stack == 0 for _, stack in uncapped.values())
     assert uncapped[32][0] == 56 and "| 56 | **0 B** |" in DECK.read_text()
+
+
+SMEM_SPILLING = '    asm volatile(".pragma \\"enable_smem_spilling\\";");\n'
+
+
+def test_a_spill_moved_to_shared_memory_leaves_no_stack_frame_and_still_fails(tmp_path):
+    """CUDA 13 lets the PTX ask ptxas to spill to shared memory: under a cap of 40 registers (6 blocks of 256) the
+    32-tap window then spills with a frame of 0 B, which alone would pass. The pragma in the PTX fails it."""
+    from grader import checks
+    from grader.config import load_config
+    from grader.model import Status
+
+    solution = SOLUTION.read_text().replace("kMinBlocksPerSM = 4;", "kMinBlocksPerSM = 6;")
+    honest = report_of(solution, tmp_path, "six_blocks")
+    assert honest[32][1] > 0  # 40 registers are too few for the 32-tap window: it spills to the stack
+    body = "    const int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    hidden = solution.replace(body, SMEM_SPILLING + body, 1)
+    nvcc, tool = nvcc_and_cuobjdump()
+    path = tmp_path / "hidden.cu"
+    path.write_text(hidden)
+    includes = [REPO_ROOT / "common", REPO_ROOT / "tests" / LAB]
+    report = resources.read_report(compile_object(nvcc, path, tmp_path / "hidden.o", includes), tool)
+    assert report.read and all(kernel.stack_bytes == 0 for kernel in report.kernels)
+    assert report.spills_to_shared
+    (check,) = [m for m in load_config().lab("08").mechanisms if m.tool == "resources"]
+    found = checks.resource_check(check, report)
+    assert found.status is Status.FAILED and "enable_smem_spilling" in found.detail
+    assert not resources.read_report(compile_object(nvcc, SOLUTION, tmp_path / "s.o", includes), tool).spills_to_shared

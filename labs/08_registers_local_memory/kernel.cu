@@ -22,8 +22,7 @@ constexpr int kMinBlocksPerSM = 8;
 //   Hint: an array lives in registers only when the compiler knows every index into it, and a loop bound that
 //   arrives at run time hides them all.
 __global__ void __launch_bounds__(kBlock, kMinBlocksPerSM)
-    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows,
-                         int cols)
+    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows, int cols)
 {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= cols) return;

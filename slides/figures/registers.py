@@ -30,7 +30,14 @@ def window() -> Svg:
     svg.text(rx, 34, "window[k], k known at run time", size=19, anchor="start", weight="bold")
     svg.text(rx, 60, "for (k = 0; k < taps; ++k)", size=15, anchor="start", mono=True, fill=GRID)
     svg.rect(rx, 84, 520, 160, fill="#fafafa", stroke=GRID, rx=8, dash="6,4")
-    svg.text(rx + 10, 104, "local memory: the thread's stack frame, in DRAM, cached in L1 and L2", size=13, anchor="start", fill=GRID)
+    svg.text(
+        rx + 10,
+        104,
+        "local memory: the thread's stack frame, in DRAM, cached in L1 and L2",
+        size=13,
+        anchor="start",
+        fill=GRID,
+    )
     for k in range(SHOWN):
         x = rx + 14 + k * (cell + 6)
         svg.rect(x, 118, cell, 44, fill=HALO, stroke=INK, rx=4)
@@ -43,7 +50,9 @@ def window() -> Svg:
     svg.line(rx + 210, 230, rx + 240, 268, stroke=CONFLICT, width=2, arrow=True)
     svg.text(rx, 352, "registers have names, not addresses: an index that", size=16, anchor="start")
     svg.text(rx, 376, "arrives at run time needs memory, and every read a load", size=16, anchor="start", weight="bold")
-    svg.text(rx, 418, "the compiler's report: 128 B stack (32 floats)", size=16, anchor="start", mono=True, fill=CONFLICT)
+    svg.text(
+        rx, 418, "the compiler's report: 128 B stack (32 floats)", size=16, anchor="start", mono=True, fill=CONFLICT
+    )
     svg.line(600, 20, 600, 450, stroke=LANE, width=1, dash="4,6")
     return svg
 

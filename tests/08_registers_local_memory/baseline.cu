@@ -9,8 +9,8 @@ constexpr int kBlock = 256;
 constexpr int kStrip = 64;
 constexpr int kCappedBlocksPerSM = 8;  // 65536 registers / (8 x 256 threads) = 32 per thread
 
-__global__ void column_filter_local_kernel(const float* __restrict__ in, const Filter filter,
-                                           float* __restrict__ out, int rows, int cols)
+__global__ void column_filter_local_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out,
+                                           int rows, int cols)
 {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= cols) return;
@@ -31,8 +31,8 @@ __global__ void column_filter_local_kernel(const float* __restrict__ in, const F
 
 template <int kTaps>
 __global__ void __launch_bounds__(kBlock, kCappedBlocksPerSM)
-    column_filter_capped_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out,
-                                int rows, int cols)
+    column_filter_capped_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows,
+                                int cols)
 {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= cols) return;
@@ -53,7 +53,10 @@ __global__ void __launch_bounds__(kBlock, kCappedBlocksPerSM)
     }
 }
 
-dim3 grid_for(int rows, int cols) { return dim3(cml::ceil_div(cols, kBlock), cml::ceil_div(rows, kStrip)); }
+dim3 grid_for(int rows, int cols)
+{
+    return dim3(cml::ceil_div(cols, kBlock), cml::ceil_div(rows, kStrip));
+}
 
 }  // namespace
 
@@ -69,11 +72,20 @@ void column_filter_capped(const float* in, const Filter& filter, float* out, int
     if (rows == 0 || cols == 0) return;
     const dim3 grid = grid_for(rows, cols);
     switch (filter.taps) {
-    case 4: column_filter_capped_kernel<4><<<grid, kBlock>>>(in, filter, out, rows, cols); break;
-    case 8: column_filter_capped_kernel<8><<<grid, kBlock>>>(in, filter, out, rows, cols); break;
-    case 16: column_filter_capped_kernel<16><<<grid, kBlock>>>(in, filter, out, rows, cols); break;
-    case 32: column_filter_capped_kernel<32><<<grid, kBlock>>>(in, filter, out, rows, cols); break;
-    default: CML_CHECK(cudaErrorInvalidValue);
+        case 4:
+            column_filter_capped_kernel<4><<<grid, kBlock>>>(in, filter, out, rows, cols);
+            break;
+        case 8:
+            column_filter_capped_kernel<8><<<grid, kBlock>>>(in, filter, out, rows, cols);
+            break;
+        case 16:
+            column_filter_capped_kernel<16><<<grid, kBlock>>>(in, filter, out, rows, cols);
+            break;
+        case 32:
+            column_filter_capped_kernel<32><<<grid, kBlock>>>(in, filter, out, rows, cols);
+            break;
+        default:
+            CML_CHECK(cudaErrorInvalidValue);
     }
     CML_CHECK_LAUNCH();
 }

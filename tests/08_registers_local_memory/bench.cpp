@@ -20,7 +20,7 @@
 namespace {
 
 constexpr long long kDefaultSide = 8192;  // rows and columns of the output
-constexpr int kTaps = kMaxTaps;            // the window of 32 floats the handout's figures are about
+constexpr int kTaps = kMaxTaps;           // the window of 32 floats the handout's figures are about
 
 // One instance: a filter, its input image, the output and its expected values.
 struct Instance {
@@ -33,9 +33,12 @@ struct Instance {
     std::vector<std::size_t> refreshed;  // the outputs the last refresh changed
 
     explicit Instance(int side)
-        : rows(side), cols(side), filter(random_filter(kTaps)),
+        : rows(side),
+          cols(side),
+          filter(random_filter(kTaps)),
           in("in", cml::random_floats(std::size_t(side + kTaps - 1) * std::size_t(side))),
-          out(std::size_t(side) * std::size_t(side)), want(column_filter_reference(in.host(), filter, side, side)),
+          out(std::size_t(side) * std::size_t(side)),
+          want(column_filter_reference(in.host(), filter, side, side)),
           tolerance(column_filter_error_bound(in.host(), filter))
     {
     }
@@ -79,7 +82,9 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
             Instance& instance = instances[i];
             launcher(instance.in.data(), instance.filter, instance.out.data(), instance.rows, instance.cols);
         };
-        k.verify = [&](int i) { return cml::compare(instances[i].out, instances[i].want, {0.0, instances[i].tolerance}); };
+        k.verify = [&](int i) {
+            return cml::compare(instances[i].out, instances[i].want, {0.0, instances[i].tolerance});
+        };
         k.spot_check = [&](int i) {
             const Instance& instance = instances[i];
             return cml::spot_check(instance.out, instance.want, {0.0, instance.tolerance}, instance.refreshed);
@@ -96,4 +101,7 @@ void bench(const cml::BenchArgs& args, cml::BenchReport& report)
 
 }  // namespace
 
-int main(int argc, char** argv) { return cml::bench_main(argc, argv, "08_registers_local_memory", bench); }
+int main(int argc, char** argv)
+{
+    return cml::bench_main(argc, argv, "08_registers_local_memory", bench);
+}

@@ -80,8 +80,7 @@ TEST_CASE("matches the CPU reference on a tall image (5000 x 3) and a wide one (
     }
 }
 
-TEST_CASE("uses only the first `taps` weights: the slots past them hold 1000 and change nothing" *
-          cml::needs_gpu())
+TEST_CASE("uses only the first `taps` weights: the slots past them hold 1000 and change nothing" * cml::needs_gpu())
 {
     // random_filter fills the unused slots with kUnusedWeight; a kernel summing any of them is off by ~1000.
     for (int taps : {4, 8, 16}) {
@@ -123,7 +122,8 @@ TEST_CASE("writes every output and nothing past the last, and nothing at all for
             std::vector<float> after = out_dev.download();
             int overwritten = 0;
             for (std::size_t i = size; i < size + kGuard; ++i) overwritten += after[i] != kSentinel;
-            CHECK_MESSAGE(overwritten == 0, overwritten << " of the " << kGuard << " floats after the output were written");
+            CHECK_MESSAGE(overwritten == 0,
+                          overwritten << " of the " << kGuard << " floats after the output were written");
             after.resize(size);
             const cml::Comparison written = cml::compare(after, column_filter_reference(in, filter, rows, cols),
                                                          {0.0, column_filter_error_bound(in, filter)});

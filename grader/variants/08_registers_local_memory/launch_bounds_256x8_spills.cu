@@ -10,8 +10,7 @@ constexpr int kMinBlocksPerSM = 8;  // 65536 / (8 x 256) = 32 registers per thre
 
 template <int kTaps>
 __global__ void __launch_bounds__(kBlock, kMinBlocksPerSM)
-    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows,
-                         int cols)
+    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows, int cols)
 {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= cols) return;
@@ -45,11 +44,20 @@ void column_filter(const float* in, const Filter& filter, float* out, int rows, 
 {
     if (rows == 0 || cols == 0) return;
     switch (filter.taps) {
-    case 4: launch<4>(in, filter, out, rows, cols); break;
-    case 8: launch<8>(in, filter, out, rows, cols); break;
-    case 16: launch<16>(in, filter, out, rows, cols); break;
-    case 32: launch<32>(in, filter, out, rows, cols); break;
-    default: CML_CHECK(cudaErrorInvalidValue);
+        case 4:
+            launch<4>(in, filter, out, rows, cols);
+            break;
+        case 8:
+            launch<8>(in, filter, out, rows, cols);
+            break;
+        case 16:
+            launch<16>(in, filter, out, rows, cols);
+            break;
+        case 32:
+            launch<32>(in, filter, out, rows, cols);
+            break;
+        default:
+            CML_CHECK(cudaErrorInvalidValue);
     }
     CML_CHECK_LAUNCH();
 }

@@ -4,13 +4,12 @@
 
 namespace {
 
-constexpr int kBlock = 256;  // threads per block, one column each: neighbouring lanes read neighbouring floats
-constexpr int kStrip = 64;   // output rows per thread: the window's first taps - 1 loads are spread over these
+constexpr int kBlock = 256;         // threads per block, one column each: neighbouring lanes read neighbouring floats
+constexpr int kStrip = 64;          // output rows per thread: the window's first taps - 1 loads are spread over these
 constexpr int kMinBlocksPerSM = 4;  // 64 registers per thread: room for 32 floats
 
 __global__ void __launch_bounds__(kBlock, kMinBlocksPerSM)
-    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows,
-                         int cols)
+    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows, int cols)
 {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= cols) return;

@@ -10,8 +10,7 @@ constexpr int kMinBlocksPerSM = 4;  // 65536 / (4 x 128) = 128 registers per thr
 
 template <int kTaps>
 __global__ void __launch_bounds__(kBlock, kMinBlocksPerSM)
-    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows,
-                         int cols)
+    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows, int cols)
 {
     const int c = blockIdx.x * 2 * kBlock + threadIdx.x;  // and c + kBlock
     if (c >= cols) return;
@@ -57,11 +56,20 @@ void column_filter(const float* in, const Filter& filter, float* out, int rows, 
 {
     if (rows == 0 || cols == 0) return;
     switch (filter.taps) {
-    case 4: launch<4>(in, filter, out, rows, cols); break;
-    case 8: launch<8>(in, filter, out, rows, cols); break;
-    case 16: launch<16>(in, filter, out, rows, cols); break;
-    case 32: launch<32>(in, filter, out, rows, cols); break;
-    default: CML_CHECK(cudaErrorInvalidValue);
+        case 4:
+            launch<4>(in, filter, out, rows, cols);
+            break;
+        case 8:
+            launch<8>(in, filter, out, rows, cols);
+            break;
+        case 16:
+            launch<16>(in, filter, out, rows, cols);
+            break;
+        case 32:
+            launch<32>(in, filter, out, rows, cols);
+            break;
+        default:
+            CML_CHECK(cudaErrorInvalidValue);
     }
     CML_CHECK_LAUNCH();
 }

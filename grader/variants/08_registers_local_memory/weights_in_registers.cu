@@ -4,14 +4,13 @@
 
 namespace {
 
-constexpr int kBlock = 256;  // threads per block, one column each: neighbouring lanes read neighbouring floats
-constexpr int kStrip = 64;   // output rows per thread: the window's first taps - 1 loads are spread over these
+constexpr int kBlock = 256;         // threads per block, one column each: neighbouring lanes read neighbouring floats
+constexpr int kStrip = 64;          // output rows per thread: the window's first taps - 1 loads are spread over these
 constexpr int kMinBlocksPerSM = 2;  // 65536 / (2 x 256) = 128 registers per thread at most
 
 template <int kTaps>
 __global__ void __launch_bounds__(kBlock, kMinBlocksPerSM)
-    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows,
-                         int cols)
+    column_filter_kernel(const float* __restrict__ in, const Filter filter, float* __restrict__ out, int rows, int cols)
 {
     const int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= cols) return;
@@ -47,11 +46,20 @@ void column_filter(const float* in, const Filter& filter, float* out, int rows, 
 {
     if (rows == 0 || cols == 0) return;  // a launch of 0 blocks is an error
     switch (filter.taps) {
-    case 4: launch<4>(in, filter, out, rows, cols); break;
-    case 8: launch<8>(in, filter, out, rows, cols); break;
-    case 16: launch<16>(in, filter, out, rows, cols); break;
-    case 32: launch<32>(in, filter, out, rows, cols); break;
-    default: CML_CHECK(cudaErrorInvalidValue);  // the interface allows no other length
+        case 4:
+            launch<4>(in, filter, out, rows, cols);
+            break;
+        case 8:
+            launch<8>(in, filter, out, rows, cols);
+            break;
+        case 16:
+            launch<16>(in, filter, out, rows, cols);
+            break;
+        case 32:
+            launch<32>(in, filter, out, rows, cols);
+            break;
+        default:
+            CML_CHECK(cudaErrorInvalidValue);  // the interface allows no other length
     }
     CML_CHECK_LAUNCH();
 }
