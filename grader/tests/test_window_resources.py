@@ -48,7 +48,7 @@ def test_eight_blocks_per_sm_spill_the_window_and_four_do_not(tmp_path):
     capped = report_of(solution.replace("kMinBlocksPerSM = 4;", "kMinBlocksPerSM = 8;"), tmp_path, "capped")
     assert (capped[32], capped[16][1]) == ((32, 160), 32)
     assert capped[8][1] == capped[4][1] == 0
-    assert "160 B at\n  32 taps and 32 B at 16 taps" in HANDOUT.read_text()
+    assert "(32 B at 16 taps and 160 B at 32 taps, with nvcc 13 for sm_90)" in HANDOUT.read_text()
     assert "| 32 | **160 B**: spilled |" in DECK.read_text()
     uncapped = report_of(solution, tmp_path, "solution")
     assert all(stack == 0 for _, stack in uncapped.values())
