@@ -4,11 +4,11 @@ on an SM follow from these, and nvcc writes them into the object, so they are re
 emulator's too (nvcc compiles the kernel.cu there as well).
 
 The report has no spill counts (ptxas -v prints those, and only while it compiles): a spill goes to the thread's
-stack frame, so a frame of 0 bytes means no spill and no local array. Unless the PTX asks ptxas to spill to shared
-memory instead (CUDA 13's `.pragma "enable_smem_spilling"`, which inline assembly can write): the frame is then 0
-bytes with the spill still there, so the object's PTX is read for that pragma too. The object is the student's bytes: cuobjdump
-reads it in the sandbox with limits, its output is bounded, and a line it cannot read makes the whole report
-unreadable, never a crash."""
+stack frame, so a frame of 0 bytes means no spill and no local array, unless the PTX asks ptxas to spill to shared
+memory instead (CUDA 13's `.pragma "enable_smem_spilling"`, which inline assembly can write). The frame is then
+0 bytes with the spill still there, so the object's PTX is read for that pragma too. The object is the student's
+bytes: cuobjdump reads it in the sandbox with limits, its output is bounded, and a line it cannot read makes the
+whole report unreadable, never a crash."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ FUNCTION = re.compile(r"^ Function (?P<name>[^\s:]+):$")
 USAGE = re.compile(r"^  (?:[A-Z]+(?:\[\d+\])?:\d+ ?)+$")
 FIELD = re.compile(r"(?P<key>[A-Z]+)(?:\[(?P<bank>\d+)\])?:(?P<value>\d+)")
 NEEDED = ("REG", "STACK", "SHARED", "LOCAL")  # a usage line without one of these is not understood
-SHARED_SPILLS = re.compile(rb'\.pragma\s+"enable_smem_spilling"')
+SHARED_SPILLS = re.compile(r'\.pragma\s+"enable_smem_spilling"')
 
 
 @dataclass
@@ -76,7 +76,7 @@ def read_report(obj: Path, tool: Path | None) -> ResourceReport:
         ptx = dump(obj, tool, "-ptx")
         if not ptx.ok:
             return ResourceReport(problem=f"{UNREADABLE}: {TOOL} -ptx {ptx.how_it_ended()}: {said(ptx, obj)}")
-        report.spills_to_shared = SHARED_SPILLS.search(ptx.stdout.encode()) is not None
+        report.spills_to_shared = SHARED_SPILLS.search(ptx.stdout) is not None
     return report
 
 
