@@ -78,7 +78,7 @@ def median_of(results: list[BenchResult]) -> BenchResult:
     return dataclasses.replace(first, copy_gbps=mid([r.copy_gbps for r in results]), kernels=kernels)
 
 
-def run_bench(binary: Path, timeout_s: float, gpu_hold: gpu_turn.Hold | None = None) -> BenchRun:
+def run_bench(binary: Path, timeout_s: proc.Limit, gpu_hold: gpu_turn.Hold | None = None) -> BenchRun:
     """The benchmark in the sandbox; its results are the JSON it writes to its record. With `gpu_hold`, it asks
     for the GPU alone before its first launch, and has it until its last launch is over (grader/gpu_turn.py)."""
     with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_hold) as turn:

@@ -5,15 +5,20 @@ ones) are benchmarked `runs` times each, in turns. Each speed check of each grad
 threshold that separates the slowest correct kernel from the fastest wrong one, the lab's baseline included,
 with a margin on each side of at least MIN_MARGIN and of twice the run-to-run noise measured here. A check
 that no threshold separates with that margin is not graded on this GPU (its points go to the lab's mechanism
-checks), and the thresholds file says so and why. Every number in it says what it was derived from."""
+checks), and the thresholds file says so and why. Every number in it says what it was derived from.
+
+It also grades the reference solution, each lab alone, and records how long each step's program ran: the steps'
+time limits on this GPU are derived from those times (grader/time_limits.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +27,9 @@ from grader.build import BuildTree, compile_targets
 from grader.config import TARGETS_DIR, Config, Lab
 from grader.exits import GraderError, UsageError
 from grader.gpu import Gpu
+from grader.grade import Context, grade_lab
+from grader.model import Status
+from grader.time_limits import TIMED_STEPS
 from grader.variants import Variant, load_variants, split_group
 
 MIN_MARGIN = 0.03  # at least 3 % between a threshold and any kernel it passes or fails
@@ -181,13 +189,19 @@ def kernel_from_record(name: str, record: dict) -> Kernel:
     return kernel
 
 
-def load_measurements(path: Path, gpu: Gpu) -> dict:
-    """What earlier runs of calibrate measured on this GPU (lab -> kernel -> record); {} for another GPU."""
+def read_measurements(path: Path, gpu: Gpu) -> dict:
+    """What earlier runs of calibrate measured on this GPU: "labs" (lab -> kernel -> record) and "step_seconds"
+    (lab -> step -> the reference solution's seconds, one per run); {} for another GPU."""
     try:
         found = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-    return found.get("labs", {}) if found.get("device") == gpu.name else {}
+    return found if isinstance(found, dict) and found.get("device") == gpu.name else {}
+
+
+def load_measurements(path: Path, gpu: Gpu) -> dict:
+    """The kernels' measurements of earlier runs of calibrate on this GPU (lab -> kernel -> record)."""
+    return read_measurements(path, gpu).get("labs", {})
 
 
 def runs_per_lab(measured: dict) -> dict[str, int]:
@@ -199,8 +213,20 @@ def runs_per_lab(measured: dict) -> dict[str, int]:
     }
 
 
-def thresholds_file(config: Config, gpu: Gpu, measured: dict) -> str:
+def reference_seconds_lines(config: Config, step_seconds: dict) -> list[str]:
+    """The thresholds file's [reference_seconds.LAB] tables: the longest of the reference solution's runs of each
+    step, which its time limits are derived from (grader/time_limits.py)."""
+    lines = []
+    for lab in (lab for lab in config.labs if step_seconds.get(lab.name)):
+        steps = step_seconds[lab.name]
+        lines += ["", f"[reference_seconds.{lab.name}]"]
+        lines += [f"{step} = {toml_value(round(max(steps[step]), 1))}" for step in TIMED_STEPS if steps.get(step)]
+    return lines
+
+
+def thresholds_file(config: Config, gpu: Gpu, measured: dict, step_seconds: dict | None = None) -> str:
     runs = runs_per_lab(measured)
+    step_seconds = step_seconds or {}
     lines = [
         f"# Thresholds for {gpu.name}, written by ./cml calibrate (grader/calibrate.py) from runs of the reference",
         "# solution and of every kernel of grader/variants. Each threshold lies between the slowest correct kernel",
@@ -211,6 +237,17 @@ def thresholds_file(config: Config, gpu: Gpu, measured: dict) -> str:
     missing = [lab.name for lab in config.labs if lab.name not in measured]
     if missing:
         lines.append(f"# Not measured yet, so not graded on this GPU: {', '.join(missing)}.")
+    if step_seconds:
+        lines += [
+            "# reference_seconds: how long each step's program ran as the reference solution was graded here, each lab",
+            "# alone, at the largest sizes the grader draws (the longest of the runs); each step's time limit on this",
+            "# GPU comes from it (grader/time_limits.py). A lab without one has labs.toml's fixed limits.",
+        ]
+    else:
+        lines += [
+            "# No reference_seconds: the reference solution's steps are not timed on this GPU, so each step has",
+            "# labs.toml's fixed time limit (./cml calibrate --times-only times them).",
+        ]
     lines += [
         "",
         "[device]",
@@ -224,31 +261,73 @@ def thresholds_file(config: Config, gpu: Gpu, measured: dict) -> str:
             header = f'[lab.{lab.name}.groups."{group}"]' if group else f"[lab.{lab.name}]"
             entries = group_thresholds(lab, group, trusted)
             lines += ["", header, *(f"{key} = {toml_value(value)}" for key, value in entries.items())]
+    lines += reference_seconds_lines(config, step_seconds)
     return "\n".join(lines) + "\n"
 
 
+def largest_sizes(lab: Lab) -> list[str]:
+    """As many sizes as the grader draws for `lab`, each at the top of every range: no run draws larger."""
+    spec = lab.grader_sizes
+    return ["x".join(str(high) for _, high in spec.ranges)] * spec.count if spec else []
+
+
+def time_steps(ctx: Context, lab: Lab) -> dict[str, float]:
+    """How long each step's program ran as the reference solution of `lab` was graded (grade.grade_lab) with
+    labs.toml's fixed limits, not those an earlier calibration gave, and the largest sizes the grader draws.
+    Raises GraderError where a check failed: the times of a run that went wrong would set wrong limits."""
+    measuring = dataclasses.replace(ctx, target=None, instructor_sizes={lab.name: largest_sizes(lab)})
+    graded = grade_lab(measuring, lab, "solution")
+    failed = [check.name for check in graded.checks if check.status is Status.FAILED]
+    if failed:
+        raise GraderError(
+            f"the reference solution of {lab.name} failed {', '.join(failed[:3])}: its steps are not timed"
+        )
+    return graded.program_seconds
+
+
 def calibrate(
-    config: Config, tree: BuildTree, gpu: Gpu, runs: int, labs: list[Lab], measurements: Path, output: Path | None, say
+    config: Config,
+    tree: BuildTree,
+    gpu: Gpu,
+    runs: int,
+    labs: list[Lab],
+    measurements: Path,
+    output: Path | None,
+    say,
+    timed: Callable[[Lab], dict[str, float]] | None = None,
+    times_only: bool = False,
 ) -> tuple[Path, dict]:
     """Measures `labs` (adding to what `measurements` holds for this GPU, which it keeps up to date after each
     lab, so a run stopped half-way loses nothing) and writes the thresholds file from every lab measured so far.
-    Returns its path and the measurements."""
+    `timed(lab)`: one timing of the reference solution's steps (time_steps), made `runs` times; None: not made.
+    With `times_only`, the kernels are not benchmarked again. Returns the file's path and the kernels'
+    measurements."""
     variants = load_variants()
-    measured = load_measurements(measurements, gpu)
+    found = read_measurements(measurements, gpu)
+    measured, step_seconds = found.get("labs", {}), found.get("step_seconds", {})
     for lab in labs:
-        mine = [v for v in variants if v.lab == lab.name]
-        say(f"Lab {lab.name}: building the solution and {len(mine)} variants")
-        targets = [f"{lab.name}_solution"] + [f"variant_{lab.name}__{v.name}_bench" for v in mine]
-        built = compile_targets(tree, targets, config.timeouts["build"])
-        if not built.ok:
-            raise GraderError(f"the solution or the variants of {lab.name} do not build: {built.tail(3)}")
-        kernels = measure(config, tree, lab, mine, runs, say)
-        measured[lab.name] = {kernel.name: kernel_record(kernel) for kernel in kernels}
+        if not times_only:
+            mine = [v for v in variants if v.lab == lab.name]
+            say(f"Lab {lab.name}: building the solution and {len(mine)} variants")
+            targets = [f"{lab.name}_solution"] + [f"variant_{lab.name}__{v.name}_bench" for v in mine]
+            built = compile_targets(tree, targets, config.timeouts["build"])
+            if not built.ok:
+                raise GraderError(f"the solution or the variants of {lab.name} do not build: {built.tail(3)}")
+            kernels = measure(config, tree, lab, mine, runs, say)
+            measured[lab.name] = {kernel.name: kernel_record(kernel) for kernel in kernels}
+        if timed:
+            steps: dict[str, list[float]] = defaultdict(list)
+            for run in range(runs):
+                say(f"Lab {lab.name}: run {run + 1} of {runs}, timing the reference solution's steps")
+                for step, seconds in timed(lab).items():
+                    steps[step].append(seconds)
+            step_seconds[lab.name] = dict(steps)
         measurements.parent.mkdir(parents=True, exist_ok=True)
         device = {"device": gpu.name, "compute_capability": gpu.compute_capability}
-        measurements.write_text(json.dumps(device | {"labs": measured}, indent=1) + "\n")
+        kept = device | {"labs": measured} | ({"step_seconds": step_seconds} if step_seconds else {})
+        measurements.write_text(json.dumps(kept, indent=1) + "\n")
     path = output or TARGETS_DIR / f"{slug(gpu.name)}.toml"
-    path.write_text(thresholds_file(config, gpu, measured))
+    path.write_text(thresholds_file(config, gpu, measured, step_seconds))
     return path, measured
 
 
@@ -263,7 +342,7 @@ def rewrite(config: Config, measurements: Path, output: Path | None) -> Path:
         raise UsageError(f"{measurements} is not a measurements file of ./cml calibrate (no device or labs)")
     gpu = Gpu(True, found["device"], found.get("compute_capability", "?"))
     path = output or TARGETS_DIR / f"{slug(gpu.name)}.toml"
-    path.write_text(thresholds_file(config, gpu, found["labs"]))
+    path.write_text(thresholds_file(config, gpu, found["labs"], found.get("step_seconds", {})))
     return path
 
 

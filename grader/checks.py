@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 import re
 
+from grader import occupancy
 from grader.bench import BenchRun
-from grader.config import Lab, MechanismCheck, Thresholds
-from grader.model import BenchResult, Category, Check, Status, ratio
+from grader.config import LAUNCH_SHAPE, Lab, MechanismCheck, Thresholds
+from grader.model import BenchResult, Category, Check, KernelResources, Status, ratio
 from grader.profile import CounterRun
 from grader.resources import ResourceReport
 from grader.sanitize import SanitizerRun
@@ -106,10 +107,10 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
     compared = bool(mechanism.relative_to)
     # A metric with no value is unknown, not 0: it would pass any upper bound.
-    needed = [
-        (student, mechanism.numerator),
-        (baseline, mechanism.numerator) if compared else (student, mechanism.denominator),
-    ]
+    alone = not compared and not mechanism.denominator  # a value of its own: launch__occupancy_limit_shared_mem
+    needed: list[tuple[CounterRun | None, str]] = [(student, mechanism.numerator)]
+    if not alone:
+        needed.append((baseline, mechanism.numerator) if compared else (student, mechanism.denominator))
     needed += [(student, e.metric) for e in mechanism.used] + [(baseline, e.per) for e in mechanism.used if e.per]
     absent = sorted({name for run, name in needed if run is None or name not in run.totals})
     if absent:
@@ -119,6 +120,16 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
     if unused:
         return Check(mechanism.name, Category.MECHANISM, Status.FAILED, unused, mechanism.hint)
     numerator = student.totals[mechanism.numerator]
+    if alone:
+        passed = _within(numerator, mechanism.min, mechanism.max)
+        detail = (
+            f"{mechanism.numerator} {numerator:.3g} (must be {_bounds(mechanism.min, mechanism.max)}), "
+            f"{student.kernels} launch(es)"
+        )
+        status = Status.PASSED if passed else Status.FAILED
+        return Check(
+            mechanism.name, Category.MECHANISM, status, detail, "" if passed else mechanism.hint, measured=numerator
+        )
     if compared:
         assert baseline is not None  # else its numerator would be absent, above
         denominator, of = baseline.totals[mechanism.numerator], f"the baseline's {mechanism.numerator}"
@@ -180,6 +191,80 @@ def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
     )
     detail = f"all {len(report.kernels)} kernel(s) within bounds ({bounds})"
     return Check(mechanism.name, Category.MECHANISM, Status.PASSED, detail)
+
+
+def own_shared(kernel: KernelResources, sm: occupancy.SmLimits) -> int:
+    """A kernel's static shared memory without the system's reserve. From sm_90 on, nvcc writes the 1 KB each
+    block leaves the system into the kernel's shared memory (cuobjdump shows 1024 B for a kernel with none, where
+    an sm_80 build of it shows 0); the occupancy rules add that reserve themselves, so it is counted once."""
+    arch = int("".join(c for c in kernel.arch if c.isdigit()) or 0)
+    reserve = sm.reserved_shared_per_block if arch >= 90 else 0
+    return max(0, kernel.shared_bytes - reserve)
+
+
+def occupancy_check(
+    mechanism: MechanismCheck,
+    report: ResourceReport,
+    student: CounterRun,
+    baseline: CounterRun,
+    sm: occupancy.SmLimits,
+) -> Check:
+    """How many blocks of the student's checked launch fit on one SM of `sm`: its shape as the profile saw it (one
+    launch), each thread's registers and the static shared memory by the compiler's report (the most of any kernel
+    of the object, since the profile does not say which ran). The launch must also cover the work: its tiles, one
+    per block in dynamic shared memory, hold more floats than all but the last of the baseline's, so that a launch
+    of few blocks looping over the array cannot fit more of them on an SM than the work would."""
+
+    def verdict(status: Status, detail: str) -> Check:
+        return Check(
+            mechanism.name, Category.MECHANISM, status, detail, "" if status is Status.PASSED else mechanism.hint
+        )
+
+    broken = next((run for run in (student, baseline) if not run.outcome.ok or not run.kernels), None)
+    if broken:
+        return verdict(Status.NOT_RUN, f"{broken.tool} {broken.outcome.how_it_ended()} without the launch's shape")
+    absent = sorted({name for run in (student, baseline) for name in LAUNCH_SHAPE if name not in run.totals})
+    if absent:
+        return verdict(Status.NOT_RUN, f"{student.tool} gave no value for {', '.join(absent)}")
+    if not report.read:
+        return verdict(Status.NOT_RUN if report.no_tool else Status.FAILED, report.problem)
+    if not report.kernels:
+        return verdict(Status.FAILED, "the compiled kernel.cu holds no kernel, so there is nothing to judge")
+    if student.kernels != 1:
+        return verdict(Status.FAILED, f"the checked call made {student.kernels} launches; the lab asks for one kernel")
+    shape = {name: int(student.totals[name]) for name in LAUNCH_SHAPE}
+    threads, grid = shape["launch__block_size"], shape["launch__grid_size"]
+    dynamic = shape["launch__shared_mem_per_block_dynamic"]
+    registers = max(kernel.registers for kernel in report.kernels)
+    static = max(own_shared(kernel, sm) for kernel in report.kernels)
+    fits = occupancy.resident_blocks(occupancy.BlockUse(threads, registers, static, dynamic), sm)
+    launch = (
+        f"{grid} blocks of {threads} threads, {dynamic} B of dynamic shared memory, {registers} registers and "
+        f"{static} B of static shared memory by the compiler"
+    )
+    detail = f"on an {sm.name}, {fits.describe()}; your launch: {launch}"
+    tile_floats = dynamic // 4
+    base_grid, base_floats = (
+        int(baseline.totals["launch__grid_size"]),
+        int(baseline.totals["launch__shared_mem_per_block_dynamic"]) // 4,
+    )
+    least = (base_grid - 1) * base_floats + 1  # at most the array's length
+    if grid * tile_floats < least:
+        return verdict(
+            Status.FAILED,
+            f"the launch does not cover the work: {grid} tiles of {tile_floats} floats hold {grid * tile_floats}, "
+            f"and the array has at least {least}; {detail}",
+        )
+    assert mechanism.min_blocks_per_sm is not None  # config refuses an occupancy check without it
+    status = Status.PASSED if fits.blocks >= mechanism.min_blocks_per_sm else Status.FAILED
+    return Check(
+        mechanism.name,
+        Category.MECHANISM,
+        status,
+        f"must be >= {mechanism.min_blocks_per_sm} block(s) per SM {detail}",
+        "" if status is Status.PASSED else mechanism.hint,
+        measured=float(fits.blocks),
+    )
 
 
 def partial_credit(value: float, base: float, threshold: float) -> float:
@@ -285,7 +370,9 @@ def performance_checks(lab: Lab, run: BenchRun, thresholds: dict[str, Thresholds
         return [Check(lab.speedup_check(), Category.PERFORMANCE, Status.FAILED, detail)]
     checks = []
     if not thresholds:
-        detail = f"no thresholds for {device}: measure the solutions with `./cml calibrate` first"
+        detail = (
+            f"no thresholds for {device}: measure the solutions with `./cml calibrate --lab {int(lab.number)}` first"
+        )
         checks.append(Check(lab.speedup_check(), Category.PERFORMANCE, Status.NOT_RUN, detail))
     for group, group_thresholds in thresholds.items():
         checks += _group_checks(lab, result, group, group_thresholds)

@@ -4,6 +4,7 @@ is in session.py and grade.py, a class's batch in batch.py, the thresholds in ca
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from rich.status import Status
 from rich.table import Table
 
 from grader import batch, edition, late, report, roster, sandbox, slurm
-from grader.calibrate import calibrate, load_measurements, rewrite
+from grader.calibrate import calibrate, read_measurements, rewrite, time_steps
 from grader.collect import collect as collect_results
 from grader.collect import lab_cell, unfinished
 from grader.config import REPO_ROOT, load_config
@@ -281,10 +282,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "kernel of grader/variants on this GPU, several times each, and write "
         "grader/targets/<gpu>.toml: each threshold between the slowest correct kernel and the "
         "fastest wrong one, with a margin of the noise measured; a speed check time cannot "
-        "separate here is not graded, and its points go to the lab's mechanism checks.",
+        "separate here is not graded, and its points go to the lab's mechanism checks. It also grades "
+        "each reference solution and records how long each step took, which the steps' time limits on "
+        "this GPU are derived from.",
     )
     add_build_options(cal, "build-calibrate")  # its own: it also holds the programs of every variant
-    cal.add_argument("--runs", type=int, default=3, help="benchmark runs of each kernel (default 3)")
+    cal.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="benchmark runs of each kernel, and timed grades of each reference solution (default 3)",
+    )
     cal.add_argument(
         "--lab",
         action="append",
@@ -296,6 +304,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--missing-only",
         action="store_true",
         help="measure only the labs --measurements does not hold yet for this GPU (go on where a run stopped)",
+    )
+    cal.add_argument(
+        "--times-only",
+        action="store_true",
+        help="only time the reference solution's steps (their time limits here), keeping the kernels' "
+        "measurements; with --missing-only, the labs whose steps are not timed yet",
     )
     cal.add_argument(
         "--rewrite",
@@ -399,12 +413,22 @@ def command_calibrate(args, console: Console) -> int:
         raise UsageError(f"calibrate needs a GPU: {session.device.reason}")
     labs = select_labs(session.config, args.lab or [])
     if args.missing_only:
-        done = load_measurements(args.measurements, session.device)
-        labs = [lab for lab in labs if lab.name not in done]
+        done = read_measurements(args.measurements, session.device).get("step_seconds" if args.times_only else "labs")
+        labs = [lab for lab in labs if lab.name not in (done or {})]
     with console.status("") as status:
         context = session.build(status.update)
+        timed = functools.partial(time_steps, context)
         path, measured = calibrate(
-            session.config, context.tree, session.device, args.runs, labs, args.measurements, args.output, status.update
+            session.config,
+            context.tree,
+            session.device,
+            args.runs,
+            labs,
+            args.measurements,
+            args.output,
+            status.update,
+            timed,
+            args.times_only,
         )
     for lab, kernels in measured.items():
         for name, kernel in kernels.items():

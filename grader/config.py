@@ -37,14 +37,18 @@ class Evidence:
     per: str = ""
 
 
+# A launch's shape as Nsight Compute names it (the CPU emulator counts the same: common/emu/README.md).
+LAUNCH_SHAPE = ("launch__block_size", "launch__grid_size", "launch__shared_mem_per_block_dynamic")
+
+
 @dataclass
 class MechanismCheck:
     name: str
-    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck", "ncu" or "resources"
+    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck", "ncu", "resources" or "occupancy"
     hint: str = ""
     # ncu: the ratio is numerator / denominator over the student's launches, or, with relative_to =
-    # "baseline", the numerator of the student's launches over that of the baseline's; it must lie in
-    # [min, max] (either bound may be left out).
+    # "baseline", the numerator of the student's launches over that of the baseline's, or with neither, the
+    # numerator itself (a count of blocks, say); it must lie in [min, max] (either bound may be left out).
     numerator: str = ""
     denominator: str = ""
     relative_to: str = ""
@@ -67,16 +71,25 @@ class MechanismCheck:
     max_stack_bytes: int | None = None
     max_local_bytes: int | None = None
     max_shared_bytes: int | None = None
+    # occupancy: how many blocks of the student's checked launch must fit on one SM of `gpu` (gpu_limits.toml),
+    # by the compiler's report of the kernel and the launch's shape, as ncu or the CPU emulator saw it
+    # (grader/occupancy.py). Its launch must also cover the work: as many floats of tile as the baseline's.
+    min_blocks_per_sm: int | None = None
+    gpu: str = "h100"
 
     def __post_init__(self) -> None:
         self.used = [Evidence(**entry) if isinstance(entry, dict) else entry for entry in self.used]
         bounds = (self.max_registers, self.max_stack_bytes, self.max_local_bytes, self.max_shared_bytes)
         if self.tool == "resources" and all(bound is None for bound in bounds):
             raise ValueError(f"labs.toml: the resources check {self.name!r} names no bound, so it could never fail")
+        if self.tool == "occupancy" and not self.min_blocks_per_sm:
+            raise ValueError(f"labs.toml: the occupancy check {self.name!r} names no min_blocks_per_sm")
 
     @property
     def metrics(self) -> list[str]:
         """Every metric the check reads, of the student's launches or the baseline's."""
+        if self.tool == "occupancy":
+            return list(LAUNCH_SHAPE)
         named = [self.numerator, self.denominator, *(e.metric for e in self.used), *(e.per for e in self.used)]
         return list(dict.fromkeys(name for name in named if name))
 
@@ -84,6 +97,8 @@ class MechanismCheck:
     def roles(self) -> list[str]:
         """The checked launches whose counters it reads: the student's, and those it compares with (relative_to),
         which hold its evidence's yardsticks too; the baseline's where only the evidence compares."""
+        if self.tool == "occupancy":  # the baseline's launch says how much work there is to cover
+            return ["student", "baseline"]
         compared = self.relative_to or ("baseline" if any(e.per for e in self.used) else "")
         return ["student", compared] if compared else ["student"]
 
@@ -147,9 +162,16 @@ class Target:
     match: list[str]  # substrings of the device name this file applies to
     thresholds: dict[str, dict[str, Thresholds]]  # lab -> benchmark group ("" for one setting) -> thresholds
     path: Path | None = None
+    # lab -> step (grader/time_limits.py: TIMED_STEPS) -> the reference solution's seconds for it on this GPU,
+    # as ./cml calibrate measured them; the steps' time limits are derived from them
+    reference_seconds: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def for_lab(self, lab: str) -> dict[str, Thresholds]:
         return self.thresholds.get(lab, {})
+
+    def matches(self, device_name: str) -> bool:
+        """Whether this file is for that device: its `match` names part of the device's name."""
+        return bool(device_name) and any(m.lower() in device_name.lower() for m in self.match)
 
     def shown_path(self) -> str:
         """The file as reports name it: relative to the repository when inside it, so no report shows where
@@ -161,7 +183,8 @@ class Target:
 @dataclass
 class Config:
     labs: list[Lab]
-    timeouts: dict[str, float]
+    timeouts: dict[str, float]  # labs.toml's fixed limit of each step, in seconds
+    step_cap: float | None = None  # --step-timeout: no step but the build may run longer
 
     def lab(self, key: str) -> Lab:
         """A lab by full name or number: '01_vector_add', '01' or '1'."""
@@ -206,6 +229,7 @@ def load_target(path: Path) -> Target:
         match=data["device"]["match"],
         thresholds={lab: _lab_thresholds(values) for lab, values in data.get("lab", {}).items()},
         path=path,
+        reference_seconds=data.get("reference_seconds", {}),
     )
 
 
@@ -213,6 +237,6 @@ def find_target(device_name: str, targets_dir: Path = TARGETS_DIR) -> Target | N
     """The target file whose `match` names this device; None for a GPU nobody calibrated."""
     for path in sorted(targets_dir.glob("*.toml")):
         target = load_target(path)
-        if any(m.lower() in device_name.lower() for m in target.match):
+        if target.matches(device_name):
             return target
     return None

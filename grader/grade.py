@@ -14,7 +14,20 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import bench, build, checks, gpu_turn, integrity, proc, profile, resources, sanitize, suite
+from grader import (
+    bench,
+    build,
+    checks,
+    gpu_turn,
+    integrity,
+    occupancy,
+    proc,
+    profile,
+    resources,
+    sanitize,
+    suite,
+    time_limits,
+)
 from grader.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.gpu import Gpu
 from grader.gpu_lock import GpuLock
@@ -35,6 +48,7 @@ DETAIL_LIMIT = 2 * proc.MESSAGE_LIMIT
 SKELETONS = REPO_ROOT / "labs"  # the skeletons as shipped: a report shows no CML_TODO text but theirs
 EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
+COUNTED = ("ncu", "occupancy")  # checks that read a profile of the benchmark's checked launches
 # Steps of their own when labs are graded at once (./cml grade --jobs), so that the others' times stay honest.
 WAITING_TO_BUILD = "waiting to build"  # another lab of the run is building in the same folder
 WAITING_FOR_THE_GPU = "waiting for the GPU"  # a benchmark has it, or is next in line; or another ncu run
@@ -108,6 +122,15 @@ class Steps:
     def __init__(self, ctx: Context, grade: LabGrade, progress: Progress) -> None:
         self.ctx, self.grade, self.progress = ctx, grade, progress
         self.step, self.started = "checking the source", time.monotonic()
+
+    def limit(self, lab: Lab, step: str) -> proc.TimeLimit:
+        """The time limit of `step` of `lab` here (grader/time_limits.py)."""
+        return time_limits.step_limit(self.ctx.config, self.ctx.target, lab.name, step, self.ctx.gpu.name)
+
+    def ran(self, step: str, outcome: proc.Outcome) -> None:
+        """Keeps how long `step`'s program ran: the longest of its runs (a benchmark may run three times)."""
+        seconds = max(self.grade.program_seconds.get(step, 0.0), outcome.seconds)
+        self.grade.program_seconds[step] = round(seconds, 2)
 
     def next(self, name: str) -> None:
         now = time.monotonic()
@@ -270,7 +293,8 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     steps.next("running the correctness tests")
     test_program = ctx.tree.binary(lab.name, variant, "test", ctx.emulator)
     with steps.gpu():
-        tests = suite.run_suite(test_program, ctx.tree.checker(lab.name), timeouts["tests"], env)
+        tests = suite.run_suite(test_program, ctx.tree.checker(lab.name), steps.limit(lab, "tests"), env)
+    steps.ran("tests", tests.outcome)
     tests.todos = suite.shown_todos(tests.todos, lab.name, SKELETONS / lab.name / "kernel.cu")
     handout = f"labs/{lab.name}/README.md"
     found = checks.correctness_checks(tests, handout, replay_command(test_program, env, replay_in_a_clone(ctx, lab)))
@@ -374,18 +398,22 @@ class LabCounters:
         return self.runs[group]
 
     def _read(self, group: str) -> dict[str, profile.CounterRun]:
-        ctx, timeout = self.ctx, self.ctx.config.timeouts["profile"]
-        checks = [m for m in self.lab.mechanisms if m.tool == "ncu" and m.group == group]
+        ctx, timeout = self.ctx, self.steps.limit(self.lab, "profile")
+        checks = [m for m in self.lab.mechanisms if m.tool in COUNTED and m.group == group]
         metrics = list(dict.fromkeys(name for m in checks for name in m.metrics))
         roles = list(dict.fromkeys(role for m in checks for role in m.roles))
         bench = ctx.tree.binary(self.lab.name, self.variant, "bench", ctx.emulator)
         if ctx.emulator:
             size = max(m.profile_size for m in checks)
-            return profile.read_emulated_counters(bench, metrics, roles, group, size, timeout)
-        # mechanism_check() reports an ncu check as not run, and asks for no counters, where there is no ncu.
-        assert ctx.ncu is not None
-        with self.steps.counters():
-            return profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout)
+            runs = profile.read_emulated_counters(bench, metrics, roles, group, size, timeout)
+        else:
+            # mechanism_check() reports an ncu check as not run, and asks for no counters, where there is no ncu.
+            assert ctx.ncu is not None
+            with self.steps.counters():
+                runs = profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout)
+        for run in runs.values():  # the roles share one run of the program
+            self.steps.ran("profile", run.outcome)
+        return runs
 
 
 def mechanism_check(
@@ -408,21 +436,28 @@ def mechanism_check(
         return withheld_unless(checks.resource_check(mechanism, report), correct)
     if not ctx.gpu.present and not ctx.emulator:
         return not_run(ctx.gpu.reason)
-    timeouts = ctx.config.timeouts
     if mechanism.tool in sanitize.SANITIZERS:
         binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
+        limit = steps.limit(lab, mechanism.tool)
         if not ctx.emulator:
             if ctx.sanitizer is None:
                 return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
             with steps.gpu():
-                run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, timeouts["sanitizer"], env)
+                run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, limit, env)
         elif mechanism.tool in sanitize.EMULATED_TOOLS:
-            run = sanitize.run_emulated(mechanism.tool, binary, checker, timeouts["sanitizer"], env)
+            run = sanitize.run_emulated(mechanism.tool, binary, checker, limit, env)
         else:
             return not_run(f"no GPU, and the CPU emulator has no {mechanism.tool}")
+        steps.ran(mechanism.tool, run.outcome)
         check = checks.sanitizer_check(mechanism, run)
         # A clean report counts only if this very run computed the right results (the checker's verdict).
         correct = correct and run.results_right
+    elif mechanism.tool == "occupancy":
+        if ctx.ncu is None and not ctx.emulator:
+            return not_run("ncu (Nsight Compute) not found, and it tells the launch's shape")
+        runs = counters.of(mechanism)
+        limits = occupancy.load_limits()[mechanism.gpu]
+        check = checks.occupancy_check(mechanism, report, runs["student"], runs["baseline"], limits)
     elif mechanism.tool == "ncu":
         if ctx.ncu is None and not ctx.emulator:
             return not_run("ncu (Nsight Compute) not found")
@@ -451,13 +486,15 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade, steps: St
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, "turned off (--no-bench)")]
     if not ctx.gpu.present:
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, NO_TIMING if ctx.emulator else ctx.gpu.reason)]
-    binary, timeout = ctx.tree.binary(lab.name, variant, "bench"), ctx.config.timeouts["bench"]
+    binary, timeout = ctx.tree.binary(lab.name, variant, "bench"), steps.limit(lab, "bench")
     thresholds = ctx.target.for_lab(lab.name) if ctx.target else {}
     remeasured = ""
 
     def timed_run() -> bench.BenchRun:
         with steps.gpu_then_alone() as hold:  # nothing else on the GPU while its launches run
-            return bench.run_bench(binary, timeout, hold)
+            timed = bench.run_bench(binary, timeout, hold)
+        steps.ran("bench", timed.outcome)
+        return timed
 
     run = timed_run()
     if run.result and checks.near_miss(lab, run.result, thresholds, NEAR_MISS_BAND):
@@ -468,7 +505,9 @@ def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade, steps: St
         remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"
     grade.bench = run.result
     grade.rates = run.result.rates(lab.memory_bound) if run.result else []
-    found = checks.performance_checks(lab, run, thresholds, ctx.gpu.name)
+    # A lab added after this GPU's calibration is missing from its file: say which file, and what measures it.
+    device = f"{ctx.gpu.name} in {ctx.target.shown_path()}" if ctx.target else ctx.gpu.name
+    found = checks.performance_checks(lab, run, thresholds, device)
     for check in found:
         if check.category is Category.PERFORMANCE and check.status in (Status.PASSED, Status.FAILED):
             check.detail += remeasured

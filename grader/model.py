@@ -164,6 +164,9 @@ class LabGrade:
     ungraded_points: float = 0.0  # points of checks that could not run here
     seconds: float = 0.0  # how long grading this lab took, the build included
     steps: dict[str, float] = field(default_factory=dict)  # seconds of each step: building, tests, each mechanism, ...
+    # How long each step's program ran (its wait for its turn on the GPU left out), the longest run of each, by the
+    # name its time limit goes by (grader/time_limits.py): what ./cml calibrate records of the reference solution.
+    program_seconds: dict[str, float] = field(default_factory=dict)
     # Seconds this lab had the GPU to itself (its benchmark's and ncu's launches): the run's other labs waited.
     gpu_alone_seconds: float = 0.0
     seed: int = 0  # CML_SEED of every program of this lab: the same seed replays the same inputs

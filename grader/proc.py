@@ -41,6 +41,29 @@ def bounded(text: str, limit: int = MESSAGE_LIMIT, keep_end: bool = False) -> st
     return f"{left_out}\n{text[-limit:]}" if keep_end else f"{text[:limit]}\n{left_out}"
 
 
+@dataclass(frozen=True)
+class TimeLimit:
+    """How long a step's program may run, and what decided it (grader/time_limits.py), which the verdict of a
+    program stopped at it says."""
+
+    seconds: float
+    why: str = ""
+    # What the grader's own program of the step (the checker, replaying the record) may take, where that differs:
+    # its time does not depend on the submission, so a limit derived from the reference's time is not its own.
+    grader_s: float | None = None
+
+    @property
+    def for_the_grader(self) -> float:
+        return self.seconds if self.grader_s is None else self.grader_s
+
+
+Limit = float | TimeLimit  # a bare number is a limit with nothing to say about where it came from
+
+
+def time_limit(limit: Limit) -> TimeLimit:
+    return limit if isinstance(limit, TimeLimit) else TimeLimit(float(limit))
+
+
 @dataclass
 class Outcome:
     command: list[str]
@@ -50,6 +73,8 @@ class Outcome:
     timeout_s: float
     printed_too_much: bool = False  # stopped for printing more than output_limit bytes
     output_limit: int = OUTPUT_LIMIT
+    limit_why: str = ""  # what decided timeout_s (TimeLimit.why)
+    seconds: float = 0.0  # how long it ran, its wait for its turn on the GPU left out
 
     @property
     def timed_out(self) -> bool:
@@ -69,7 +94,8 @@ class Outcome:
         if self.printed_too_much:
             return f"printed more than {self.output_limit >> 20} MiB and was stopped (a print in a loop?)"
         if self.returncode is None:
-            return f"timed out after {self.timeout_s:g} s and was stopped (a kernel that never returns?)"
+            why = f": {self.limit_why}" if self.limit_why else ""
+            return f"timed out after {self.timeout_s:g} s and was stopped{why} (a kernel that never returns?)"
         if self.returncode < 0:
             return f"crashed: killed by {signal.Signals(-self.returncode).name}"
         return f"exited with status {self.returncode}"
@@ -106,7 +132,7 @@ class BoundedReader(threading.Thread):
 
 def run(
     command: list[str],
-    timeout_s: float,
+    timeout_s: Limit,
     cwd: Path | None = None,
     env: dict | None = None,
     paused: Callable[[], float] = lambda: 0.0,
@@ -115,6 +141,7 @@ def run(
     """Runs `command`; on timeout kills its whole process group, so a hung GPU program goes too. `paused()`: the
     seconds so far that the program spent waiting on the grader (its turn on the GPU), not counted. With
     `output_limit`, a program that prints more bytes than that is killed the same way, as soon as it has."""
+    limit = time_limit(timeout_s)
     process = subprocess.Popen(
         command,
         cwd=cwd,
@@ -131,7 +158,7 @@ def run(
     started = time.monotonic()
     returncode: int | None = None
     while True:
-        left = started + timeout_s + paused() - time.monotonic()
+        left = started + limit.seconds + paused() - time.monotonic()
         if left <= 0:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
@@ -141,13 +168,15 @@ def run(
             break
         except subprocess.TimeoutExpired:
             continue
+    seconds = time.monotonic() - started - paused()
     for reader in readers:
         # A process it left behind (only possible outside the sandbox) may hold the pipe open: not waited for.
         reader.join(timeout=LINGER_S)
     if flood.exceeded:
         returncode = None  # its exit status is the kill's, not the program's
-    limit = output_limit or OUTPUT_LIMIT
-    return Outcome(command, returncode, readers[0].text(), readers[1].text(), timeout_s, flood.exceeded, limit)
+    printed = readers[0].text(), readers[1].text()
+    limit_bytes = output_limit or OUTPUT_LIMIT
+    return Outcome(command, returncode, *printed, limit.seconds, flood.exceeded, limit_bytes, limit.why, seconds)
 
 
 class OutputLimit:

@@ -86,7 +86,7 @@ def read_counters(
     metrics: list[str],
     roles: list[str],
     group: str,
-    timeout_s: float,
+    timeout_s: proc.Limit,
 ) -> dict[str, CounterRun]:
     """The benchmark, with no arguments, under ncu in the sandbox: the counters of each role's checked launch
     in `group`. ncu's CSV is all its stdout has (the benchmark prints to stderr when the grader runs it). The
@@ -98,6 +98,7 @@ def read_counters(
     tool = (
         str(ncu),
         "--csv",
+        "--print-units", "base",  # bytes as bytes: by default ncu scales them (8 KB of shared memory as 8.19 Kbyte)
         "--clock-control", "none",
         "--nvtx", *selected,
         "--print-nvtx-rename", "kernel",
@@ -126,7 +127,7 @@ def parse_emulator_json(data: dict, metrics: list[str], role: str, group: str = 
 
 
 def run_emulator_profile(
-    bench: Path, args: tuple, timeout_s: float, env: dict | None = None
+    bench: Path, args: tuple, timeout_s: proc.Limit, env: dict | None = None
 ) -> tuple[proc.Outcome, dict]:
     """Runs a program of the CPU emulator's build, in the sandbox, with its counters written to its record
     (CML_EMU_PROFILE); the counters it wrote, {} if none."""
@@ -141,7 +142,7 @@ def run_emulator_profile(
 
 
 def read_emulated_counters(
-    bench: Path, metrics: list[str], roles: list[str], group: str, size: int, timeout_s: float
+    bench: Path, metrics: list[str], roles: list[str], group: str, size: int, timeout_s: proc.Limit
 ) -> dict[str, CounterRun]:
     """The checked launches read_counters profiles, from the CPU emulator's build of the benchmark, at `size`."""
     outcome, data = run_emulator_profile(bench, ("--profile", "--size", str(size)), timeout_s)

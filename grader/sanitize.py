@@ -57,7 +57,7 @@ def first_report(output: str, lines: int = 8) -> str:
 
 
 def run_sanitizer(
-    tool: str, sanitizer: Path, binary: Path, checker: Path, timeout_s: float, env: dict | None = None
+    tool: str, sanitizer: Path, binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None
 ) -> SanitizerRun:
     command = (
         str(sanitizer),
@@ -72,7 +72,9 @@ def run_sanitizer(
     return read_run(tool, run)
 
 
-def run_emulated(tool: str, binary: Path, checker: Path, timeout_s: float, env: dict | None = None) -> SanitizerRun:
+def run_emulated(
+    tool: str, binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None
+) -> SanitizerRun:
     """`tool` as the CPU emulator makes it, over the emulator's build of the test program."""
     checks = {
         "CML_EMU_CHECK": tool,

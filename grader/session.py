@@ -287,11 +287,7 @@ def start(request: GradeRequest) -> Session:
     """Checks the request and decides the run's device, thresholds, seed and sizes. Raises UsageError for
     anything the caller named that does not exist or cannot be read."""
     config = load_config()
-    if request.step_timeout:
-        config.timeouts = {
-            step: limit if step == "build" else min(limit, request.step_timeout)
-            for step, limit in config.timeouts.items()
-        }
+    config.step_cap = request.step_timeout or None
     labs = select_labs(config, request.labs)
     if request.jobs is not None and request.jobs < 1:
         raise UsageError(f"--jobs {request.jobs}: at least 1 lab must be graded at a time")

@@ -137,7 +137,7 @@ def parse_report(xml_text: str) -> list[CaseResult]:
     return cases
 
 
-def list_cases(binary: Path, timeout_s: float) -> list[CaseResult]:
+def list_cases(binary: Path, timeout_s: proc.Limit) -> list[CaseResult]:
     """All cases of a suite, as not run: the ones a run never reached keep this state."""
     command = [str(binary), "--list-test-cases", "--no-skip", "--reporters=xml", "--no-version"]
     outcome = proc.run(command, timeout_s)
@@ -166,7 +166,7 @@ def program_run(
 
 
 def run_program(
-    program: sandbox.ProgramRun, timeout_s: float, tool: tuple = (), args: tuple = (), turn: GpuTurn | None = None
+    program: sandbox.ProgramRun, timeout_s: proc.Limit, tool: tuple = (), args: tuple = (), turn: GpuTurn | None = None
 ) -> proc.Outcome:
     """Runs `program`, under `tool` (compute-sanitizer or ncu and their options) where given; the time it waits
     for its `turn` on the GPU is not counted. A test program gets the same variables and files in every run, so
@@ -177,7 +177,7 @@ def run_program(
     return proc.run(command, timeout_s, env=program.environment(), paused=paused, output_limit=proc.OUTPUT_LIMIT)
 
 
-def judge(checker: Path, record: Path, timeout_s: float, env: dict | None = None) -> list[CaseResult]:
+def judge(checker: Path, record: Path, timeout_s: proc.Limit, env: dict | None = None) -> list[CaseResult]:
     """Every case of the lab, as the checker decides it from `record`. The checker is the grader's own program:
     a checker that fails is the grader's failure, never the student's. It reads a record the student's code
     wrote, so it runs with the limits a test program sets itself (CML_CONFINE: memory, CPU time, file size)."""
@@ -202,7 +202,7 @@ def judge(checker: Path, record: Path, timeout_s: float, env: dict | None = None
 
 
 def run_suite(
-    binary: Path, checker: Path, timeout_s: float, env: dict | None = None, tool: tuple = (), args: tuple = ()
+    binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None, tool: tuple = (), args: tuple = ()
 ) -> SuiteRun:
     """The test program's run (under `tool` where given, with doctest's `args`) and the checker's verdict on its
     record. Both draw their inputs from the same seed: the run's, or one drawn here. A case the run left out is
@@ -216,7 +216,7 @@ def run_suite(
             # The grader runs a test program only where it found a GPU (or the CPU emulator): this is the
             # sandbox's or the machine's failure, not the student's.
             raise GraderError(f"the test program found no GPU in the sandbox: {no_gpu.group(1)}")
-        cases = judge(checker, program.record, timeout_s, env)
+        cases = judge(checker, program.record, proc.time_limit(timeout_s).for_the_grader, env)
     for case in cases:
         case.message = case.message.replace(CUT_SHORT, f"(the test program {outcome.how_it_ended()})")
     return SuiteRun(outcome, cases, todos=printed_todos(outcome.stderr))

@@ -25,7 +25,7 @@ from grader.report import measured
 VARIANTS_DIR = GRADER_DIR / "variants"
 MANIFEST = VARIANTS_DIR / "variants.toml"
 KINDS = ("correct", "wrong")
-SHOWS_IN = ("time", "counter", "racecheck", "resources")
+SHOWS_IN = ("time", "counter", "racecheck", "occupancy", "resources")
 # must_fail names a mechanism check of labs.toml, or one of these, optionally followed by " (group)" for a lab
 # timed at several settings; the grader's performance checks begin with the matching text.
 PERFORMANCE = {"speedup": "speedup over ", "copy fraction": "fraction of this GPU's copy bandwidth"}
@@ -41,7 +41,7 @@ class Variant:
     idea: str  # the published idea it follows, "" where there is none
     lesson: str = ""  # wrong only: the lesson it breaks
     must_fail: str = ""  # wrong only: the check that must fail for it
-    lesson_shows_in: str = ""  # wrong only: "time", "counter", "racecheck" or "resources"
+    lesson_shows_in: str = ""  # wrong only: "time", "counter", "racecheck", "occupancy" or "resources"
 
 
 def load_variants(manifest: Path = MANIFEST) -> list[Variant]:
@@ -160,6 +160,18 @@ def _judged(
     if not checks:
         return False, "no checks for this lab in grade.json", []
     return (*judge(variant, checks, unseen_checks(grade, variant.lab, config)), checks)
+
+
+def judged_grade(
+    grades_dir: Path, variant: Variant, config: Config, target: Target | None = None
+) -> tuple[bool, str] | None:
+    """judge() of the variant's grade filed in grades_dir by tools/grade-variants.sh (with `target`, its speed
+    checks judged again against those thresholds); None where it has none."""
+    grade_json = _grade_json(grades_dir, variant)
+    if not grade_json.is_file():
+        return None
+    ok, why, _ = _judged(grade_json, variant, config, target)
+    return ok, why
 
 
 def _summary(checks: list[dict], category: str) -> str:

@@ -17,6 +17,10 @@
 #   tools/gpu-check.sh calibrate RUNS        ./cml calibrate of the labs not measured yet on this GPU, over the
 #                                            solutions and grader/variants, time-boxed (CALIBRATE_SECONDS), adding
 #                                            to .calib/measurements.json: carry .calib from one call to the next
+#   tools/gpu-check.sh step-times GPU RUNS   ./cml calibrate --times-only of the labs whose reference solution is not
+#                                            timed yet, adding to results/calibration/GPU-measurements.json's copy
+#                                            in .calib/step-times.json, time-boxed (CALIBRATE_SECONDS): carry .calib;
+#                                            the copy and its thresholds file come back in $OUT
 #   tools/gpu-check.sh solutions             the solutions graded, every mechanism on, against .calib/target.toml
 #                                            where a calibrate call left one, else grader/targets/
 #   tools/gpu-check.sh speed [OLD_CHECKOUT]  the seven solutions graded from a clean build, with each step's time,
@@ -45,7 +49,7 @@ fi
 export PYTHONUNBUFFERED=1
 # No chromium on the GPU machine: the browser checks run in CI, not here.
 export CML_SKIP_BROWSER=1
-part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|class-gpus|repeat|counters|calibrate|solutions|speed|submission-speed|trace|attacks|variants [options]}
+part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|class-gpus|repeat|counters|calibrate|step-times|solutions|speed|submission-speed|trace|attacks|variants [options]}
 shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
     --format=csv | tee "$out/gpu-$part.txt"
@@ -97,6 +101,13 @@ case "$part" in
         timeout "${CALIBRATE_SECONDS:-520}" ./cml calibrate --runs "${1:?how many runs}" --missing-only \
             --output .calib/target.toml --measurements .calib/measurements.json 2>&1 | tee "$out/calibrate.log"
         cp .calib/measurements.json .calib/target.toml "$out/" ;;
+    step-times)
+        gpu=${1:?h100 or h200: the measurements in results/calibration/ to add the times to}
+        mkdir -p .calib
+        [ -f .calib/step-times.json ] || cp "results/calibration/$gpu-measurements.json" .calib/step-times.json
+        timeout "${CALIBRATE_SECONDS:-520}" ./cml calibrate --times-only --missing-only --runs "${2:?how many runs}" \
+            --output .calib/step-times.toml --measurements .calib/step-times.json 2>&1 | tee "$out/step-times.log"
+        cp .calib/step-times.json .calib/step-times.toml "$out/" ;;
     solutions)
         target=()
         [ -f .calib/target.toml ] && target=(--target .calib/target.toml)

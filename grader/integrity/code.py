@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from grader.integrity import nvcc
+from grader.integrity import nvcc, symbols
 from grader.integrity.elf import Function, ObjectFile, Reference
 
 SYSCALL = re.compile(r"^(syscall|sysenter|int \$0x80|svc)\b")  # x86-64's three ways, and AArch64's
@@ -75,7 +75,7 @@ def startup_reason(obj: ObjectFile, function: Function | None, section: str) -> 
         return f"adds an entry to {section}: code that runs {when}"
     if function.name.startswith("_GLOBAL__sub_I_"):
         if any(ref.symbol == IOSTREAM_INIT for ref in function.references):
-            return "includes <iostream>, whose global object's constructor runs before main; print with printf instead"
+            return symbols.IOSTREAM_REASON
         return "has a global object with a constructor (or other code that runs before main); globals must need none"
     attribute = "constructor" if when == "before main" else "destructor"
     return f"{obj.readable(function.name)} runs {when} (__attribute__(({attribute})) or an entry of {section})"

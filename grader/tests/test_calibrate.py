@@ -8,6 +8,8 @@ import pytest
 
 from grader.calibrate import MIN_MARGIN, Kernel, group_thresholds, separate
 from grader.config import REPO_ROOT, Lab
+from grader.exits import GraderError
+from grader.grade import Context
 
 LAB = Lab("05_padded_transpose", "Transpose", {"correctness": 50, "mechanism": 25, "performance": 25}, "naive")
 
@@ -189,13 +191,68 @@ def test_a_handout_quoting_an_old_threshold_is_stale():
     assert tool.updated("a handout without the markers", current) is None
 
 
-def test_a_lab_no_shipped_gpu_has_calibrated_says_so_instead_of_an_empty_table():
-    tool = load_tool("handout_thresholds")
+@pytest.mark.needs_solutions
+def test_calibrate_times_the_reference_solution_s_steps_and_the_grader_derives_their_limits(tmp_path, monkeypatch):
+    """--times-only: two timings of Lab 1's reference solution (stand-ins), added to the kernels' measurements of
+    an earlier calibration, which are kept as they were; the file records the longest run of each step."""
+    from grader import calibrate as module
+    from grader.build import BuildTree
     from grader.config import TARGETS_DIR, load_config, load_target
+    from grader.gpu import Gpu
+    from grader.time_limits import MARGIN_S, step_limit
 
-    lab = load_config().lab("05")
-    uncalibrated = load_target(TARGETS_DIR / "h100.toml")
-    uncalibrated.thresholds.pop(lab.name)
-    said = tool.block(lab, [uncalibrated], handout=True)
-    assert "| speed check |" not in said and "at least" not in said
-    assert "Not yet measured on H100" in said and '"not run"' in said and "./cml calibrate --lab 5" in said
+    def not_measured_again(*args, **kwargs):
+        raise AssertionError("--times-only benchmarks no kernel")
+
+    monkeypatch.setattr(module, "run_bench", not_measured_again)
+    monkeypatch.setattr(module, "compile_targets", not_measured_again)
+    earlier = json.loads((REPO_ROOT / "results" / "calibration" / "h100-measurements.json").read_text())
+    kept = tmp_path / "measured.json"
+    kept.write_text(json.dumps(earlier | {"device": "Test GPU"}))
+    config = load_config()
+    timings = iter([{"tests": 3.0, "memcheck": 9.0}, {"tests": 4.46, "memcheck": 8.0}])
+    gpu = Gpu(True, "Test GPU", "9.0")
+    path, _ = module.calibrate(
+        config, BuildTree(tmp_path, tmp_path, "sm_90"), gpu, 2, [config.lab("01")], kept, tmp_path / "t.toml", lambda _: None, lambda lab: next(timings),
+        times_only=True,
+    )  # fmt: skip
+    written = load_target(path)
+    assert written.reference_seconds == {"01_vector_add": {"tests": 4.5, "memcheck": 9.0}}
+    assert written.thresholds == load_target(TARGETS_DIR / "h100.toml").thresholds  # the kernels' figures kept
+    assert json.loads(kept.read_text())["step_seconds"] == {
+        "01_vector_add": {"tests": [3.0, 4.46], "memcheck": [9.0, 8.0]}
+    }
+    limit = step_limit(config, written, "01_vector_add", "tests", "Test GPU")
+    assert (limit.seconds, limit.why) == (35, "the reference solution takes 4.5 s here") and 35 == 5 + MARGIN_S
+    assert "No reference_seconds" not in path.read_text()
+    assert module.rewrite(config, kept, tmp_path / "again.toml").read_text() == path.read_text()
+
+
+def test_the_steps_are_timed_with_the_fixed_limits_at_the_largest_sizes_and_only_from_a_passing_run(
+    tmp_path, monkeypatch
+):
+    from grader import calibrate as module
+    from grader.build import BuildTree
+    from grader.config import Target, load_config
+    from grader.gpu import Gpu
+    from grader.model import Category, Check, LabGrade, Status
+
+    config = load_config()
+    lab = config.lab("03")
+    seen: dict[str, object] = {}
+
+    def graded(ctx, lab, variant):
+        seen.update(target=ctx.target, sizes=ctx.instructor_sizes, variant=variant)
+        grade = LabGrade(lab.name, lab.title, variant, "kernel.cu", program_seconds={"tests": 2.5})
+        grade.checks = [Check("memcheck", Category.MECHANISM, verdict) for verdict in statuses]
+        return grade
+
+    monkeypatch.setattr(module, "grade_lab", graded)
+    earlier = Target("h100", "an earlier calibration", ["Test GPU"], {}, reference_seconds={lab.name: {"tests": 0.1}})
+    ctx = Context(config, BuildTree(tmp_path, tmp_path, "sm_90"), Gpu(True, "Test GPU", "9.0"), earlier, None, None)
+    statuses = [Status.PASSED, Status.NOT_RUN]
+    assert module.time_steps(ctx, lab) == {"tests": 2.5}
+    assert seen == {"target": None, "sizes": {lab.name: ["300000x64"] * 3}, "variant": "solution"}
+    statuses = [Status.FAILED]
+    with pytest.raises(GraderError, match="failed memcheck"):
+        module.time_steps(ctx, lab)

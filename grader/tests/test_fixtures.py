@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from grader.config import REPO_ROOT
+from grader.config import REPO_ROOT, find_target, load_config
 from grader.edition import NO_SOLUTIONS, has_solutions
 from grader.exits import Exit
 from grader.model import Status
@@ -16,7 +16,8 @@ from grader.model import Status
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
 
-from grader.tests.fixture_kernels import fixture_dirs, load_expect, planted_kernel, write_submission
+from grader.tests.fixture_kernels import FIXTURES_DIR, fixture_dirs, load_expect, planted_kernel, write_submission
+from grader.time_limits import from_reference, step_limit
 
 
 def grade_fixture(folder, expect, tmp_path) -> dict:
@@ -88,3 +89,24 @@ def test_planted_bug_gets_its_verdict(folder, device, tmp_path):
     for text in expect.get("not_in_any_detail", []):
         blamed = [c["name"] for c in lab["checks"] if text in c.get("detail", "")]
         assert not blamed, f"{text!r} should appear in no check's detail, but does in {blamed}"
+
+
+def test_a_kernel_that_never_returns_is_stopped_soon_after_the_reference_s_tests_would_end(device, tmp_path):
+    """On a GPU whose thresholds file holds the reference solution's time for Lab 1's tests (./cml calibrate
+    --times-only), the planted kernel that never returns, graded with no --step-timeout, is stopped at the limit
+    derived from that time, and its verdict says so."""
+    if not device.present:
+        pytest.skip(f"needs a GPU: {device.reason}")
+    target = find_target(device.name)
+    reference = target.reference_seconds.get("01_vector_add", {}).get("tests") if target else None
+    if target is None or reference is None:
+        pytest.skip(f"Lab 1's reference tests are not timed on {device.name}: ./cml calibrate --times-only --lab 1")
+    folder = FIXTURES_DIR / "01_never_returns"
+    expect = {key: value for key, value in load_expect(folder).items() if key != "timeout_s"}
+    (lab,) = [entry for entry in grade_fixture(folder, expect, tmp_path)["labs"] if entry["lab"] == "01_vector_add"]
+    limit = step_limit(load_config(), target, "01_vector_add", "tests", device.name)
+    ran = lab["program_seconds"]["tests"]
+    print(f"reference {reference} s, limit {limit.seconds:g} s, stopped after {ran} s")
+    assert limit.seconds == from_reference(reference) and limit.seconds - 1 < ran < limit.seconds + 5
+    said = f"timed out after {limit.seconds:g} s and was stopped: {limit.why}"
+    assert any(said in check["detail"] for check in lab["checks"]), [c["detail"] for c in lab["checks"]]

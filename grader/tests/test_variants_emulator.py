@@ -1,7 +1,8 @@
 """Variants whose lesson the CPU emulator's counters show, graded on it as submissions: each gets the verdict
 variants.toml gives it (grader/variants.py, judge). The shapes that once passed where they should fail, and their
-controls: a transpose with no tile, unpadded or half-padded tiles with the conflict on the stores, and GEMMs with
-one factor tiled or rectangular tiles. (tools/grade-variants.sh grades every variant the same way.)"""
+controls: a transpose with no tile, unpadded or half-padded tiles with the conflict on the stores, GEMMs with
+one factor tiled or rectangular tiles, and launches that fit too few blocks on an SM or do not cover the work.
+(tools/grade-variants.sh grades every variant the same way.)"""
 
 from __future__ import annotations
 
@@ -34,6 +35,14 @@ GRADED = {
         "tiled_a_and_b_32x32",
         "rectangular_16x64_k16_1024_threads",
         "rectangular_64x16_k32_4_rows_per_thread",
+    ],
+    # The occupancy check, from the compiler's report and the launch's shape, is graded in full without a GPU.
+    "09_occupancy": [
+        "launcher_keeps_the_115kb_tile",
+        "grid_stride_one_block_per_sm",
+        "skeleton_launch_kept",
+        "dynamic_reverse_one_per_thread",
+        "occupancy_api_sizes_the_tile",
     ],
 }
 VARIANTS = [v for v in load_variants() if v.name in GRADED.get(v.lab, [])]

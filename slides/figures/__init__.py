@@ -7,7 +7,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from . import banks, coalescing, constant_cache, gemm_tiles, halo, hierarchy, plots, reduction, registers
+from . import banks, coalescing, constant_cache, gemm_tiles, halo, hierarchy, occupancy, plots, reduction, registers
 from .measured import read_calibration, read_grade
 from .svg import GRID, Svg
 
@@ -20,6 +20,7 @@ LABS = [
     "06_warp_reduction",
     "07_constant_memory",
     "08_registers_local_memory",
+    "09_occupancy",
 ]
 
 
@@ -43,7 +44,7 @@ def write_all(out: Path, calibration: Path, solutions: Path, learner: Path | Non
     cal = read_calibration(calibration)
     labs = read_grade(solutions, "solution")
     written = []
-    for module in (banks, coalescing, constant_cache, gemm_tiles, halo, reduction, registers):
+    for module in (banks, coalescing, constant_cache, gemm_tiles, halo, occupancy, reduction, registers):
         for name, draw in module.PICTURES.items():
             draw().save(out / name)
             written.append(out / name)
@@ -69,11 +70,13 @@ def write_all(out: Path, calibration: Path, solutions: Path, learner: Path | Non
     for lab in LABS:
         path = out / f"lab{lab[1]}-yours.svg"
         bench = mine.get(lab)
-        if bench and any(k.correct and k.role in ("student", "stretch") for k in bench.kernels):
-            _save_plot(plots.yours(lab, bench, labs.get(lab), device), path)
+        if bench and lab in labs and any(k.correct and k.role in ("student", "stretch") for k in bench.kernels):
+            _save_plot(plots.yours(lab, bench, labs[lab], device), path)
         else:
             reason = (
-                f"{learner} has no timed, correct kernel of this lab"
+                "the reference solution's results have no timed run of this lab yet"
+                if lab not in labs
+                else f"{learner} has no timed, correct kernel of this lab"
                 if learner and learner.is_file()
                 else "no .results/grade.json in this checkout"
             )

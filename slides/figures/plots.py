@@ -336,9 +336,8 @@ def constant_memory(cal: Calibration, labs: dict[str, Bench]):
     return fig
 
 
-def yours(lab: str, mine: Bench, reference: Bench | None, device: str | None):
-    """The learner's kernels next to the reference solution's, from the learner's own .results/grade.json; the
-    learner's alone for a lab whose solution no GPU has graded for the kit yet (reference None)."""
+def yours(lab: str, mine: Bench, reference: Bench, device: str | None):
+    """The learner's kernels next to the reference solution's, from the learner's own .results/grade.json."""
     fig, ax = _figure(
         f"Lab {lab[1]}: yours ({device or 'your GPU'}) and the reference solution (H100)",
         ".results/grade.json (your last ./cml grade) and " + LAB,
@@ -349,7 +348,7 @@ def yours(lab: str, mine: Bench, reference: Bench | None, device: str | None):
         return x.gflops or x.gbps
 
     rows = []
-    for k in (reference or mine).kernels:
+    for k in reference.kernels:
         if k.role not in ("student", "stretch"):
             continue
         label = f"{k.name} ({k.group})" if k.group else k.name
@@ -357,12 +356,11 @@ def yours(lab: str, mine: Bench, reference: Bench | None, device: str | None):
             m = mine.kernel(k.name, k.group)
         except KeyError:
             m = None
-        rows.append((label, rate(m) if m and m.correct else 0.0, rate(k) if reference else 0.0))
-    unit = "GFLOP/s" if (reference or mine).kernels[0].gflops else "GB/s"
+        rows.append((label, rate(m) if m and m.correct else 0.0, rate(k)))
+    unit = "GFLOP/s" if reference.kernels[0].gflops else "GB/s"
     ys = range(len(rows))
     ax.barh([y - 0.2 for y in ys], [r[1] for r in rows], 0.4, color=LANE, label="yours (0: not timed or not correct)")
-    shown = "reference solution, H100" if reference else "reference solution: not yet measured on a GPU"
-    ax.barh([y + 0.2 for y in ys], [r[2] for r in rows], 0.4, color=GRID, label=shown)
+    ax.barh([y + 0.2 for y in ys], [r[2] for r in rows], 0.4, color=GRID, label="reference solution, H100")
     for y, (_, mine_rate, ref_rate) in zip(ys, rows, strict=True):
         ax.text(mine_rate, y - 0.2, f" {mine_rate:.0f}", va="center", fontsize=12)
         ax.text(ref_rate, y + 0.2, f" {ref_rate:.0f}", va="center", fontsize=12)

@@ -151,7 +151,7 @@ cudaError_t run_kernel(const void* kernel, const LaunchConfig& config, ThreadBod
     launch.global = GlobalMemory::now();
     launch.threads_per_block = unsigned(threads);
     launch.blocks = blocks;
-    if (!o.profile.empty()) launch.profile_group = note_launch(kernel);
+    if (!o.profile.empty()) launch.profile_group = note_launch(kernel, {threads, blocks, config.shared_bytes});
     Pool& p = pool();
     if (o.shared_tracking())
         for (auto& w : p.workers())

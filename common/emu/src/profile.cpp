@@ -29,6 +29,7 @@ struct Group {
     const void* kernel;
     std::string range;
     unsigned long long launches;
+    LaunchShapes shapes;
 };
 
 struct Session {
@@ -151,6 +152,7 @@ std::vector<KernelReport> kernel_reports()
         kernel.name = names[k].function;
         kernel.range = s.groups[k].range;
         kernel.launches = s.groups[k].launches;
+        kernel.shapes = s.groups[k].shapes;
         for (const auto& [key, row] : rows[k]) kernel.rows.push_back(row);
     }
     return kernels;
@@ -200,7 +202,7 @@ void BlockProfile::end_block(int group, LineTotals& totals)
     }
 }
 
-int note_launch(const void* kernel)
+int note_launch(const void* kernel, const LaunchShapes& shape)
 {
     Session& s = session();
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -209,10 +211,11 @@ int note_launch(const void* kernel)
     for (std::size_t g = 0; g < s.groups.size(); ++g) {
         if (s.groups[g].kernel == kernel && s.groups[g].range == range) {
             ++s.groups[g].launches;
+            s.groups[g].shapes.add(shape);
             return int(g);
         }
     }
-    s.groups.push_back(Group{kernel, range, 1});
+    s.groups.push_back(Group{kernel, range, 1, shape});
     return int(s.groups.size()) - 1;
 }
 

@@ -47,9 +47,23 @@ private:
     std::vector<std::unordered_map<const void*, Instruction>> warps_;
 };
 
-// Counts a launch of `kernel`; returns its group: the kernel within the NVTX range open at the launch
+// The shape of a group's launches, summed over them as Nsight Compute's launch__* metrics are summed over the
+// launches a profile holds: for one launch, that launch's block, grid and dynamic shared memory.
+struct LaunchShapes {
+    unsigned long long block_size = 0;      // threads per block
+    unsigned long long grid_size = 0;       // blocks
+    unsigned long long dynamic_shared = 0;  // bytes per block, the launch's third parameter
+    void add(const LaunchShapes& other)
+    {
+        block_size += other.block_size;
+        grid_size += other.grid_size;
+        dynamic_shared += other.dynamic_shared;
+    }
+};
+
+// Counts a launch of `kernel`, of the given shape; returns its group: the kernel within the NVTX range open at the launch
 // (the benchmark opens one per role, "baseline" or "student", as ncu --nvtx-include selects them).
-int note_launch(const void* kernel);
+int note_launch(const void* kernel, const LaunchShapes& shape);
 void merge_profile(LineTotals& worker_totals);  // at the end of a launch
 void write_profile();                           // at exit: the table on stderr, the JSON to the file asked for
 

@@ -38,7 +38,9 @@ std::map<std::string, unsigned long long> metric_totals(const KernelReport& kern
         {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 0},
         {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
         {"cml_emu__constant_requests.sum", 0}, {"cml_emu__constant_addresses.sum", 0},
-        {"cml_emu__constant_serialised_requests.sum", 0}};
+        {"cml_emu__constant_serialised_requests.sum", 0},
+        {"launch__block_size", kernel.shapes.block_size}, {"launch__grid_size", kernel.shapes.grid_size},
+        {"launch__shared_mem_per_block_dynamic", kernel.shapes.dynamic_shared}};
     for (const LineRow& row : kernel.rows) {
         const LineCounters& c = row.counters;
         const std::string op = c.store ? "st" : "ld";

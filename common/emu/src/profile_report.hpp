@@ -20,6 +20,7 @@ struct KernelReport {
     std::string name;   // the kernel's signature
     std::string range;  // the NVTX range open at its launches ("" for none)
     unsigned long long launches = 0;
+    LaunchShapes shapes;  // summed over its launches
     std::vector<LineRow> rows;  // by file, line, space, direction
 };
 

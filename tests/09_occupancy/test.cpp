@@ -1,0 +1,275 @@
+// Correctness of Lab 9: the occupancy arithmetic against the calculator's rules, a launch that fits enough
+// blocks on an H100 and on a small GPU, and the reversal at awkward sizes with every launch it may be given.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cml/compare.hpp"
+#include "cml/device_buffer.hpp"
+#include "cml/gpu_test.hpp"
+#include "cml/random.hpp"
+#include "cml/record.hpp"
+#include "occupancy.hpp"
+#include "reference.hpp"
+
+namespace {
+
+// What the kernel.cu's host functions returned, through the device and back: the checker, which runs none of
+// them, reads these values from the record (cml/record.hpp).
+std::vector<int> recorded(const std::vector<int>& values)
+{
+    cml::DeviceBuffer<int> on_device(values);
+    return on_device.download();
+}
+
+std::string shown(const BlockUse& use)
+{
+    std::ostringstream text;
+    text << use.threads << " threads, " << use.registers << " registers, " << use.shared << " B of shared memory";
+    return text.str();
+}
+
+// resident_blocks for each block on `sm`, against the count the test gives (or the rules', where none).
+void check_blocks(const std::vector<BlockUse>& uses, const std::vector<int>& want, const SmLimits& sm)
+{
+    std::vector<int> got;
+    for (const BlockUse& use : uses) got.push_back(resident_blocks(use, sm));
+    got = recorded(got);
+    for (std::size_t i = 0; i < uses.size(); ++i)
+        CHECK_MESSAGE(got[i] == want[i], shown(uses[i]) << ": " << got[i] << " blocks per SM, not " << want[i]);
+}
+
+constexpr std::size_t kKB = 1024;
+
+std::vector<float> run_reverse(const std::vector<float>& in, ReverseLaunch launch)
+{
+    cml::DeviceBuffer<float> in_dev(in), out_dev(in.size());
+    out_dev.poison();
+    reverse(in_dev.data(), out_dev.data(), int(in.size()), launch);
+    CML_CHECK(cudaDeviceSynchronize());
+    return out_dev.download();
+}
+
+// A copied float is exact: no tolerance.
+void check_reverse(int n, ReverseLaunch launch)
+{
+    const std::vector<float> in = cml::random_floats(std::size_t(n));
+    const cml::Comparison result = cml::compare(run_reverse(in, launch), reverse_reference(in), {0.0, 0.0});
+    CHECK_MESSAGE(result.ok, result.describe());
+}
+
+// Runs `launch(n, out)` on an output of n elements followed by a guard zone, all holding a sentinel: no guard
+// element may be overwritten, and the first n must be the reversed input.
+template <class Launch>
+void check_every_output_and_nothing_past_n(int n, Launch launch)
+{
+    constexpr int kGuard = 1024;
+    constexpr float kSentinel = 12345.0f;
+    const std::vector<float> in = cml::random_floats(std::size_t(n));
+    cml::DeviceBuffer<float> in_dev(in), out_dev(std::vector<float>(std::size_t(n + kGuard), kSentinel));
+    launch(in_dev.data(), out_dev.data(), n);
+    CML_CHECK(cudaDeviceSynchronize());
+    std::vector<float> after = out_dev.download();
+    int overwritten = 0;
+    for (int i = n; i < n + kGuard; ++i) overwritten += after[std::size_t(i)] != kSentinel;
+    CHECK_MESSAGE(overwritten == 0, overwritten << " of the " << kGuard << " elements after out[n-1] were written");
+    after.resize(std::size_t(n));
+    const cml::Comparison written = cml::compare(after, reverse_reference(in), {0.0, 0.0});
+    CHECK_MESSAGE(written.ok, written.describe());
+}
+
+// The launch a student's function chose, through the record, and whether it keeps the interface's promises.
+ReverseLaunch recorded_launch(ReverseLaunch launch)
+{
+    const std::vector<int> values = recorded({launch.threads, launch.tile});
+    return {values[0], values[1]};
+}
+
+void check_fits(ReverseLaunch launch, const SmLimits& sm, int registers, const std::string& gpu)
+{
+    CAPTURE(gpu);
+    CAPTURE(registers);
+    CHECK_MESSAGE((launch.threads >= 32 && launch.threads <= 1024),
+                  launch.threads << " threads per block: 32 to 1024 are asked for");
+    CHECK_MESSAGE(launch.tile >= launch.threads,
+                  "a tile of " << launch.tile << " floats for " << launch.threads << " threads leaves some idle");
+    const BlockUse use{launch.threads, registers, std::size_t(launch.tile) * sizeof(float)};
+    const int blocks = reference_resident_blocks(use, sm);
+    CHECK_MESSAGE(blocks >= kMinBlocksPerSm, shown(use) << ": " << blocks << " block(s) per SM, fewer than "
+                                                        << kMinBlocksPerSm);
+}
+
+// This GPU's limits, as its cudaDeviceProp gives them, through the record: the checker has no GPU to ask.
+SmLimits limits_of_this_gpu()
+{
+    cudaDeviceProp p{};
+    if (!cml::record::replaying()) {
+        int device = 0;
+        CML_CHECK(cudaGetDevice(&device));
+        CML_CHECK(cudaGetDeviceProperties(&p, device));
+    }
+    const std::vector<int> v = recorded({p.maxThreadsPerMultiProcessor / 32, p.maxBlocksPerMultiProcessor,
+                                         p.regsPerMultiprocessor, int(p.sharedMemPerMultiprocessor),
+                                         int(p.sharedMemPerBlockOptin), int(p.reservedSharedMemPerBlock), p.major});
+    return {v[0], v[1], v[2], 256, 4, std::size_t(v[3]), std::size_t(v[4]), std::size_t(v[5]),
+            std::size_t(v[6] >= 8 ? 128 : 256)};
+}
+
+const std::vector<int> kEdges = {0, 1, 31, 32, 33, 255, 257, 2047, 2048, 2049, 1'000'003};
+
+}  // namespace
+
+TEST_SUITE("A: resident blocks")
+{
+    TEST_CASE("warps decide for blocks of few registers and no shared memory: 8 blocks of 256 threads, 2 of 1024, "
+              "32 of 32, 32 of 33 (an H100)" *
+              cml::needs_gpu())
+    {
+        check_blocks({{256, 16, 0}, {1024, 16, 0}, {32, 16, 0}, {33, 16, 0}}, {8, 2, 32, 32}, kH100);
+    }
+
+    TEST_CASE("registers go to warps in units of 256, each quarter of the SM holding whole warps: 256 threads of "
+              "64 registers 4 blocks, of 65 3, of 255 1; 32 threads of 80 registers 24" *
+              cml::needs_gpu())
+    {
+        check_blocks({{256, 64, 0}, {256, 65, 0}, {256, 255, 0}, {32, 80, 0}}, {4, 3, 1, 24}, kH100);
+    }
+
+    TEST_CASE("shared memory counts the 1 KB each block leaves the system, in units of 128 bytes: 115 KB 1 block, "
+              "27.5 KB 8, one byte more 7" *
+              cml::needs_gpu())
+    {
+        check_blocks({{256, 16, 115 * kKB}, {256, 16, 28160}, {256, 16, 28161}}, {1, 8, 7}, kH100);
+    }
+
+    TEST_CASE("a block that cannot fit gives 0: 1024 threads of 72 registers, 227 KB and a byte, 1025 threads" *
+              cml::needs_gpu())
+    {
+        check_blocks({{1024, 72, 0}, {256, 16, 227 * kKB + 1}, {1025, 16, 0}}, {0, 0, 0}, kH100);
+    }
+
+    TEST_CASE("a GPU with no reserve, units of 256 bytes and 32 warps (a T4): 4 blocks of 16 KB, 3 of 16 KB and a "
+              "byte, 1 of 1024 threads" *
+              cml::needs_gpu())
+    {
+        check_blocks({{128, 16, 16 * kKB}, {128, 16, 16 * kKB + 1}, {1024, 16, 0}}, {4, 3, 1}, kT4);
+    }
+
+    TEST_CASE("agrees with the occupancy calculator's rules on 2000 random blocks, on an H100 and a T4" *
+              cml::needs_gpu())
+    {
+        std::uniform_int_distribution<int> threads(1, 1024), registers(0, 255), kilobytes(0, 227), bytes(0, 1023);
+        for (const SmLimits& sm : {kH100, kT4}) {
+            std::vector<BlockUse> uses;
+            std::vector<int> want;
+            for (int i = 0; i < 1000; ++i) {
+                const std::size_t shared = std::size_t(kilobytes(cml::rng())) * kKB + std::size_t(bytes(cml::rng()));
+                uses.push_back({threads(cml::rng()), registers(cml::rng()), i % 4 == 0 ? 0 : shared});
+                want.push_back(reference_resident_blocks(uses.back(), sm));
+            }
+            check_blocks(uses, want, sm);
+        }
+    }
+}
+
+TEST_SUITE("B: the launch")
+{
+    TEST_CASE("choose_launch fits at least kMinBlocksPerSm blocks on an H100 and on a T4, at 0 to 128 registers "
+              "per thread" *
+              cml::needs_gpu())
+    {
+        for (int registers : {0, 16, 32, 40, 64, 96, 128}) {
+            check_fits(recorded_launch(choose_launch(kH100, registers)), kH100, registers, "H100");
+            check_fits(recorded_launch(choose_launch(kT4, registers)), kT4, registers, "T4");
+        }
+    }
+
+    TEST_CASE("launch_for_this_gpu fits at least kMinBlocksPerSm blocks of a kernel of up to 32 registers on this "
+              "GPU, and reverses correctly with it" *
+              cml::needs_gpu())
+    {
+        const ReverseLaunch launch = recorded_launch(launch_for_this_gpu());
+        check_fits(launch, limits_of_this_gpu(), 32, "this GPU");
+        check_reverse(1'000'003, launch);
+    }
+}
+
+TEST_SUITE("C: reverse")
+{
+    TEST_CASE("reverses arrays of 0, 1, 31, 32, 33, 255, 257, 2047, 2048, 2049 and 1000003 floats with the launch "
+              "for this GPU" *
+              cml::needs_gpu())
+    {
+        const ReverseLaunch launch = launch_for_this_gpu();
+        for (int n : kEdges) {
+            CAPTURE(n);
+            check_reverse(n, launch);
+        }
+    }
+
+    TEST_CASE("reverses with any launch it is given: 32 to 1024 threads, tiles of one float per thread to 115 KB" *
+              cml::needs_gpu())
+    {
+        const std::vector<ReverseLaunch> launches = {{32, 32}, {96, 300}, {128, 4097}, {256, 2048},
+                                                     {1024, 1024}, {1024, 3000}, kOneBlockPerSm};
+        for (const ReverseLaunch& launch : launches) {
+            CAPTURE(launch.threads);
+            CAPTURE(launch.tile);
+            for (int n : {1, 33, 4099, 100'003}) {
+                CAPTURE(n);
+                check_reverse(n, launch);
+            }
+        }
+    }
+
+    TEST_CASE("writes every element and nothing past n" * cml::needs_gpu())
+    {
+        for (const ReverseLaunch launch : {ReverseLaunch{256, 2048}, kOneBlockPerSm}) {
+            for (int n : {1, 33, 2049, 40'000}) {
+                CAPTURE(launch.tile);
+                CAPTURE(n);
+                check_every_output_and_nothing_past_n(
+                    n, [&](const float* in, float* out, int size) { reverse(in, out, size, launch); });
+            }
+        }
+    }
+
+    TEST_CASE("reverses at the sizes the grader drew for this run" * cml::needs_grader_sizes())
+    {
+        const ReverseLaunch launch = launch_for_this_gpu();
+        for (const std::vector<int>& size : cml::grader_sizes(1, "n")) {
+            CAPTURE(size[0]);
+            check_reverse(size[0], launch);
+        }
+    }
+}
+
+TEST_SUITE("stretch: reverse_in_flight")
+{
+    TEST_CASE("in flight: reverses arrays of 0, 1, 31, 32, 33, 255, 257, 2047, 2048, 2049 and 1000003 floats" *
+              cml::needs_gpu(reverse_in_flight_attempted))
+    {
+        for (int n : kEdges) {
+            CAPTURE(n);
+            const std::vector<float> in = cml::random_floats(std::size_t(n));
+            cml::DeviceBuffer<float> in_dev(in), out_dev(in.size());
+            out_dev.poison();
+            reverse_in_flight(in_dev.data(), out_dev.data(), n);
+            CML_CHECK(cudaDeviceSynchronize());
+            const cml::Comparison result = cml::compare(out_dev.download(), reverse_reference(in), {0.0, 0.0});
+            CHECK_MESSAGE(result.ok, result.describe());
+        }
+    }
+
+    TEST_CASE("in flight: writes every element and nothing past n, across tile edges (29441, 58883)" *
+              cml::needs_gpu(reverse_in_flight_attempted))
+    {
+        for (int n : {1, 5, 29'441, 58'883}) {
+            CAPTURE(n);
+            check_every_output_and_nothing_past_n(n, reverse_in_flight);
+        }
+    }
+}
