@@ -225,12 +225,21 @@ def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mec
 @pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
 def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
-    if "CML_TODO(" not in (REPO_ROOT / "labs" / lab / "kernel.cu").read_text():
+    import hashlib
+
+    from grader.report import shipped_skeletons
+
+    skeleton = (REPO_ROOT / "labs" / lab / "kernel.cu").read_bytes()
+    if hashlib.sha256(skeleton).hexdigest() != shipped_skeletons().get(lab):
         pytest.skip(f"labs/{lab}/kernel.cu is no longer the skeleton")
     grade = graded_without_a_gpu(emulator, config, lab, "student")
     failed = [c for c in grade.checks if c.category is Category.CORRECTNESS and c.status is Status.FAILED]
+    if b"CML_TODO(" not in skeleton:
+        # A skeleton that computes the right answer as shipped (Lab 8's window in local memory): its lesson is
+        # a mechanism, and that check fails it.
+        failed = [c for c in grade.checks if c.category is Category.MECHANISM and c.status is Status.FAILED]
     assert failed, [(c.name, c.status.value) for c in grade.checks]
-    assert all(EMULATED in c.detail for c in failed)
+    assert all(EMULATED in c.detail for c in failed if c.category is Category.CORRECTNESS)
     assert verdict(grade) == "failed"
 
 
