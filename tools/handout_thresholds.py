@@ -54,6 +54,17 @@ HOW_SET_SHORT = [
 ]
 
 
+def not_yet_measured(lab: Lab, targets: list[Target]) -> list[str]:
+    """What a handout says of a lab none of the shipped GPUs has thresholds for: an empty table would read as a
+    lab that is not timed, and the grade says "not run" for its speed checks there."""
+    gpus = " and ".join(target.name.upper() for target in targets) or "any GPU"
+    return [
+        f"Not yet measured on {gpus}: no thresholds file holds this lab, so on those GPUs its speed checks are",
+        '"not run", with the reason, and the verdict is at best "incomplete". Your benchmark still prints your',
+        f"numbers. `./cml calibrate --lab {int(lab.number)}` on a GPU sets the thresholds.",
+    ]
+
+
 def block(lab: Lab, targets: list[Target], handout: bool) -> str:
     """The block for a handout (the rule spelled out first) or a slide (the table, then the rule in short)."""
     groups = list(dict.fromkeys(group for target in targets for group in target.for_lab(lab.name)))

@@ -169,6 +169,12 @@ def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
     if not report.kernels:
         detail = "the compiled kernel.cu holds no kernel, so there is nothing to judge"
         return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
+    if report.spills_to_shared and mechanism.max_stack_bytes is not None:
+        detail = (
+            'its PTX asks ptxas to spill registers to shared memory (.pragma "enable_smem_spilling"): a spill '
+            "moved out of the stack frame is still a spill, so a frame of 0 B says nothing here"
+        )
+        return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
     over = [
         f"{kernel.name}: {getattr(kernel, field)} {unit} (at most {bound})"
         for kernel in report.kernels

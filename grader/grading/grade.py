@@ -268,7 +268,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         if not outcome.ok:
             # nvcc compiled it, so it is CUDA; only the emulator cannot run it.
             reason = f"not run: the CPU emulator could not build it:\n{build.compiler_errors(outcome)}"
-            grade.checks += later_checks(lab, Status.NOT_RUN, reason, tests=True)
+            grade.checks += later_checks(lab, Status.NOT_RUN, reason, report, tests=True)
             return
         if problem:  # the nvcc object passed: this is the object the emulator grades
             grade.checks = [c for c in grade.checks if c.name != INTEGRITY]
@@ -276,7 +276,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
             return
 
     if not ctx.gpu.present and not ctx.emulator:
-        grade.checks += later_checks(lab, Status.NOT_RUN, ctx.gpu.reason, tests=True)
+        grade.checks += later_checks(lab, Status.NOT_RUN, ctx.gpu.reason, report, tests=True)
         return
 
     steps.next("running the correctness tests")
@@ -291,8 +291,9 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
 
     if tests.outcome.timed_out:
         # The same kernel would hang every later step as well: stop here, with the reason on each check.
-        stopped = later_checks(lab, Status.FAILED, f"not run: the test program {tests.outcome.how_it_ended()}")
-        grade.checks += [emulated(c) for c in stopped] if ctx.emulator else stopped
+        stopped = later_checks(lab, Status.FAILED, f"not run: the test program {tests.outcome.how_it_ended()}", report)
+        from_nvcc = {m.name for m in lab.mechanisms if m.tool == "resources"}  # read as on a GPU: no emulator mark
+        grade.checks += [emulated(c) if ctx.emulator and c.name not in from_nvcc else c for c in stopped]
         return
 
     counters = LabCounters(ctx, lab, variant, steps)
@@ -354,11 +355,20 @@ def replay_command(program: Path, env: dict, clone: tuple[str, Path] | None = No
     return command
 
 
-def later_checks(lab: Lab, status: Status, reason: str, tests: bool = False) -> list[Check]:
-    """The checks a lab's later steps would have made, each with `reason`: (the tests,) the mechanisms, the speed."""
+def later_checks(
+    lab: Lab, status: Status, reason: str, report: resources.ResourceReport, tests: bool = False
+) -> list[Check]:
+    """The checks a lab's later steps would have made, each with `reason`: (the tests,) the mechanisms, the speed.
+    A resources check needs none of those steps: it is judged from nvcc's `report` all the same, a clean one
+    withheld, since no test has shown the results right."""
     named = [("tests", Category.CORRECTNESS)] if tests else []
     named += [(m.name, Category.MECHANISM) for m in lab.mechanisms] + [(lab.speedup_check(), Category.PERFORMANCE)]
-    return [Check(name, category, status, reason) for name, category in named]
+    judged = {
+        m.name: withheld_unless(checks.resource_check(m, report), False)
+        for m in lab.mechanisms
+        if m.tool == "resources"
+    }
+    return [judged.get(name) or Check(name, category, status, reason) for name, category in named]
 
 
 class LabCounters:

@@ -4,9 +4,11 @@ on an SM follow from these, and nvcc writes them into the object, so they are re
 emulator's too (nvcc compiles the kernel.cu there as well).
 
 The report has no spill counts (ptxas -v prints those, and only while it compiles): a spill goes to the thread's
-stack frame, so a frame of 0 bytes means no spill and no local array. The object is the student's bytes: cuobjdump
-reads it in the sandbox with limits, its output is bounded, and a line it cannot read makes the whole report
-unreadable, never a crash."""
+stack frame, so a frame of 0 bytes means no spill and no local array, unless the PTX asks ptxas to spill to shared
+memory instead (CUDA 13's `.pragma "enable_smem_spilling"`, which inline assembly can write). The frame is then
+0 bytes with the spill still there, so the object's PTX is read for that pragma too. The object is the student's
+bytes: cuobjdump reads it in the sandbox with limits, its output is bounded, and a line it cannot read makes the
+whole report unreadable, never a crash."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ FUNCTION = re.compile(r"^ Function (?P<name>[^\s:]+):$")
 USAGE = re.compile(r"^  (?:[A-Z]+(?:\[\d+\])?:\d+ ?)+$")
 FIELD = re.compile(r"(?P<key>[A-Z]+)(?:\[(?P<bank>\d+)\])?:(?P<value>\d+)")
 NEEDED = ("REG", "STACK", "SHARED", "LOCAL")  # a usage line without one of these is not understood
+SHARED_SPILLS = re.compile(r'\.pragma\s+"enable_smem_spilling"')
 
 
 @dataclass
@@ -40,6 +43,7 @@ class ResourceReport:
     kernels: list[KernelResources] = field(default_factory=list)
     problem: str = ""  # why there is no report; "" when it was read
     no_tool: bool = False  # the machine lacks cuobjdump: not the submission's doing
+    spills_to_shared: bool = False  # its PTX asks ptxas to spill registers to shared memory, not to the stack
 
     @property
     def read(self) -> bool:
@@ -64,13 +68,27 @@ def read_report(obj: Path, tool: Path | None) -> ResourceReport:
     if not obj.is_file():
         return ResourceReport(problem=f"{UNREADABLE}: no compiled object")
     obj = obj.resolve()
-    command = [str(tool), "--dump-resource-usage", str(obj)]
-    wrapped = sandbox.step_command(command, [obj, tool.resolve().parent], None, Path("/"), limits=sandbox.TOOL_LIMITS)
-    ran = proc.run(wrapped, TIMEOUT_S, output_limit=OUTPUT_LIMIT)
+    ran = dump(obj, tool, "--dump-resource-usage")
     if not ran.ok:
-        said = proc.bounded(ran.tail(3), 300).replace(str(obj), obj.name)  # no report shows the grader's folders
-        return ResourceReport(problem=f"{UNREADABLE}: {TOOL} {ran.how_it_ended()}: {said}")
-    return parse(ran.stdout)
+        return ResourceReport(problem=f"{UNREADABLE}: {TOOL} {ran.how_it_ended()}: {said(ran, obj)}")
+    report = parse(ran.stdout)
+    if report.read:
+        ptx = dump(obj, tool, "-ptx")
+        if not ptx.ok:
+            return ResourceReport(problem=f"{UNREADABLE}: {TOOL} -ptx {ptx.how_it_ended()}: {said(ptx, obj)}")
+        report.spills_to_shared = SHARED_SPILLS.search(ptx.stdout) is not None
+    return report
+
+
+def dump(obj: Path, tool: Path, what: str) -> proc.Outcome:
+    """cuobjdump `what` of the object, in the sandbox, its output bounded."""
+    command = [str(tool), what, str(obj)]
+    wrapped = sandbox.step_command(command, [obj, tool.resolve().parent], None, Path("/"), limits=sandbox.TOOL_LIMITS)
+    return proc.run(wrapped, TIMEOUT_S, output_limit=OUTPUT_LIMIT)
+
+
+def said(ran: proc.Outcome, obj: Path) -> str:
+    return proc.bounded(ran.tail(3), 300).replace(str(obj), obj.name)  # no report shows the grader's folders
 
 
 def parse(text: str) -> ResourceReport:

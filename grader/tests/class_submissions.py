@@ -191,7 +191,7 @@ PACKINGS = ("folder", "zip", "tar.gz")
 
 def lab_choices(lab: str) -> list[tuple[str, tuple[str, str]]]:
     """What a seven-lab student may hand in for `lab`, with the verdict it must get: the reference solution, every
-    correct variant, and every wrong one whose lesson a counter or racecheck shows (on every GPU and the emulator
+    correct variant, and every wrong one whose lesson a counter, racecheck or the compiler's report shows (on every GPU and the emulator
     alike; a lesson that only time shows is graded on some GPUs and not others, and the variants' own survey
     judges those)."""
     choices = [(solution(lab), ("passed", ""))]
@@ -200,7 +200,7 @@ def lab_choices(lab: str) -> list[tuple[str, tuple[str, str]]]:
             continue
         if variant.kind == "correct":
             choices.append((variant.path.read_text(), ("passed", "")))
-        elif variant.lesson_shows_in in ("counter", "racecheck"):
+        elif variant.lesson_shows_in in ("counter", "racecheck", "resources"):
             choices.append((variant.path.read_text(), ("failed", variant.must_fail)))
     return choices
 

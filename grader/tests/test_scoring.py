@@ -13,6 +13,7 @@ from grader.grading.grade import later_checks
 from grader.reporting.score import score, verdict
 from grader.steps.bench import BenchRun, median_of, parse_bench
 from grader.steps.profile import CounterRun
+from grader.steps.resources import ResourceReport
 from grader.steps.suite import SKIPPED_BY_PROGRAM, CaseResult, SuiteRun
 
 LAB = Lab("01_vector_add", "Vector add", {"correctness": 50, "mechanism": 20, "performance": 30}, "lanes 32 apart")
@@ -47,13 +48,33 @@ def kernel_of(result: BenchResult, role: str) -> KernelTiming:
 def test_without_a_gpu_cases_are_not_run_and_their_points_not_graded():
     checks = [
         c
-        for c in later_checks(LAB, Status.NOT_RUN, "no usable CUDA device", tests=True)
+        for c in later_checks(LAB, Status.NOT_RUN, "no usable CUDA device", ResourceReport(), tests=True)
         if c.category is Category.CORRECTNESS
     ]
     assert [c.status for c in checks] == [Status.NOT_RUN]
     grade = score(LabGrade("01", "t", "student", "k", [Check("build", Category.BUILD, Status.PASSED)] + checks), POINTS)
     assert grade.points == 0 and grade.ungraded_points == 50
     assert verdict(grade) == "incomplete"
+
+
+def test_a_resources_check_is_judged_from_nvcc_s_report_where_no_later_step_runs():
+    """The emulator cannot build inline PTX, and a machine may have neither GPU nor emulator: the compiler's report
+    is there all the same. A kernel over its bound fails; a clean one is withheld, its results unshown."""
+    from grader.core.model import KernelResources
+
+    bound = MechanismCheck("resources: no stack", "resources", max_stack_bytes=0)
+    lab = dataclasses.replace(LAB, mechanisms=[bound])
+    kernel = KernelResources("k()", "sm_90", 32, 96, 0, 0, 0)
+    spilled = later_checks(
+        lab, Status.NOT_RUN, "not run: the CPU emulator could not build it", ResourceReport([kernel])
+    )
+    (judged,) = [c for c in spilled if c.name == bound.name]
+    assert judged.status is Status.FAILED and "96 B of stack frame" in judged.detail
+    clean = ResourceReport([dataclasses.replace(kernel, stack_bytes=0)])
+    (withheld,) = [c for c in later_checks(lab, Status.NOT_RUN, "no GPU", clean) if c.name == bound.name]
+    assert withheld.status is Status.WITHHELD
+    others = [c for c in spilled if c.name != bound.name]
+    assert others and all(c.status is Status.NOT_RUN for c in others)
 
 
 def test_cases_a_crashed_program_never_finished_fail_with_how_it_ended():

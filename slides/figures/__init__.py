@@ -7,7 +7,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from . import banks, coalescing, constant_cache, gemm_tiles, halo, hierarchy, occupancy, plots, reduction
+from . import banks, coalescing, constant_cache, gemm_tiles, halo, hierarchy, occupancy, plots, reduction, registers
 from .measured import read_calibration, read_grade
 from .svg import GRID, Svg
 
@@ -19,6 +19,7 @@ LABS = [
     "05_padded_transpose",
     "06_warp_reduction",
     "07_constant_memory",
+    "08_registers_local_memory",
     "09_occupancy",
 ]
 
@@ -43,7 +44,7 @@ def write_all(out: Path, calibration: Path, solutions: Path, learner: Path | Non
     cal = read_calibration(calibration)
     labs = read_grade(solutions, "solution")
     written = []
-    for module in (banks, coalescing, constant_cache, gemm_tiles, halo, occupancy, reduction):
+    for module in (banks, coalescing, constant_cache, gemm_tiles, halo, occupancy, reduction, registers):
         for name, draw in module.PICTURES.items():
             draw().save(out / name)
             written.append(out / name)
