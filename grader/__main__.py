@@ -1,7 +1,7 @@
 import sys
 
 from grader.cli import main
-from grader.gpu import use_bus_order
+from grader.execution.gpu import use_bus_order
 
 use_bus_order()
 sys.exit(main())

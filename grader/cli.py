@@ -20,17 +20,19 @@ from rich.progress import Progress, TextColumn
 from rich.status import Status
 from rich.table import Table
 
-from grader import batch, edition, late, report, roster, sandbox, slurm
-from grader.calibrate import calibrate, read_measurements, rewrite, time_steps
-from grader.collect import collect as collect_results
-from grader.collect import lab_cell, unfinished
-from grader.config import REPO_ROOT, load_config
-from grader.exits import CannotGrade, Exit, UsageError
-from grader.export import write_exports
-from grader.model import NOT_SUBMITTED
-from grader.platforms import classroom, gradescope
-from grader.score import verdict
-from grader.session import GradeRequest, select_labs, start
+from grader.calibration.calibrate import calibrate, read_measurements, rewrite, time_steps
+from grader.cohort import batch, late, roster, slurm
+from grader.cohort.collect import collect as collect_results
+from grader.cohort.collect import lab_cell, unfinished
+from grader.core.config import REPO_ROOT, load_config
+from grader.core.exits import CannotGrade, Exit, UsageError
+from grader.core.model import NOT_SUBMITTED
+from grader.execution import sandbox
+from grader.grading.session import GradeRequest, select_labs, start
+from grader.platforms import classroom, edition, gradescope
+from grader.reporting import report
+from grader.reporting.export import write_exports
+from grader.reporting.score import verdict
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -261,7 +263,7 @@ def add_edition_command(commands) -> None:
         help="write the student edition of the kit (no reference solutions) to a folder",
         description="Write an edition of the committed tree (git archive HEAD: uncommitted changes are left out, "
         "with a warning) to OUT. The student edition holds no reference solution and no file made from one "
-        "(grader/edition.py lists what is left out, and why); students grade their own work with it as with the "
+        "(grader/platforms/edition.py lists what is left out, and why); students grade their own work with it as with the "
         "full kit. docs/editions.md says who gets which edition.",
     )
     sub.add_argument("kind", choices=["student"], help="which edition (student: for a graded course)")
@@ -279,7 +281,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "calibrate",
         help="measure this GPU and write its thresholds",
         description="Benchmark the reference solutions and every correct and known-wrong "
-        "kernel of grader/variants on this GPU, several times each, and write "
+        "kernel of variants/ on this GPU, several times each, and write "
         "grader/targets/<gpu>.toml: each threshold between the slowest correct kernel and the "
         "fastest wrong one, with a margin of the noise measured; a speed check time cannot "
         "separate here is not graded, and its points go to the lab's mechanism checks. It also grades "

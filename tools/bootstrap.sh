@@ -77,7 +77,7 @@ ensure_doctest() {
     rm -rf "$scratch"
 }
 
-# Debian's bubblewrap, for the sandbox every program built from a submission runs in (grader/sandbox.py):
+# Debian's bubblewrap, for the sandbox every program built from a submission runs in (grader/execution/sandbox.py):
 # the system's bwrap where there is one, else the package unpacked into .deps/bubblewrap (no root needed).
 ensure_bubblewrap() {
     command -v bwrap >/dev/null && return

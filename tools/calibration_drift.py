@@ -13,8 +13,8 @@ import json
 import statistics
 from pathlib import Path
 
-from grader.calibrate import METRICS, kernel_from_record
-from grader.variants import PERFORMANCE
+from grader.calibration.calibrate import METRICS, kernel_from_record
+from grader.calibration.variants import PERFORMANCE
 
 
 def metric_and_group(check: dict, groups: set[str]) -> tuple[str, str] | None:

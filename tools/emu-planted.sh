@@ -23,7 +23,7 @@ done
 sectors=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 conflicts=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 totals() {  # file role metrics: each metric summed over the role's launches, as the grader reads them
-    python -c 'import json, sys; from grader.profile import parse_emulator_json
+    python -c 'import json, sys; from grader.steps.profile import parse_emulator_json
 t, n = parse_emulator_json(json.load(open(sys.argv[1])), sys.argv[3].split(","), sys.argv[2])
 print(f"   {sys.argv[2]}: {n} launch(es)"); [print(f"   {m} = {v:,.0f}") for m, v in sorted(t.items())]' "$@"
 }

@@ -15,7 +15,7 @@
 #                                            REPEAT_FIRST: number the runs from there)
 #   tools/gpu-check.sh counters              ncu on planted kernels, to set beside the CPU emulator's counters
 #   tools/gpu-check.sh calibrate RUNS        ./cml calibrate of the labs not measured yet on this GPU, over the
-#                                            solutions and grader/variants, time-boxed (CALIBRATE_SECONDS), adding
+#                                            solutions and variants/, time-boxed (CALIBRATE_SECONDS), adding
 #                                            to .calib/measurements.json: carry .calib from one call to the next
 #   tools/gpu-check.sh step-times GPU RUNS   ./cml calibrate --times-only of the labs whose reference solution is not
 #                                            timed yet, adding to results/calibration/GPU-measurements.json's copy
@@ -35,7 +35,7 @@
 #   tools/gpu-check.sh variants SEED         every variant graded as seven-lab students (tools/grade-variants.sh),
 #                                            time-boxed (VARIANTS_SECONDS) and resumable from .results/variants-SEED;
 #                                            one of the ten repeats that judge the thresholds
-#                                            (python -m grader.variants repeats)
+#                                            (python -m grader.calibration.variants repeats)
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
 # doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail
@@ -164,7 +164,7 @@ case "$part" in
         seed=${1:?a seed}
         timeout "${VARIANTS_SECONDS:-560}" tools/grade-variants.sh --seed "$seed" --out ".results/variants-$seed" \
             --resume >"$out/variants-$seed.log" 2>&1
-        .venv/bin/python -m grader.variants table ".results/variants-$seed" >"$out/variants-$seed.md"
+        .venv/bin/python -m grader.calibration.variants table ".results/variants-$seed" >"$out/variants-$seed.md"
         grep -c "| yes |" "$out/variants-$seed.md"
         tar czf "$out/variants-$seed.tar.gz" -C ".results/variants-$seed" . ;;
     *) echo "unknown part: $part" >&2; exit 2 ;;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Grades every kernel of grader/variants/variants.toml as a submission, on whatever this machine is: on a GPU with
+# Grades every kernel of variants/variants.toml as a submission, on whatever this machine is: on a GPU with
 # its speed checks, without one on the CPU emulator (speed 'not run'); then a table of whether each variant got
-# the grade it should (grader/variants.py, judge): a correct one passes every check that ran, a wrong one fails
+# the grade it should (grader/calibration/variants.py, judge): a correct one passes every check that ran, a wrong one fails
 # the check its lesson names.
 #   tools/grade-variants.sh [--lab N] [--only NAME[,NAME...]] [--seed S] [--out DIR] [--resume] [-- GRADE OPTIONS]
 # The variants are graded in rounds: round k is one submission holding the k-th variant of every lab, graded as
@@ -30,7 +30,7 @@ mkdir -p "$out/rounds"
 out=$(cd "$out" && pwd)
 [ -n "$seed" ] && grade_options+=(--seed "$seed")
 # lab, name, file and round (the variant's place among its lab's), tab-separated
-listing=$(.venv/bin/python -m grader.variants list ${lab:+--lab "$lab"} ${only:+--only "$only"} |
+listing=$(.venv/bin/python -m grader.calibration.variants list ${lab:+--lab "$lab"} ${only:+--only "$only"} |
     awk -F'\t' '{ print $0 "\t" ++seen[$1] }')
 # Whether a variant file of the round (MEMBERS, lines as in $listing) changed after GRADE was written.
 changed_since() {
@@ -64,7 +64,7 @@ for round in $(cut -f4 <<<"$listing" | sort -n | uniq); do
     done <<<"$members"
 done
 echo "= graded in $((SECONDS - started)) s"
-.venv/bin/python -m grader.variants table "$out" ${lab:+--lab "$lab"} ${only:+--only "$only"} >"$out/table.md"
+.venv/bin/python -m grader.calibration.variants table "$out" ${lab:+--lab "$lab"} ${only:+--only "$only"} >"$out/table.md"
 status=$?
 cat "$out/table.md"
 exit $status

@@ -3,7 +3,7 @@
 # ./cml gradescope writes the zip; it is unpacked into /autograder/source and setup.sh runs there once, as
 # root (Gradescope's image build); then each submission is graded by /autograder/run_autograder in a fresh
 # copy of that root (an overlay: Gradescope's fresh container per submission), and its results.json is
-# checked against Gradescope's documented format (grader/export/gradescope_schema.json) and for what it
+# checked against Gradescope's documented format (grader/reporting/export/gradescope_schema.json) and for what it
 # must say. Needs root (debootstrap, chroot, mounts). Output: results/gradescope-check.log.
 #
 #   sudo tools/gradescope-check.sh [WORK_DIR]      (default /var/tmp/cml-gradescope-check)
@@ -101,7 +101,7 @@ main() {
     echo "== results.json against Gradescope's format, and what each must say"
     # jsonschema is the test runner's (grader/requirements-test.txt), which a grade alone never installs.
     "$CML_ROOT/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$CML_ROOT/grader/requirements-test.txt"
-    "$CML_ROOT/.venv/bin/python" - "$WORK" "$CML_ROOT/grader/export/gradescope_schema.json" <<'PYTHON'
+    "$CML_ROOT/.venv/bin/python" - "$WORK" "$CML_ROOT/grader/reporting/export/gradescope_schema.json" <<'PYTHON'
 import json, sys
 from pathlib import Path
 import jsonschema

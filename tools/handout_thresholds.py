@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from grader.calibrate import METRICS
-from grader.config import REPO_ROOT, TARGETS_DIR, Lab, Target, Thresholds, load_config, load_target
+from grader.calibration.calibrate import METRICS
+from grader.core.config import REPO_ROOT, TARGETS_DIR, Lab, Target, Thresholds, load_config, load_target
 
 BEGIN = "<!-- thresholds: written by tools/handout_thresholds.py from grader/targets/; edit those, not this -->"
 END = "<!-- thresholds: end -->"

@@ -10,7 +10,7 @@ build="build-planted"
 .venv/bin/python -c 'import sys; from pathlib import Path; from grader.tests.fixture_kernels import write_measured_labs
 write_measured_labs(Path(sys.argv[1]))' "$planted"
 export PATH="$PWD/.venv/bin:$PATH"
-tool() { python -c "from grader.gpu import find_tool; print(find_tool('$1') or '$1')"; }
+tool() { python -c "from grader.execution.gpu import find_tool; print(find_tool('$1') or '$1')"; }
 ncu=$(tool ncu) sanitizer=$(tool compute-sanitizer)
 [ -d "$build/meson-private" ] && reconfigure=--reconfigure || reconfigure=
 # shellcheck disable=SC2086  # unquoted: an empty $reconfigure must add no argument
@@ -22,7 +22,7 @@ done
 sectors=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 conflicts=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,smsp__inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
 totals() {  # an ncu CSV on stdin: each metric summed over the launches
-    .venv/bin/python -c 'import sys; from grader.profile import parse_csv
+    .venv/bin/python -c 'import sys; from grader.steps.profile import parse_csv
 t, n = parse_csv(sys.stdin.read()); print(f"   {n} launch(es)"); [print(f"   {m} = {v:,.0f}") for m, v in sorted(t.items())]'
 }
 profile() {  # variant lab metrics size: the counters of the student role's launches, as the grader reads them

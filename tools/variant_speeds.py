@@ -13,8 +13,8 @@ import argparse
 import json
 from pathlib import Path
 
-from grader.calibrate import METRICS, Kernel, kernel_from_record, runs_per_lab
-from grader.config import Thresholds, load_config, load_target
+from grader.calibration.calibrate import METRICS, Kernel, kernel_from_record, runs_per_lab
+from grader.core.config import Thresholds, load_config, load_target
 
 
 def verdicts(kernel: Kernel, group: str, thresholds: Thresholds | None) -> tuple[list[str], list[bool]]:

@@ -12,7 +12,7 @@ import statistics
 import sys
 from collections import Counter, defaultdict
 
-from grader.report import measured
+from grader.reporting.report import measured
 
 
 def collect(paths: list[str]) -> dict[tuple[str, str, str], list[tuple[str, float, float]]]:

@@ -210,7 +210,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 const Clock::time_point run_started = Clock::now();
 
 // The checked launches a profiler watches in this run, "group<TAB>role" a line, as the grader gives them in
-// CML_PROFILED_LAUNCHES (grader/profile.py); the variable is gone before any code under test runs.
+// CML_PROFILED_LAUNCHES (grader/steps/profile.py); the variable is gone before any code under test runs.
 std::set<ProfiledLaunch> take_profiled_launches()
 {
     std::set<ProfiledLaunch> launches;

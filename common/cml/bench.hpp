@@ -77,7 +77,7 @@ struct KernelResult {
     double gflops() const { return timing.median_ms > 0 ? flops / (timing.median_ms * 1e6) : 0.0; }
 };
 
-// (group, role) of a checked launch that a profiler watches (grader/profile.py).
+// (group, role) of a checked launch that a profiler watches (grader/steps/profile.py).
 using ProfiledLaunch = std::pair<std::string, std::string>;
 
 // Thrown by BenchReport::run once every checked launch a profiler watches has run: the rest of the run would

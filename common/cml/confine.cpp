@@ -113,7 +113,7 @@ bool asked()
 void hide_tool_variables_if_asked()
 {
     if (!asked()) return;
-    // What the grader itself sets (grader/sandbox.py, suite.py), and the CPU emulator's settings; and what
+    // What the grader itself sets (grader/execution/sandbox.py, suite.py), and the CPU emulator's settings; and what
     // Nsight Compute's injection reads again while it profiles a kernel (measured on the H100, 2026-11-24:
     // with them hidden every profiled kernel failed with "UnknownError"; without NV_COMPUTE_PROFILER_PERFWORKS_DIR
     // alone too). CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH and LD_PRELOAD, read at start only, stay hidden.

@@ -1,7 +1,7 @@
 // What a test program or benchmark forbids itself before any code under test runs, when the grader asks
 // (CML_CONFINE=1, the same in every run): starting processes, tracing or signalling any other process, and
 // files or CPU time past a bound. Kept by the kernel for the rest of the process's life, exec included. The
-// sandbox (grader/sandbox.py) is what keeps the machine safe; this keeps the measurement honest: a program
+// sandbox (grader/execution/sandbox.py) is what keeps the machine safe; this keeps the measurement honest: a program
 // that cannot fork leaves nothing running after it, and one that cannot trace or signal the sanitizer or
 // profiler watching it cannot change what that tool reports. SECURITY.md has the whole picture.
 #pragma once

@@ -3,7 +3,7 @@
 // The grader grades a submission's labs at once, and a benchmark's timings must see no other program on the
 // GPU. Starting CUDA, drawing the inputs and computing the expected results take seconds and need no such
 // quiet, so a benchmark does them beside the other labs' tests, sanitizers and ncu runs. Before its first
-// launch it asks the grader for the GPU through the socket CML_GPU_TURN names (grader/gpu_turn.py) and waits
+// launch it asks the grader for the GPU through the socket CML_GPU_TURN names (grader/execution/gpu_turn.py) and waits
 // until the grader answers: from then on nothing else of the grader's runs on the GPU, until its last launch.
 #pragma once
 

@@ -104,7 +104,7 @@ CheckedLaunch run_checked(const KernelUnderTest& kernel)
     make_ready(kernel, instance);
     CML_CHECK(cudaDeviceSynchronize());
     {
-        // The only launch in these ranges: ncu selects it by them alone (grader/profile.py).
+        // The only launch in these ranges: ncu selects it by them alone (grader/steps/profile.py).
         const NvtxRange group(kernel.group);
         const NvtxRange role(kernel.role);
         kernel.launch(instance);

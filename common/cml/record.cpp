@@ -40,7 +40,7 @@ struct Case {
 };
 
 // The most of a case's name or failure message the checker reads: both are the student's to write (an exception's
-// text), no case of ours has a longer name, and the grader shows 4 kB of a message (grader/proc.py,
+// text), no case of ours has a longer name, and the grader shows 4 kB of a message (grader/execution/proc.py,
 // MESSAGE_LIMIT). Longer ones would only grow the checker's memory and its report.
 constexpr std::uint64_t kMaxTextBytes = 4096;
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from junitparser import Failure, JUnitXml, Skipped
 from rich.console import Console
 
-from grader.config import load_config
-from grader.exits import Exit, UsageError
-from grader.session import select_labs
+from grader.core.config import load_config
+from grader.core.exits import Exit, UsageError
+from grader.grading.session import select_labs
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "classroom.yml"
 WORKFLOW = Path(".github") / "workflows" / "cml-grade.yml"

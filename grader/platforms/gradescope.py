@@ -3,7 +3,7 @@ gradescope-results in run_autograder), and the speed points of a GPU batch as a 
 upload (written by ./cml collect).
 
 Gradescope's containers have no GPU: there the tests, sanitizers and counters run on the CPU emulator, and the
-speed checks are "graded later on a GPU" (grader/export/gradescope.py says how they look). The instructor
+speed checks are "graded later on a GPU" (grader/reporting/export/gradescope.py says how they look). The instructor
 grades the class again on a GPU after the due date (./cml batch or ./cml slurm with --roster), and uploads
 OUT/gradescope-speed.csv to the assignment that holds the speed points."""
 
@@ -20,13 +20,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from grader import batch, build, gpu, late
-from grader.collect import spreadsheet_cell
-from grader.config import REPO_ROOT, load_config
-from grader.exits import Exit, GraderError, UsageError
-from grader.export.gradescope import VISIBILITIES, write_gradescope
-from grader.model import Category
-from grader.session import choose_arch, select_labs
+from grader.cohort import batch, late
+from grader.cohort.collect import spreadsheet_cell
+from grader.core.config import REPO_ROOT, load_config
+from grader.core.exits import Exit, GraderError, UsageError
+from grader.core.model import Category
+from grader.execution import gpu
+from grader.grading.session import choose_arch, select_labs
+from grader.reporting.export.gradescope import VISIBILITIES, write_gradescope
+from grader.steps import build
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # What the autograder needs of the checkout: the grader, the harness, the labs' tests and both variants (the
@@ -44,6 +46,7 @@ SOURCES = (
     "tests",
     "labs",
     "solutions",
+    "variants",  # the calibration's kernels (./cml calibrate)
 )
 LEFT_OUT = ("grader/tests",)
 # The skeletons go into the zip as committed, never as the working tree has them: a checkout where someone

@@ -1,7 +1,7 @@
 """A generated class: submissions that are correct, slow, racy, out of bounds, hanging, crashing, not
 compiling, hard-coded for the public sizes, tampering, or unreadable, each with the verdict it must get; and
 students who submit all seven labs, each lab a correct kernel in one of many published styles or a mistake that
-a counter or a sanitizer shows (grader/variants/), as most of a real class does.
+a counter or a sanitizer shows (variants/), as most of a real class does.
 
     python -m grader.tests.class_submissions make OUT      # OUT/submissions/ and OUT/expected.json
     ... make OUT --seven-lab N --only-seven-lab             # N seven-lab students (40 by default), alone
@@ -19,9 +19,9 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from grader.config import REPO_ROOT, load_config
+from grader.calibration.variants import load_variants
+from grader.core.config import REPO_ROOT, load_config
 from grader.tests.fixture_kernels import FIXTURES_DIR, load_expect, planted_kernel
-from grader.variants import load_variants
 
 LAUNCH = "    vector_add_kernel<<<cml::ceil_div(n, kBlock), kBlock>>>(a, b, c, n);\n"
 

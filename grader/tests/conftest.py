@@ -10,9 +10,10 @@ import shutil
 
 import pytest
 
-from grader import build, gpu
-from grader.config import REPO_ROOT, load_config
-from grader.edition import NO_SOLUTIONS, has_solutions
+from grader.core.config import REPO_ROOT, load_config
+from grader.execution import gpu
+from grader.platforms.edition import NO_SOLUTIONS, has_solutions
+from grader.steps import build
 
 TEST_BUILD_DIR = REPO_ROOT / "build-tests"
 

@@ -7,7 +7,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
-from grader.config import REPO_ROOT
+from grader.core.config import REPO_ROOT
 
 FIXTURES_DIR = Path(__file__).parent / "fixtures"
 # The planted kernels whose races and counters are measured on both sides: by Nsight Compute and

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import report, student_steps
-from grader.config import REPO_ROOT
-from grader.edition import NO_SOLUTIONS, has_solutions
-from grader.session import GradeRequest, start
+from grader.core.config import REPO_ROOT
+from grader.grading.session import GradeRequest, start
+from grader.platforms.edition import NO_SOLUTIONS, has_solutions
+from grader.reporting import report
+from grader.steps import student_steps
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)

@@ -1,13 +1,13 @@
-"""The audit of each lab's mistakes (grader/variants/audit.toml) against the variants, and its table of verdicts."""
+"""The audit of each lab's mistakes (variants/audit.toml) against the variants, and its table of verdicts."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from grader.audit import REQUIRED_KINDS, Mistake, audit_table, load_audit, problems
-from grader.config import load_config
-from grader.variants import VARIANTS_DIR, Variant, load_variants
+from grader.calibration.audit import REQUIRED_KINDS, Mistake, audit_table, load_audit, problems
+from grader.calibration.variants import VARIANTS_DIR, Variant, load_variants
+from grader.core.config import load_config
 
 RACECHECK = "racecheck: no hazard in shared memory, warnings included (the lanes of the last warp)"
 LAB = "06_warp_reduction"

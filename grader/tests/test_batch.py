@@ -13,13 +13,13 @@ import sys
 
 import pytest
 
-from grader import batch
-from grader.collect import FORMULA_STARTS, collect, lab_cell, student_run
-from grader.config import REPO_ROOT
-from grader.edition import NO_SOLUTIONS, has_solutions
-from grader.exits import Exit
-from grader.model import LabGrade
-from grader.report import run_dict
+from grader.cohort import batch
+from grader.cohort.collect import FORMULA_STARTS, collect, lab_cell, student_run
+from grader.core.config import REPO_ROOT
+from grader.core.exits import Exit
+from grader.core.model import LabGrade
+from grader.platforms.edition import NO_SOLUTIONS, has_solutions
+from grader.reporting.report import run_dict
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
@@ -287,8 +287,8 @@ def test_the_time_limit_of_a_process_grows_with_its_labs(config):
 # asked for, and prints what the real grader prints for an error of its own.
 FAKE_GRADER = """
 import json, sys
-from grader.model import LabGrade
-from grader.report import run_dict
+from grader.core.model import LabGrade
+from grader.reporting.report import run_dict
 path, status, labs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 if status == 5:  # the grader's error, on Lab 7 alone; the others graded
     if "07_constant_memory" in labs:

@@ -13,16 +13,17 @@ from collections import Counter
 
 import pytest
 
-from grader import batch, gpu, sandbox
-from grader.config import REPO_ROOT
+from grader.cohort import batch
+from grader.core.config import REPO_ROOT
+from grader.execution import gpu, sandbox
 
 # Stands in for `./cml grade`: notes the device and build folder it was given and its labs, one JSON line per
 # process (a single short append, so lines from processes running at once never interleave), takes a moment so
 # that the workers overlap, and writes a run of its labs.
 RECORDING_GRADER = """
 import json, os, sys, time
-from grader.model import LabGrade
-from grader.report import run_dict
+from grader.core.model import LabGrade
+from grader.reporting.report import run_dict
 path, log, build, student, labs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 line = {"device": os.environ.get("CUDA_VISIBLE_DEVICES"), "build": build, "labs": [student + "/" + l for l in labs]}
 with open(log, "a") as record:

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from grader.config import REPO_ROOT
+from grader.core.config import REPO_ROOT
 
 # The steps of tools/bootstrap.sh that ./cml calls, each replaced by a line in a log.
 STEPS = [

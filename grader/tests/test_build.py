@@ -3,8 +3,8 @@ solution and skeleton passes the integrity checks on what the compiler read and 
 
 import pytest
 
-from grader import build, integrity
-from grader.config import REPO_ROOT, load_config
+from grader.core.config import REPO_ROOT, load_config
+from grader.steps import build, integrity
 from grader.tests.fixture_kernels import write_labs
 
 LABS = [lab.name for lab in load_config().labs]

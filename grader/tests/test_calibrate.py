@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from grader.calibrate import MIN_MARGIN, Kernel, group_thresholds, separate
-from grader.config import REPO_ROOT, Lab
-from grader.exits import GraderError
-from grader.grade import Context
+from grader.calibration.calibrate import MIN_MARGIN, Kernel, group_thresholds, separate
+from grader.core.config import REPO_ROOT, Lab
+from grader.core.exits import GraderError
+from grader.grading.grade import Context
 
 LAB = Lab("05_padded_transpose", "Transpose", {"correctness": 50, "mechanism": 25, "performance": 25}, "naive")
 
@@ -59,14 +59,14 @@ def test_a_wrong_kernel_counts_only_against_the_check_of_its_lesson():
 def test_calibrate_writes_a_thresholds_file_the_grader_reads_back(tmp_path, monkeypatch):
     """Every lab, measured by stand-in benchmarks: correct kernels at x3 or more, wrong ones at x1.1, the same in
     every run; what calibrate writes loads as a target, each number with its derivation."""
-    from grader import calibrate as module
-    from grader.bench import BenchRun
-    from grader.build import BuildTree
-    from grader.config import load_config, load_target
-    from grader.gpu import Gpu
-    from grader.model import BenchResult, KernelTiming
-    from grader.proc import Outcome
-    from grader.variants import load_variants
+    from grader.calibration import calibrate as module
+    from grader.calibration.variants import load_variants
+    from grader.core.config import load_config, load_target
+    from grader.core.model import BenchResult, KernelTiming
+    from grader.execution.gpu import Gpu
+    from grader.execution.proc import Outcome
+    from grader.steps.bench import BenchRun
+    from grader.steps.build import BuildTree
 
     config = load_config()
     kinds = {v.name: v.kind for v in load_variants()}
@@ -136,8 +136,8 @@ def test_a_spread_measured_on_the_baseline_alone_is_named_so():
 def test_the_shipped_thresholds_are_what_their_measurements_give(tmp_path):
     """grader/targets/h100.toml and h200.toml, written again from results/calibration/*-measurements.json by
     `./cml calibrate --rewrite`, come out the same: every number they hold comes from the recorded figures."""
-    from grader.calibrate import rewrite
-    from grader.config import TARGETS_DIR, load_config
+    from grader.calibration.calibrate import rewrite
+    from grader.core.config import TARGETS_DIR, load_config
 
     for gpu in ("h100", "h200"):
         measurements = REPO_ROOT / "results" / "calibration" / f"{gpu}-measurements.json"
@@ -181,7 +181,7 @@ def test_the_handouts_and_slides_state_the_shipped_thresholds(capsys):
 
 def test_a_handout_quoting_an_old_threshold_is_stale():
     tool = load_tool("handout_thresholds")
-    from grader.config import TARGETS_DIR, load_config, load_target
+    from grader.core.config import TARGETS_DIR, load_config, load_target
 
     lab = load_config().lab("05")
     current = tool.block(lab, [load_target(TARGETS_DIR / "h100.toml")], handout=True)
@@ -195,11 +195,11 @@ def test_a_handout_quoting_an_old_threshold_is_stale():
 def test_calibrate_times_the_reference_solution_s_steps_and_the_grader_derives_their_limits(tmp_path, monkeypatch):
     """--times-only: two timings of Lab 1's reference solution (stand-ins), added to the kernels' measurements of
     an earlier calibration, which are kept as they were; the file records the longest run of each step."""
-    from grader import calibrate as module
-    from grader.build import BuildTree
-    from grader.config import TARGETS_DIR, load_config, load_target
-    from grader.gpu import Gpu
-    from grader.time_limits import MARGIN_S, step_limit
+    from grader.calibration import calibrate as module
+    from grader.core.config import TARGETS_DIR, load_config, load_target
+    from grader.execution.gpu import Gpu
+    from grader.steps.build import BuildTree
+    from grader.steps.time_limits import MARGIN_S, step_limit
 
     def not_measured_again(*args, **kwargs):
         raise AssertionError("--times-only benchmarks no kernel")
@@ -231,11 +231,11 @@ def test_calibrate_times_the_reference_solution_s_steps_and_the_grader_derives_t
 def test_the_steps_are_timed_with_the_fixed_limits_at_the_largest_sizes_and_only_from_a_passing_run(
     tmp_path, monkeypatch
 ):
-    from grader import calibrate as module
-    from grader.build import BuildTree
-    from grader.config import Target, load_config
-    from grader.gpu import Gpu
-    from grader.model import Category, Check, LabGrade, Status
+    from grader.calibration import calibrate as module
+    from grader.core.config import Target, load_config
+    from grader.core.model import Category, Check, LabGrade, Status
+    from grader.execution.gpu import Gpu
+    from grader.steps.build import BuildTree
 
     config = load_config()
     lab = config.lab("03")

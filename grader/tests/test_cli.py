@@ -6,11 +6,12 @@ import sys
 
 import pytest
 
-from grader import build, cli
+from grader import cli
 from grader.cli import main, parse_args
-from grader.config import REPO_ROOT, load_target
-from grader.exits import Exit
-from grader.grade import INTEGRITY
+from grader.core.config import REPO_ROOT, load_target
+from grader.core.exits import Exit
+from grader.grading.grade import INTEGRITY
+from grader.steps import build
 
 
 def test_help_explains_the_workflow(capsys):

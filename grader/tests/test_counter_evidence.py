@@ -7,11 +7,11 @@ from collections.abc import Mapping
 
 import pytest
 
-from grader.checks import counter_check
-from grader.config import Evidence, MechanismCheck, load_config
-from grader.model import Status
-from grader.proc import Outcome
-from grader.profile import CounterRun
+from grader.core.config import Evidence, MechanismCheck, load_config
+from grader.core.model import Status
+from grader.execution.proc import Outcome
+from grader.grading.checks import counter_check
+from grader.steps.profile import CounterRun
 
 COUNTER_CHECKS = [(lab.name, m) for lab in load_config().labs for m in lab.mechanisms if m.tool == "ncu"]
 # The metrics the CPU emulator counts (common/emu/src/profile_report.cpp), beside ncu's names for them.

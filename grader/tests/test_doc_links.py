@@ -14,8 +14,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from grader.config import REPO_ROOT
-from grader.edition import DROP, action_for, has_solutions
+from grader.core.config import REPO_ROOT
+from grader.platforms.edition import DROP, action_for, has_solutions
 
 # The decks' pictures are drawn when the decks are built (slides/build.py), into the build's copy of the decks;
 # Sphinx, run there with warnings as errors, fails on a picture that is not drawn.
@@ -103,7 +103,7 @@ def broken_links(name: str, text: str, files: set[str], read: Callable[[str], st
                 continue
             rule = action_for(where)
             if not has_solutions() and rule and rule.action == DROP:
-                continue  # the student edition leaves it out on purpose (grader/edition.py)
+                continue  # the student edition leaves it out on purpose (grader/platforms/edition.py)
             if where not in files and where not in folders:
                 broken.append(f"{name}:{number}: {target}: no such tracked file or folder")
             elif anchor and where.endswith(".md") and where in files:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import cli, edition
-from grader.config import REPO_ROOT
-from grader.exits import Exit, GraderError
+from grader import cli
+from grader.core.config import REPO_ROOT
+from grader.core.exits import Exit, GraderError
+from grader.platforms import edition
 
 SOLUTION = """// Lab 1 reference solution
 #include "vector_add.hpp"
@@ -55,7 +56,7 @@ DECK = """# Lab 1
     "path, action",
     [
         ("solutions/01_vector_add/kernel.cu", edition.DROP),
-        ("grader/variants/04_tiled_gemm/tiled_a_and_b_32x32.cu", edition.DROP),
+        ("variants/04_tiled_gemm/tiled_a_and_b_32x32.cu", edition.DROP),
         ("grader/tests/attacks/01_floods_the_output/attack.toml", edition.DROP),
         ("grader/tests/fixtures/02_no_reset/expect.toml", edition.DROP),
         ("grader/tests/kernels/02_dot_product_cooperative_groups.cu", edition.DROP),
@@ -166,7 +167,7 @@ def test_an_edition_of_a_fresh_clone_grades_the_skeleton_and_holds_no_solution_t
     )
     assert made.returncode == Exit.PASSED, made.stdout + made.stderr
     assert "differs from HEAD" not in made.stdout  # a fresh clone has no uncommitted change
-    assert not (out / "solutions").exists() and not (out / "grader" / "variants").exists()
+    assert not (out / "solutions").exists() and not (out / "variants").exists()
     assert git(out, "status", "--porcelain") == "" and len(git(out, "log", "--format=%H").split()) == 1
 
     solutions = [p.read_text() for p in sorted((REPO_ROOT / "solutions").rglob("*")) if p.is_file()]

@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from grader import build, proc, profile, sanitize, suite
-from grader.checks import counter_check, sanitizer_check
-from grader.config import REPO_ROOT, MechanismCheck, load_config
-from grader.gpu import Gpu
-from grader.grade import EMULATED, NO_TIMING, Context, grade_lab
-from grader.model import Category, Status
-from grader.score import verdict
-from grader.sizes import lab_sizes
+from grader.core.config import REPO_ROOT, MechanismCheck, load_config
+from grader.core.model import Category, Status
+from grader.execution import proc
+from grader.execution.gpu import Gpu
+from grader.grading.checks import counter_check, sanitizer_check
+from grader.grading.grade import EMULATED, NO_TIMING, Context, grade_lab
+from grader.grading.sizes import lab_sizes
+from grader.reporting.score import verdict
+from grader.steps import build, profile, sanitize, suite
 from grader.tests.fixture_kernels import write_labs, write_measured_labs
 
 LABS = [lab.name for lab in load_config().labs]
@@ -227,7 +228,7 @@ def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mec
 def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
     import hashlib
 
-    from grader.report import shipped_skeletons
+    from grader.reporting.report import shipped_skeletons
 
     skeleton = (REPO_ROOT / "labs" / lab / "kernel.cu").read_bytes()
     if hashlib.sha256(skeleton).hexdigest() != shipped_skeletons().get(lab):

@@ -1,4 +1,4 @@
-"""Every CUDA runtime call a kernel.cu may make (grader/integrity/symbols.py) works on the CPU emulator: one
+"""Every CUDA runtime call a kernel.cu may make (grader/steps/integrity/symbols.py) works on the CPU emulator: one
 file that makes them all, kernels/every_runtime_call.cu, compiled by nvcc, where the calls read off its
 object must be the allow-list's runtime calls exactly (so a call allowed later without an emulator version
 fails here); and compiled and run on the emulator as meson.build builds a kernel.cu for it (rewrite.py, then
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import build, proc, sanitize
-from grader.integrity import elf, symbols
+from grader.execution import proc
+from grader.steps import build, sanitize
+from grader.steps.integrity import elf, symbols
 
 EVERY_CALL = Path(__file__).parent / "kernels" / "every_runtime_call.cu"
 # nvcc's own calls (__cudaPushCallConfiguration, __cudaLaunchKernel, ...) are what it writes for <<<...>>>,

@@ -1,4 +1,4 @@
-"""A kernel.cu cannot hide its accesses from the CPU emulator (grader/integrity/emulator.py), whatever it
+"""A kernel.cu cannot hide its accesses from the CPU emulator (grader/steps/integrity/emulator.py), whatever it
 spells to do it; and the emulator's rewriter passes any byte of a kernel.cu through unchanged."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import build
-from grader.config import REPO_ROOT
-from grader.integrity import emulator
+from grader.core.config import REPO_ROOT
+from grader.steps import build
+from grader.steps.integrity import emulator
 from grader.tests.fixture_kernels import write_labs
 from grader.tests.test_emulator import (
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded,

@@ -1,4 +1,4 @@
-"""The exports of a saved run (grader/export): Gradescope's results.json, JUnit XML and the HTML report,
+"""The exports of a saved run (grader/reporting/export): Gradescope's results.json, JUnit XML and the HTML report,
 made from the runs in data/ (data/make_runs.py says where they come from). The browser check opens the page
 in Debian's Chromium with Playwright (the root conftest.py installs it for this test); CML_SKIP_BROWSER=1 skips it."""
 
@@ -16,11 +16,11 @@ import jsonschema
 import pytest
 from junitparser import Failure, JUnitXml, Skipped
 
-from grader.export import write_exports
-from grader.export.gradescope import SCHEMA, gradescope_results, write_gradescope
-from grader.export.html import render_html, write_html
-from grader.export.junit import write_junit
-from grader.export.run import group_rates, lab_label
+from grader.reporting.export import write_exports
+from grader.reporting.export.gradescope import SCHEMA, gradescope_results, write_gradescope
+from grader.reporting.export.html import render_html, write_html
+from grader.reporting.export.junit import write_junit
+from grader.reporting.export.run import group_rates, lab_label
 
 DATA = Path(__file__).resolve().parent / "data"
 RUNS = ["h100-run.json", "no-gpu-run.json"]

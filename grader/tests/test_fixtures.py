@@ -8,16 +8,16 @@ import sys
 
 import pytest
 
-from grader.config import REPO_ROOT, find_target, load_config
-from grader.edition import NO_SOLUTIONS, has_solutions
-from grader.exits import Exit
-from grader.model import Status
+from grader.core.config import REPO_ROOT, find_target, load_config
+from grader.core.exits import Exit
+from grader.core.model import Status
+from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
 
+from grader.steps.time_limits import from_reference, step_limit
 from grader.tests.fixture_kernels import FIXTURES_DIR, fixture_dirs, load_expect, planted_kernel, write_submission
-from grader.time_limits import from_reference, step_limit
 
 
 def grade_fixture(folder, expect, tmp_path) -> dict:
@@ -27,7 +27,7 @@ def grade_fixture(folder, expect, tmp_path) -> dict:
         "--student-dir", str(write_submission(folder, tmp_path / "submission")),
         "--lab", expect["lab"],
         # One folder per lab, as a batch worker keeps one for its students: the next fixture of the lab builds
-        # its kernel.cu alone (grader/build.py never reuses a stale student library).
+        # its kernel.cu alone (grader/steps/build.py never reuses a stale student library).
         "--build-dir", str(REPO_ROOT / "build-fixtures" / expect["lab"]),
         "--json", str(results),
     ]  # fmt: skip

@@ -1,4 +1,4 @@
-"""The GPU's readers-writer lock (grader/gpu_lock.py), with threads that hold it until told to let go. A holder
+"""The GPU's readers-writer lock (grader/execution/gpu_lock.py), with threads that hold it until told to let go. A holder
 that must wait says so (the lock's `waiting` callback) before it blocks: the tests wait for that, never for a
 clock, and a lock that lets a holder in too early or never is caught by the order in which they got in."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
-from grader.gpu_lock import GpuLock
+from grader.execution.gpu_lock import GpuLock
 
 PATIENCE_S = 5.0  # only a broken lock waits this long
 

@@ -1,4 +1,4 @@
-"""A benchmark's turn on the GPU alone (grader/gpu_turn.py, common/cml/gpu_turn.hpp): it sets up first, asks
+"""A benchmark's turn on the GPU alone (grader/execution/gpu_turn.py, common/cml/gpu_turn.hpp): it sets up first, asks
 before its first launch, launches nothing until the grader answers, and gives the GPU back after its last
 launch. On the CPU emulator's build of Lab 2's benchmark, in the sandbox, as the grader runs it."""
 
@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from grader import build, gpu_turn, proc, suite
+from grader.execution import gpu_turn, proc
+from grader.steps import build, suite
 
 pytestmark = pytest.mark.needs_solutions
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from grader import build, proc
+from grader.execution import proc
+from grader.steps import build
 
 
 def test_the_harness_passes_its_own_tests(built_tree, config):

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from grader import build, integrity, proc
-from grader.config import REPO_ROOT
-from grader.edition import NO_SOLUTIONS, has_solutions
-from grader.integrity import includes, symbols
+from grader.core.config import REPO_ROOT
+from grader.execution import proc
+from grader.platforms.edition import NO_SOLUTIONS, has_solutions
+from grader.steps import build, integrity
+from grader.steps.integrity import includes, symbols
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)

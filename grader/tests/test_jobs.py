@@ -11,14 +11,14 @@ from typing import cast
 
 import pytest
 
-from grader import report
 from grader.cli import grade_request, parse_args
-from grader.config import Lab
-from grader.exits import UsageError
-from grader.gpu_lock import GpuLock
-from grader.grade import WAITING_FOR_THE_GPU, Context, Steps
-from grader.model import LabGrade
-from grader.session import BUILDING_AHEAD, GradeRequest, LabSeconds, start
+from grader.core.config import Lab
+from grader.core.exits import UsageError
+from grader.core.model import LabGrade
+from grader.execution.gpu_lock import GpuLock
+from grader.grading.grade import WAITING_FOR_THE_GPU, Context, Steps
+from grader.grading.session import BUILDING_AHEAD, GradeRequest, LabSeconds, start
+from grader.reporting import report
 from grader.tests.conftest import TEST_BUILD_DIR
 
 pytestmark = pytest.mark.needs_solutions

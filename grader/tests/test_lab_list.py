@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from grader.config import REPO_ROOT, load_config
+from grader.core.config import REPO_ROOT, load_config
 
 
 def folders(parent: str) -> set[str]:
@@ -52,7 +52,7 @@ def test_each_lab_folder_has_its_parts():
 
 
 def test_a_labs_stretch_cases_come_after_its_graded_ones():
-    """The sanitizers leave the stretch's cases out (grader/sanitize.py): only where they come last does the
+    """The sanitizers leave the stretch's cases out (grader/steps/sanitize.py): only where they come last does the
     graded kernel see the same calls under a sanitizer as in the correctness run."""
     for lab in load_config().labs:
         suites = [

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from grader import build
-from grader.config import REPO_ROOT
-from grader.edition import NO_SOLUTIONS, has_solutions
-from grader.model import Status
+from grader.core.config import REPO_ROOT
+from grader.core.model import Status
+from grader.platforms.edition import NO_SOLUTIONS, has_solutions
+from grader.steps import build
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)

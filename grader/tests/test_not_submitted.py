@@ -9,11 +9,11 @@ import zipfile
 
 import pytest
 
-from grader import report
-from grader.config import REPO_ROOT
-from grader.model import NOT_SUBMITTED, SUBMITTED, Category, Status
-from grader.score import verdict
-from grader.session import BUILDING_AHEAD, GradeRequest, start
+from grader.core.config import REPO_ROOT
+from grader.core.model import NOT_SUBMITTED, SUBMITTED, Category, Status
+from grader.grading.session import BUILDING_AHEAD, GradeRequest, start
+from grader.reporting import report
+from grader.reporting.score import verdict
 
 
 def committed(path: str) -> bytes:

@@ -1,4 +1,4 @@
-"""The occupancy arithmetic (grader/occupancy.py) and the GPU limits it reads (grader/gpu_limits.toml): worked
+"""The occupancy arithmetic (grader/steps/occupancy.py) and the GPU limits it reads (grader/gpu_limits.toml): worked
 cases of each CUDA occupancy rule, then the same arithmetic against cuda_occupancy.h, the toolkit's calculator,
 over a grid of launches on every GPU the file lists."""
 
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from grader import occupancy
-from grader.checks import counter_check, occupancy_check
-from grader.config import REPO_ROOT, load_config
-from grader.model import KernelResources, Status
-from grader.occupancy import BlockUse, resident_blocks
-from grader.proc import Outcome
-from grader.profile import CounterRun
-from grader.resources import ResourceReport
+from grader.core.config import REPO_ROOT, load_config
+from grader.core.model import KernelResources, Status
+from grader.execution.proc import Outcome
+from grader.grading.checks import counter_check, occupancy_check
+from grader.steps import occupancy
+from grader.steps.occupancy import BlockUse, resident_blocks
+from grader.steps.profile import CounterRun
+from grader.steps.resources import ResourceReport
 
 LIMITS = occupancy.load_limits()
 H100 = LIMITS["h100"]

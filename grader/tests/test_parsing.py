@@ -1,8 +1,8 @@
 """Reading what the tools print: doctest XML (whole and cut short), sanitizer and ncu output."""
 
-from grader.profile import nvtx_include, parse_csv, parse_emulator_json
-from grader.sanitize import first_report
-from grader.suite import parse_report
+from grader.steps.profile import nvtx_include, parse_csv, parse_emulator_json
+from grader.steps.sanitize import first_report
+from grader.steps.suite import parse_report
 
 REPORT = """<?xml version="1.0" encoding="UTF-8"?>
 <doctest binary="t">

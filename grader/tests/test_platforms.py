@@ -1,4 +1,4 @@
-"""Where courses grade (grader/platforms, grader/late.py, grader/roster.py): Gradescope's autograder zip and
+"""Where courses grade (grader/platforms, grader/cohort/late.py, grader/cohort/roster.py): Gradescope's autograder zip and
 its results, the speed CSV, the GitHub Classroom workflow and its annotations, Slurm's CPU count and script,
 the roster and the late policy. Quick: no grading here (test_batch.py grades a class; the zip is run in a
 clean root by tools/gradescope-check.sh, the workflow's steps by tools/classroom-check.sh)."""
@@ -19,10 +19,10 @@ import jsonschema
 import pytest
 from rich.console import Console
 
-from grader import late, roster, slurm
-from grader.export.gradescope import SCHEMA, gradescope_results
-from grader.export.junit import write_junit
+from grader.cohort import late, roster, slurm
 from grader.platforms import classroom, gradescope
+from grader.reporting.export.gradescope import SCHEMA, gradescope_results
+from grader.reporting.export.junit import write_junit
 
 DATA = Path(__file__).resolve().parent / "data"
 

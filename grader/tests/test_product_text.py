@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from grader.config import REPO_ROOT
+from grader.core.config import REPO_ROOT
 
 # The word and a number (after a '#' too), but not a fraction: "the warps issue 0.302 of the loads".
 ISSUE = re.compile(r"\bissue #?\d+(?!\.\d)", re.IGNORECASE)

@@ -17,7 +17,7 @@ from functools import cache
 
 import pytest
 
-from grader.config import REPO_ROOT, TARGETS_DIR, load_target
+from grader.core.config import REPO_ROOT, TARGETS_DIR, load_target
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 

@@ -1,4 +1,4 @@
-"""A recorded grade's speed checks judged again against other thresholds (grader/rejudge.py): the grader's own
+"""A recorded grade's speed checks judged again against other thresholds (grader/grading/rejudge.py): the grader's own
 checks decide, from the benchmark figures the grade holds."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from grader.config import Target, Thresholds, load_config
-from grader.model import BenchResult, KernelTiming
-from grader.rejudge import rejudged_checks
+from grader.core.config import Target, Thresholds, load_config
+from grader.core.model import BenchResult, KernelTiming
+from grader.grading.rejudge import rejudged_checks
 
 LAB = "04_tiled_gemm"
 

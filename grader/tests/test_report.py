@@ -10,9 +10,9 @@ import subprocess
 import pytest
 from rich.console import Console
 
-from grader import report
-from grader.config import REPO_ROOT
-from grader.model import Category, Check, LabGrade, Status
+from grader.core.config import REPO_ROOT
+from grader.core.model import Category, Check, LabGrade, Status
+from grader.reporting import report
 
 LOCATION = "/srv/course/students/cuda-memory-labs/labs/01_vector_add/kernel.cu:31:7"
 TODO = "labs/01_vector_add/kernel.cu:29: TODO 3: choose the launch configuration of vector_add_kernel"
@@ -164,8 +164,8 @@ def test_a_submissions_ignored_files_are_listed_in_one_short_block():
 def test_a_submissions_replay_command_runs_in_the_students_own_clone(tmp_path):
     """Graded in a batch worker's folder: the command names build/ as ./cml grade makes it in a clone, and the
     grade with the same seed that builds the program there; never a folder of the grader's machine."""
-    from grader.grade import replay_command
-    from grader.session import shown_submission
+    from grader.grading.grade import replay_command
+    from grader.grading.session import shown_submission
 
     worker = tmp_path / "marks" / "work" / "build-w0"
     program = worker / "student" / "01_vector_add_emu" / "test" / "01_vector_add_student_emu_test"

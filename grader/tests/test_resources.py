@@ -1,4 +1,4 @@
-"""The compiler's resource report (grader/resources.py): read from nvcc's objects through cuobjdump in the sandbox,
+"""The compiler's resource report (grader/steps/resources.py): read from nvcc's objects through cuobjdump in the sandbox,
 parsed defensively, and the labs.toml check on it."""
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from grader import checks, grade, report, resources
-from grader.config import REPO_ROOT, MechanismCheck
-from grader.export.html import render_html
-from grader.model import LabGrade, Status
+from grader.core.config import REPO_ROOT, MechanismCheck
+from grader.core.model import LabGrade, Status
+from grader.grading import checks, grade
+from grader.reporting import report
+from grader.reporting.export.html import render_html
+from grader.steps import resources
 
 # cuobjdump 13's report of an object with two kernels, as it prints it (the headers of each ELF included).
 REPORT = """

@@ -5,16 +5,16 @@ from typing import Any
 
 import pytest
 
-from grader.bench import BenchRun, median_of, parse_bench
-from grader.checks import correctness_checks, counter_check, performance_checks
-from grader.config import Lab, MechanismCheck, Thresholds
-from grader.grade import later_checks
-from grader.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
-from grader.proc import Outcome
-from grader.profile import CounterRun
-from grader.resources import ResourceReport
-from grader.score import score, verdict
-from grader.suite import SKIPPED_BY_PROGRAM, CaseResult, SuiteRun
+from grader.core.config import Lab, MechanismCheck, Thresholds
+from grader.core.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
+from grader.execution.proc import Outcome
+from grader.grading.checks import correctness_checks, counter_check, performance_checks
+from grader.grading.grade import later_checks
+from grader.reporting.score import score, verdict
+from grader.steps.bench import BenchRun, median_of, parse_bench
+from grader.steps.profile import CounterRun
+from grader.steps.resources import ResourceReport
+from grader.steps.suite import SKIPPED_BY_PROGRAM, CaseResult, SuiteRun
 
 LAB = Lab("01_vector_add", "Vector add", {"correctness": 50, "mechanism": 20, "performance": 30}, "lanes 32 apart")
 POINTS = LAB.points
@@ -60,7 +60,7 @@ def test_without_a_gpu_cases_are_not_run_and_their_points_not_graded():
 def test_a_resources_check_is_judged_from_nvcc_s_report_where_no_later_step_runs():
     """The emulator cannot build inline PTX, and a machine may have neither GPU nor emulator: the compiler's report
     is there all the same. A kernel over its bound fails; a clean one is withheld, its results unshown."""
-    from grader.model import KernelResources
+    from grader.core.model import KernelResources
 
     bound = MechanismCheck("resources: no stack", "resources", max_stack_bytes=0)
     lab = dataclasses.replace(LAB, mechanisms=[bound])

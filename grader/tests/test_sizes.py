@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.sizes import draw_sizes, lab_sizes, load_instructor_sizes
+from grader.grading.sizes import draw_sizes, lab_sizes, load_instructor_sizes
 
 
 def test_drawn_sizes_follow_the_seed_and_stay_in_range(config):

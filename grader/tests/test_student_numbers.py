@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import REPO_ROOT, load_config
+from grader.core.config import REPO_ROOT, load_config
 
 # "x1.30", "×2", "x2.3 slower", "18x slower", "225 times slower": a speed ratio, not algebra such as "5x^2".
 SPEEDUP = re.compile(

@@ -1,4 +1,4 @@
-"""The steps that read a student's bytes (grader/student_steps.py, grader/sandbox.py): each writes only its own
+"""The steps that read a student's bytes (grader/steps/student_steps.py, grader/execution/sandbox.py): each writes only its own
 folder, runs within its limits, links with no plugin, and sees nothing an earlier submission left in the build
 folder."""
 
@@ -9,10 +9,12 @@ import subprocess
 
 import pytest
 
-from grader import build, report, sandbox, student_steps
-from grader.config import REPO_ROOT
-from grader.integrity import sections
-from grader.session import GradeRequest, start
+from grader.core.config import REPO_ROOT
+from grader.execution import sandbox
+from grader.grading.session import GradeRequest, start
+from grader.reporting import report
+from grader.steps import build, student_steps
+from grader.steps.integrity import sections
 from grader.tests.attacks import lto
 
 LABS = sorted(p.name for p in (REPO_ROOT / "labs").iterdir() if p.is_dir())

@@ -16,12 +16,15 @@ from types import SimpleNamespace
 import pytest
 from rich.console import Console
 
-from grader import build, cli, proc, report, suite
-from grader.config import REPO_ROOT, load_config
-from grader.exits import Exit
-from grader.export import write_junit
-from grader.grade import DETAIL_LIMIT, student_paths
-from grader.model import Category, Check, LabGrade, Status
+from grader import cli
+from grader.core.config import REPO_ROOT, load_config
+from grader.core.exits import Exit
+from grader.core.model import Category, Check, LabGrade, Status
+from grader.execution import proc
+from grader.grading.grade import DETAIL_LIMIT, student_paths
+from grader.reporting import report
+from grader.reporting.export import write_junit
+from grader.steps import build, suite
 
 MARKUP = "[/x] [bold red]not ours[/]"  # ends rich's markup parser with an error unless escaped
 LAB = load_config().lab("01_vector_add")

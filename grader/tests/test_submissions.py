@@ -7,9 +7,15 @@ import os
 
 import pytest
 
-from grader.config import REPO_ROOT
-from grader.edition import NO_SOLUTIONS, has_solutions
-from grader.submission import SubmissionError, defines_none_of, interface_functions, lab_by_content, read_submission
+from grader.core.config import REPO_ROOT
+from grader.grading.submission import (
+    SubmissionError,
+    defines_none_of,
+    interface_functions,
+    lab_by_content,
+    read_submission,
+)
+from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
@@ -84,7 +90,7 @@ def tarball(path, names, size: int = 0):
 def test_a_tarball_of_too_many_entries_is_refused_before_it_is_listed_whole(tmp_path, monkeypatch):
     import tarfile
 
-    from grader import submission
+    from grader.grading import submission
 
     path = tarball(tmp_path / "many.tar.gz", [f"f{i}" for i in range(submission.MAX_ENTRIES + 1)])
     with pytest.raises(SubmissionError, match="more than 10,000 files and folders: refused unread"):
@@ -105,7 +111,7 @@ def test_a_tarball_of_too_many_entries_is_refused_before_it_is_listed_whole(tmp_
 
 
 def test_a_submission_too_large_unpacked_is_refused(tmp_path, monkeypatch):
-    from grader import submission
+    from grader.grading import submission
 
     monkeypatch.setattr(submission, "MAX_TOTAL_BYTES", 1 << 20)
     path = tarball(tmp_path / "big.tar.gz", ["a", "b", "01_vector_add/kernel.cu"], size=600 << 10)
@@ -116,7 +122,7 @@ def test_a_submission_too_large_unpacked_is_refused(tmp_path, monkeypatch):
 def test_a_zip_with_too_long_a_list_of_files_is_refused_before_zipfile_reads_it(tmp_path, monkeypatch):
     import zipfile
 
-    from grader import submission
+    from grader.grading import submission
 
     path = tmp_path / "many.zip"
     with zipfile.ZipFile(path, "w") as archive:
@@ -137,7 +143,7 @@ def test_the_zip_directory_size_is_read_from_the_end_record_and_the_zip64_one(tm
     import struct
     import zipfile
 
-    from grader.submission import ZIP_END, zip_directory_bytes
+    from grader.grading.submission import ZIP_END, zip_directory_bytes
 
     path = tmp_path / "sub.zip"
     monkeypatch.setattr(zipfile, "ZIP_FILECOUNT_LIMIT", 1)  # zipfile writes zip64 end records past this many
@@ -154,7 +160,7 @@ def test_the_zip_directory_size_is_read_from_the_end_record_and_the_zip64_one(tm
 
 
 def test_a_folder_of_too_many_files_is_refused(tmp_path, monkeypatch):
-    from grader import submission
+    from grader.grading import submission
 
     monkeypatch.setattr(submission, "MAX_ENTRIES", 20)
     for i in range(30):

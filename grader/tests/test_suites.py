@@ -3,10 +3,11 @@ and without a GPU every case reports itself as skipped (never as passed)."""
 
 import pytest
 
-from grader import build, proc, suite
-from grader.config import REPO_ROOT, load_config
-from grader.proc import EXIT_SKIPPED
-from grader.sizes import lab_sizes
+from grader.core.config import REPO_ROOT, load_config
+from grader.execution import proc
+from grader.execution.proc import EXIT_SKIPPED
+from grader.grading.sizes import lab_sizes
+from grader.steps import build, suite
 
 LABS = [lab.name for lab in load_config().labs]
 SEED = 20261124

@@ -8,12 +8,13 @@ import sys
 
 import pytest
 
-from grader import proc, time_limits
-from grader.checks import correctness_checks
-from grader.config import REPO_ROOT, TARGETS_DIR, Config, Target, load_config, load_target
-from grader.model import Status
-from grader.suite import CaseResult, SuiteRun
-from grader.time_limits import MARGIN_S, SLOWDOWN, from_reference, step_limit
+from grader.core.config import REPO_ROOT, TARGETS_DIR, Config, Target, load_config, load_target
+from grader.core.model import Status
+from grader.execution import proc
+from grader.grading.checks import correctness_checks
+from grader.steps import time_limits
+from grader.steps.suite import CaseResult, SuiteRun
+from grader.steps.time_limits import MARGIN_S, SLOWDOWN, from_reference, step_limit
 
 GPU = "Test GPU 80GB"  # the device graded on
 
@@ -130,8 +131,8 @@ def test_on_the_emulator_a_measured_reference_time_stops_the_tests_and_the_verdi
     0.1 s, and with no margin the limit is 1 s: the emulated tests, which take longer (ten more cases at the
     largest size keep them longer on any machine), are stopped there, every case the run did not finish fails
     saying so, and the later steps are not run, for that reason."""
-    from grader.gpu import Gpu
-    from grader.grade import Context, grade_lab
+    from grader.execution.gpu import Gpu
+    from grader.grading.grade import Context, grade_lab
 
     monkeypatch.setattr(time_limits, "MARGIN_S", 0.0)
     measured = target(tests=0.1)

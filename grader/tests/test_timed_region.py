@@ -9,11 +9,12 @@ import re
 
 import pytest
 
-from grader import build, proc
-from grader.bench import BenchRun, parse_bench
-from grader.checks import performance_checks
-from grader.config import REPO_ROOT, Thresholds, load_config
-from grader.model import BenchResult, Category, KernelTiming, Status
+from grader.core.config import REPO_ROOT, Thresholds, load_config
+from grader.core.model import BenchResult, Category, KernelTiming, Status
+from grader.execution import proc
+from grader.grading.checks import performance_checks
+from grader.steps import build
+from grader.steps.bench import BenchRun, parse_bench
 from grader.tests.fixture_kernels import write_measured_labs
 
 pytestmark = pytest.mark.needs_solutions
@@ -87,7 +88,7 @@ def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_ag
 
 
 def test_a_run_the_profiler_watches_ends_after_the_last_launch_it_profiles(emulator, config, tmp_path):
-    """grader/profile.py names the checked launches ncu profiles; the run is the timed one up to the last of
+    """grader/steps/profile.py names the checked launches ncu profiles; the run is the timed one up to the last of
     them (the naive kernel's checked and timed launches at R = 1, then the student's checked launch), then ends."""
     lab = "03_smoothing_halo"
     built = build.build_lab(emulator, lab, "solution", config.timeouts["build"], emulated=True)

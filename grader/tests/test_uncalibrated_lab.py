@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from grader import score
-from grader.bench import BenchRun
-from grader.checks import performance_checks
-from grader.config import TARGETS_DIR, load_config, load_target
-from grader.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
-from grader.proc import Outcome
+from grader.core.config import TARGETS_DIR, load_config, load_target
+from grader.core.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
+from grader.execution.proc import Outcome
+from grader.grading.checks import performance_checks
+from grader.reporting import score
+from grader.steps.bench import BenchRun
 
 
 def timing(role: str, median_ms: float) -> KernelTiming:

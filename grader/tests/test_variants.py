@@ -1,4 +1,4 @@
-"""The manifest of variant kernels (grader/variants/variants.toml) and how a grade is judged against it. Grading the
+"""The manifest of variant kernels (variants/variants.toml) and how a grade is judged against it. Grading the
 variants themselves is slow and belongs to tools/grade-variants.sh, not here."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.config import TARGETS_DIR, load_target
-from grader.variants import (
+from grader.calibration.variants import (
     KINDS,
     SHOWS_IN,
     VARIANTS_DIR,
@@ -23,6 +22,7 @@ from grader.variants import (
     split_group,
     unseen_checks,
 )
+from grader.core.config import TARGETS_DIR, load_target
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +223,7 @@ def test_only_takes_several_names_so_a_few_variants_can_be_graded_in_one_round(c
 
 
 def test_counters_come_from_the_measured_field_or_an_old_grade_s_detail():
-    from grader.variants import _counters
+    from grader.calibration.variants import _counters
 
     new = {**check(UNROLLED_LOADS, "passed"), "detail": "0.05 ...", "measured": 0.054321}
     old = {**check("ncu: shared-memory loads of the shuffle version", "passed"), "detail": "0.00775 (must be ...)"}

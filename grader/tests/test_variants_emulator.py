@@ -1,5 +1,5 @@
 """Variants whose lesson the CPU emulator's counters show, graded on it as submissions: each gets the verdict
-variants.toml gives it (grader/variants.py, judge). The shapes that once passed where they should fail, and their
+variants.toml gives it (grader/calibration/variants.py, judge). The shapes that once passed where they should fail, and their
 controls: a transpose with no tile, unpadded or half-padded tiles with the conflict on the stores, GEMMs with
 one factor tiled or rectangular tiles, and launches that fit too few blocks on an SM or do not cover the work.
 (tools/grade-variants.sh grades every variant the same way.)"""
@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from grader import build
-from grader.config import REPO_ROOT
-from grader.edition import NO_SOLUTIONS, has_solutions
+from grader.core.config import REPO_ROOT
+from grader.platforms.edition import NO_SOLUTIONS, has_solutions
+from grader.steps import build
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
 
+from grader.calibration.variants import Variant, judge, load_variants
 from grader.tests.fixture_kernels import write_labs
 from grader.tests.test_emulator import graded_without_a_gpu
-from grader.variants import Variant, judge, load_variants
 
 VARIANTS_DIR = REPO_ROOT / ".results" / "emulator-variants"
 VARIANTS_BUILD_DIR = REPO_ROOT / "build-emu-variants"

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from grader import resources
-from grader.config import REPO_ROOT
+from grader.core.config import REPO_ROOT
+from grader.steps import resources
 from grader.tests.test_resources import compile_object, nvcc_and_cuobjdump
 
 LAB = "08_registers_local_memory"
@@ -61,9 +61,9 @@ SMEM_SPILLING = '    asm volatile(".pragma \\"enable_smem_spilling\\";");\n'
 def test_a_spill_moved_to_shared_memory_leaves_no_stack_frame_and_still_fails(tmp_path):
     """CUDA 13 lets the PTX ask ptxas to spill to shared memory: under a cap of 40 registers (6 blocks of 256) the
     32-tap window then spills with a frame of 0 B, which alone would pass. The pragma in the PTX fails it."""
-    from grader import checks
-    from grader.config import load_config
-    from grader.model import Status
+    from grader.core.config import load_config
+    from grader.core.model import Status
+    from grader.grading import checks
 
     solution = SOLUTION.read_text().replace("kMinBlocksPerSM = 4;", "kMinBlocksPerSM = 6;")
     honest = report_of(solution, tmp_path, "six_blocks")

@@ -1,7 +1,7 @@
-"""Lab 9: how many blocks share an SM, drawn from the grader's own arithmetic (grader/occupancy.py) on the H100's
+"""Lab 9: how many blocks share an SM, drawn from the grader's own arithmetic (grader/steps/occupancy.py) on the H100's
 limits (grader/gpu_limits.toml): the skeleton's 115 KB tile against the solution's 8 KB one."""
 
-from grader.occupancy import BlockUse, load_limits, resident_blocks
+from grader.steps.occupancy import BlockUse, load_limits, resident_blocks
 
 from .svg import GRID, HALO, IDLE, INK, LANE, Svg
 

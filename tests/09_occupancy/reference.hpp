@@ -1,5 +1,5 @@
 // CPU reference for Lab 9: the reversal, and the occupancy calculator's rules (cuda_occupancy.h) as the grader
-// applies them (grader/occupancy.py, tested against that header), with the limits of two GPUs.
+// applies them (grader/steps/occupancy.py, tested against that header), with the limits of two GPUs.
 #pragma once
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The CUDA runtime API, every call a kernel.cu may make (grader/integrity/symbols.py) and what the harness
+// The CUDA runtime API, every call a kernel.cu may make (grader/steps/integrity/symbols.py) and what the harness
 // uses besides, for memory that is the host's own: device pointers are host pointers with red zones around
 // them (memory.hpp), copies are memcpy, every call is synchronous (the Async ones too, as on the default
 // stream once it is synchronised), and the one device is an H100 as its properties describe it.

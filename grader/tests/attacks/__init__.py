@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.config import REPO_ROOT
+from grader.core.config import REPO_ROOT
 from grader.tests.attacks import lto
 
 ATTACKS_DIR = Path(__file__).resolve().parent

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.config import REPO_ROOT, load_config, load_target
-from grader.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
-from grader.report import write_json
-from grader.score import score
+from grader.core.config import REPO_ROOT, load_config, load_target
+from grader.core.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
+from grader.reporting.report import write_json
+from grader.reporting.score import score
 
 DATA = Path(__file__).resolve().parent
 H100_RUN = REPO_ROOT / "results" / "h100-grade.json"

@@ -1,0 +1,242 @@
+"""The grader's configuration: labs.toml (what each lab is) and targets/*.toml (thresholds per GPU)."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GRADER_DIR = Path(__file__).resolve().parents[1]
+
+
+def checkout() -> Path:
+    """The checkout graded in: CML_ROOT (./cml sets it), else the one this package lies in, else the current
+    folder (cml-grader installed by pip and run in a checkout)."""
+    for folder in (os.environ.get("CML_ROOT"), GRADER_DIR.parent, Path.cwd()):
+        if folder and (Path(folder) / "meson.build").is_file():
+            return Path(folder).resolve()
+    return GRADER_DIR.parent
+
+
+REPO_ROOT = checkout()
+LABS_TOML = GRADER_DIR / "labs.toml"
+TARGETS_DIR = GRADER_DIR / "targets"
+
+
+@dataclass
+class Evidence:
+    """What shows that a counter check's mechanism was used at all (labs.toml: `used`): the student's `metric` must
+    reach `min` times the baseline's `per`, the grader's own kernel on the same problem, so the yardstick grows with
+    the problem's size; `per` left out: `min` events. Short of it, a ratio measures nothing (0 bank conflicts over 0
+    shared loads), and the check fails with `says`, the lesson the kernel did not use."""
+
+    metric: str
+    min: float
+    says: str
+    per: str = ""
+
+
+# A launch's shape as Nsight Compute names it (the CPU emulator counts the same: common/emu/README.md).
+LAUNCH_SHAPE = ("launch__block_size", "launch__grid_size", "launch__shared_mem_per_block_dynamic")
+
+
+@dataclass
+class MechanismCheck:
+    name: str
+    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck", "ncu", "resources" or "occupancy"
+    hint: str = ""
+    # ncu: the ratio is numerator / denominator over the student's launches, or, with relative_to =
+    # "baseline", the numerator of the student's launches over that of the baseline's, or with neither, the
+    # numerator itself (a count of blocks, say); it must lie in [min, max] (either bound may be left out).
+    numerator: str = ""
+    denominator: str = ""
+    relative_to: str = ""
+    min: float | None = None
+    max: float | None = None
+    # ncu: the benchmark group whose checked launches are profiled ("" for a lab measured at one setting). On
+    # a GPU, ncu watches the benchmark run as it is timed, at its default size (grader/steps/profile.py); the CPU
+    # emulator, too slow for that, runs `--profile --size profile_size` instead.
+    group: str = ""
+    profile_size: int = 1 << 20
+    # ncu: why the CPU emulator cannot count it, where it cannot ("" where it can). Such a check is graded on a
+    # GPU only; without one it is "not run", with this reason.
+    gpu_only: str = ""
+    # ncu: what must be counted for the ratio to mean anything (Evidence); labs.toml gives a list of tables.
+    used: list[Evidence] = field(default_factory=list)
+    # resources: the most each of the student's kernels may use, by the compiler's report of its object
+    # (grader/steps/resources.py); a bound left out is not checked. A spill goes to the stack frame, so
+    # max_stack_bytes = 0 asks for no spill and no local array.
+    max_registers: int | None = None
+    max_stack_bytes: int | None = None
+    max_local_bytes: int | None = None
+    max_shared_bytes: int | None = None
+    # occupancy: how many blocks of the student's checked launch must fit on one SM of `gpu` (gpu_limits.toml),
+    # by the compiler's report of the kernel and the launch's shape, as ncu or the CPU emulator saw it
+    # (grader/steps/occupancy.py). Its launch must also cover the work: as many floats of tile as the baseline's.
+    min_blocks_per_sm: int | None = None
+    gpu: str = "h100"
+
+    def __post_init__(self) -> None:
+        self.used = [Evidence(**entry) if isinstance(entry, dict) else entry for entry in self.used]
+        bounds = (self.max_registers, self.max_stack_bytes, self.max_local_bytes, self.max_shared_bytes)
+        if self.tool == "resources" and all(bound is None for bound in bounds):
+            raise ValueError(f"labs.toml: the resources check {self.name!r} names no bound, so it could never fail")
+        if self.tool == "occupancy" and not self.min_blocks_per_sm:
+            raise ValueError(f"labs.toml: the occupancy check {self.name!r} names no min_blocks_per_sm")
+
+    @property
+    def metrics(self) -> list[str]:
+        """Every metric the check reads, of the student's launches or the baseline's."""
+        if self.tool == "occupancy":
+            return list(LAUNCH_SHAPE)
+        named = [self.numerator, self.denominator, *(e.metric for e in self.used), *(e.per for e in self.used)]
+        return list(dict.fromkeys(name for name in named if name))
+
+    @property
+    def roles(self) -> list[str]:
+        """The checked launches whose counters it reads: the student's, and those it compares with (relative_to),
+        which hold its evidence's yardsticks too; the baseline's where only the evidence compares."""
+        if self.tool == "occupancy":  # the baseline's launch says how much work there is to cover
+            return ["student", "baseline"]
+        compared = self.relative_to or ("baseline" if any(e.per for e in self.used) else "")
+        return ["student", compared] if compared else ["student"]
+
+
+@dataclass
+class SizeSpec:
+    """How the grader draws a lab's own sizes for each run (labs.toml: grader_sizes)."""
+
+    format: str  # what the parts of a size are, e.g. "M x N x K"
+    count: int
+    ranges: list[list[int]]  # [lowest, highest] of each part
+
+
+@dataclass
+class Lab:
+    name: str  # "01_vector_add"
+    title: str
+    points: dict[str, float]
+    baseline: str
+    mechanisms: list[MechanismCheck] = field(default_factory=list)
+    memory_bound: bool = True  # False: rated in GFLOP/s, and no copy-bandwidth fraction is asked
+    graded_groups: list[str] = field(default_factory=list)  # benchmark groups calibrate writes thresholds for; [] = all
+    grader_sizes: SizeSpec | None = None
+
+    @property
+    def number(self) -> str:
+        return self.name.split("_", 1)[0]
+
+    @property
+    def max_points(self) -> float:
+        return sum(self.points.values())
+
+    def speedup_check(self, group: str = "") -> str:
+        """The name of the speedup check, as reports and fixtures spell it."""
+        return f"speedup over {self.baseline}" + (f" ({group})" if group else "")
+
+    def copy_fraction_check(self, group: str = "") -> str:
+        """The name of the check of the student's share of this GPU's copy bandwidth (memory-bound labs)."""
+        return "fraction of this GPU's copy bandwidth" + (f" ({group})" if group else "")
+
+
+@dataclass
+class Thresholds:
+    """One benchmark group's speed checks on one GPU (targets/*.toml, written by ./cml calibrate). A check whose
+    threshold is None is shown, not graded: `not_graded` says why, and its points go to the mechanism checks.
+    The *_from texts say what each number was derived from; reference_* is what the reference solution reached."""
+
+    min_speedup: float | None = None
+    min_copy_fraction: float | None = None
+    not_graded: str = ""
+    speedup_from: str = ""
+    copy_fraction_from: str = ""
+    reference_speedup: float | None = None
+    reference_copy_fraction: float | None = None
+
+
+@dataclass
+class Target:
+    name: str  # file stem, e.g. "h100"
+    description: str
+    match: list[str]  # substrings of the device name this file applies to
+    thresholds: dict[str, dict[str, Thresholds]]  # lab -> benchmark group ("" for one setting) -> thresholds
+    path: Path | None = None
+    # lab -> step (grader/steps/time_limits.py: TIMED_STEPS) -> the reference solution's seconds for it on this GPU,
+    # as ./cml calibrate measured them; the steps' time limits are derived from them
+    reference_seconds: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def for_lab(self, lab: str) -> dict[str, Thresholds]:
+        return self.thresholds.get(lab, {})
+
+    def matches(self, device_name: str) -> bool:
+        """Whether this file is for that device: its `match` names part of the device's name."""
+        return bool(device_name) and any(m.lower() in device_name.lower() for m in self.match)
+
+    def shown_path(self) -> str:
+        """The file as reports name it: relative to the repository when inside it, so no report shows where
+        the grading machine keeps its checkout."""
+        path = self.path.resolve() if self.path else None
+        return str(path.relative_to(REPO_ROOT)) if path and path.is_relative_to(REPO_ROOT) else str(path)
+
+
+@dataclass
+class Config:
+    labs: list[Lab]
+    timeouts: dict[str, float]  # labs.toml's fixed limit of each step, in seconds
+    step_cap: float | None = None  # --step-timeout: no step but the build may run longer
+
+    def lab(self, key: str) -> Lab:
+        """A lab by full name or number: '01_vector_add', '01' or '1'."""
+        for lab in self.labs:
+            if key in (lab.name, lab.number) or (key.isdigit() and int(key) == int(lab.number)):
+                return lab
+        raise KeyError(f"no lab {key!r}; labs are: {', '.join(lab.name for lab in self.labs)}")
+
+
+def load_config(path: Path = LABS_TOML) -> Config:
+    data = tomllib.loads(path.read_text())
+    labs = [
+        Lab(
+            name=name,
+            title=entry["title"],
+            points=entry["points"],
+            baseline=entry["baseline"],
+            mechanisms=[MechanismCheck(**m) for m in entry.get("mechanism", [])],
+            memory_bound=entry.get("memory_bound", True),
+            graded_groups=entry.get("graded_groups", []),
+            grader_sizes=SizeSpec(**entry["grader_sizes"]) if "grader_sizes" in entry else None,
+        )
+        for name, entry in sorted(data["lab"].items())
+    ]
+    return Config(labs=labs, timeouts=data["timeouts"])
+
+
+def _lab_thresholds(values: dict) -> dict[str, Thresholds]:
+    """[lab.X] min_speedup = ... for one setting; [lab.X.groups."R = 32"] min_speedup = ... for several."""
+    groups = {name: Thresholds(**group) for name, group in values.get("groups", {}).items()}
+    flat = {key: value for key, value in values.items() if key != "groups"}
+    if flat:
+        groups[""] = Thresholds(**flat)
+    return groups
+
+
+def load_target(path: Path) -> Target:
+    data = tomllib.loads(path.read_text())
+    return Target(
+        name=path.stem,
+        description=data["device"]["description"],
+        match=data["device"]["match"],
+        thresholds={lab: _lab_thresholds(values) for lab, values in data.get("lab", {}).items()},
+        path=path,
+        reference_seconds=data.get("reference_seconds", {}),
+    )
+
+
+def find_target(device_name: str, targets_dir: Path = TARGETS_DIR) -> Target | None:
+    """The target file whose `match` names this device; None for a GPU nobody calibrated."""
+    for path in sorted(targets_dir.glob("*.toml")):
+        target = load_target(path)
+        if target.matches(device_name):
+            return target
+    return None

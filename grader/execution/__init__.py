@@ -1,0 +1,3 @@
+"""Running programs: the sandbox every program built from a submission runs in (sandbox.py), one step run as a
+subprocess with a time limit (proc.py), and the GPU: what this machine has (gpu.py), its sharing by the labs
+graded at once (gpu_lock.py) and a benchmark's turn on it alone (gpu_turn.py)."""

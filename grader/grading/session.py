@@ -1,0 +1,312 @@
+"""One grading run, decided once: which labs and variants, on which device, against which thresholds, with
+which seed and sizes, from which submission, in which build tree. Then the labs are graded (grade.grade_lab),
+several at once where the run has the workers for it (--jobs), and the run's facts head its JSON. The CLI asks
+for a run and shows it; it grades nothing."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import secrets
+import shutil
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from grader.core.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target
+from grader.core.exits import CannotGrade, UsageError
+from grader.core.model import LabGrade
+from grader.execution import gpu, sandbox
+from grader.grading.grade import WAITING_FOR_THE_GPU, WAITING_TO_BUILD, Context, grade_lab
+from grader.grading.sizes import lab_sizes, load_instructor_sizes
+from grader.grading.submission import SubmissionError, read_submission
+from grader.grading.workspace import assemble_student_dir, not_submitted
+from grader.steps import build, student_steps
+from grader.steps.build import BuildTree
+
+SHIPPED_LABS = REPO_ROOT / "labs"
+BUILDING_AHEAD = "building, every lab at once"
+
+
+@dataclass
+class GradeRequest:
+    """What the caller asks for (./cml grade's options, or a batch task's)."""
+
+    labs: list[str] = field(default_factory=list)  # numbers or names; [] = every lab
+    variants: tuple[str, ...] = ("student",)  # "student" and/or "solution"
+    submission: Path = SHIPPED_LABS  # a folder, tarball or zip of NN_name/kernel.cu files
+    build_dir: Path = REPO_ROOT / "build"
+    arch: str = "auto"  # nvcc -arch: auto = native with a GPU, sm_90 without
+    seed: int | None = None  # None: a fresh one
+    instructor_sizes: Path | None = None
+    target: Path | None = None  # None: the targets/*.toml matching the GPU
+    mechanisms: bool = True
+    bench: bool = True
+    step_timeout: float | None = None  # caps every step's time limit but the build's
+    calibration_kernels: bool = False  # also build the kernels of variants/ (./cml calibrate)
+    jobs: int | None = None  # labs graded at once; None: default_jobs()
+
+
+@dataclass
+class Session:
+    """A run whose arguments have been checked; build() then sets up what it grades."""
+
+    request: GradeRequest
+    config: Config
+    labs: list[Lab]
+    device: gpu.Gpu
+    target: Target | None
+    seed: int
+    instructor_sizes: dict[str, list[str]]
+    notes: list[str] = field(default_factory=list)  # said on the terminal and in every report
+    files_used: dict[str, str] | None = None  # lab -> where its kernel.cu came from, for a submission
+    not_submitted: list[str] = field(default_factory=list)  # labs the submission has no kernel.cu for
+    files_ignored: list[str] = field(default_factory=list)
+    kernel_sha256: dict[str, str] = field(default_factory=dict)
+    context: Context | None = None  # once built
+    started: float = field(default_factory=time.monotonic)  # when start() decided the run
+    seconds: float | None = None  # the run's wall time, once graded: from start() to the last lab's end
+    built_ahead_seconds: float | None = None  # of that, compiling every lab at once before grading them
+
+    @property
+    def max_points(self) -> float:
+        """What the labs are worth: the score out of which a run that graded nothing gets 0."""
+        return sum(lab.max_points for lab in self.labs)
+
+    @property
+    def jobs(self) -> int:
+        return self.request.jobs or default_jobs(self.device, len(self.labs) * len(self.request.variants))
+
+    def facts(self) -> dict:
+        """The run's header in its JSON and every export."""
+        return {
+            "device": self.device.name or None,
+            "gpu_reason": self.device.reason or None,
+            "target": self.target.shown_path() if self.target else None,
+            "submission": shown_submission(self.request.submission),
+            "seed": self.seed,
+            "graded_at": datetime.now().astimezone().isoformat(timespec="seconds"),  # the date a report shows
+            "notes": self.notes,
+            "cpu_emulator": bool(self.context and self.context.emulator),
+            "files_used": self.files_used,
+            "files_ignored": self.files_ignored,
+            "kernel_sha256": self.kernel_sha256,
+            "jobs": self.jobs,
+            "seconds": self.seconds,
+            "built_ahead_seconds": self.built_ahead_seconds,
+        }
+
+    def build(self, say: Callable[[str], None] = lambda _: None) -> Context:
+        """Reads the submission, configures the build tree, and finds the tools: the context every lab is
+        graded in. Raises CannotGrade when the submission cannot be read or the build cannot be set up."""
+        tree = self._prepare_tree(say)
+        emulator = not self.device.present and tree.has_emulator()
+        if emulator:
+            self.notes.append(
+                f"No GPU ({self.device.reason}): the tests, sanitizers and counters ran on the CPU "
+                "emulator (common/emu), each such check marked '(CPU emulator)'; the speed checks are "
+                "'not run'."
+            )
+        elif not self.device.present:
+            self.notes.append(
+                f"GPU checks were not run: {self.device.reason}; {build.EMULATOR_MISSING}. They are "
+                "reported as 'not run', not as passed."
+            )
+        sanitizer, ncu = gpu.find_tool("compute-sanitizer"), gpu.find_tool("ncu")
+        for tool, path, what in (("compute-sanitizer", sanitizer, "sanitizer"), ("ncu", ncu, "profiler-counter")):
+            if self.device.present and path is None and self.request.mechanisms:
+                self.notes.append(
+                    f"{tool} was not found (it comes with the CUDA toolkit): the {what} checks are 'not run'."
+                )
+        self.context = Context(
+            config=self.config,
+            tree=tree,
+            gpu=self.device,
+            target=self.target,
+            sanitizer=sanitizer,
+            ncu=ncu,
+            run_mechanisms=self.request.mechanisms,
+            run_bench=self.request.bench,
+            kernel_sources=self.files_used,
+            seed=self.seed,
+            instructor_sizes=self.instructor_sizes,
+            emulator=emulator,
+        )
+        return self.context
+
+    def grade(self, progress: Callable[[str, str, str], None] = lambda lab, variant, step: None) -> list[LabGrade]:
+        """Every lab of the run and each of its variants, in that order, `jobs` of them at once; progress(lab,
+        variant, step) as each goes, from the thread grading it. The labs graded at once share the build folder
+        and the GPU through the context's locks (grade.Steps)."""
+        context = self.context
+        if context is None:
+            raise RuntimeError("Session.build() first")
+        todo = [(lab, variant) for lab in self.labs for variant in self.request.variants]
+        if self.jobs > 1:
+            for lab, variant in todo:
+                progress(lab.name, variant, BUILDING_AHEAD)
+            self._build_ahead(context)
+
+        def graded(lab: Lab, variant: str) -> LabGrade:
+            if variant == "student" and lab.name in self.not_submitted and self.files_used:
+                return not_submitted(lab, self.files_used[lab.name])  # nothing of it to build or run
+            return grade_lab(context, lab, variant, functools.partial(progress, lab.name, variant))
+
+        if self.jobs == 1:
+            grades = [graded(lab, variant) for lab, variant in todo]
+        else:
+            last_seconds = LabSeconds(context.tree.directory)
+            with ThreadPoolExecutor(self.jobs, thread_name_prefix="grade") as pool:
+                futures = {at: pool.submit(graded, *todo[at]) for at in last_seconds.longest_first(todo)}
+                try:
+                    grades = [futures[at].result() for at in range(len(todo))]
+                finally:
+                    for future in futures.values():
+                        future.cancel()  # after a grader error: start no other lab (those running end first)
+            last_seconds.save(grades)
+        self.seconds = round(time.monotonic() - self.started, 1)
+        return grades
+
+    def _build_ahead(self, context: Context) -> None:
+        """Every lab's programs compiled at once, before the labs are graded at once (build.build_ahead); its time
+        is the run's (`built_ahead_seconds`), and each lab's own build step then finds its part built."""
+        started = time.monotonic()
+        labs, timeout = [lab.name for lab in self.labs], self.config.timeouts["build"]
+        variants = list(self.request.variants)
+        # A lab not submitted has no student's kernel.cu to build: only its other variants (the solution).
+        missing = [lab for lab in labs if lab in self.not_submitted]
+        parts = [([lab for lab in labs if lab not in missing], variants)]
+        parts += [(missing, [v for v in variants if v != "student"])]
+        for emulated in (False, True) if context.emulator else (False,):
+            for part_labs, part_variants in parts:
+                if part_labs and part_variants:
+                    build.build_ahead(context.tree, part_labs, part_variants, timeout, emulated=emulated)
+        self.built_ahead_seconds = round(time.monotonic() - started, 1)
+
+    # BuildTree, not build.BuildTree: in the class's body, `build` is the method above.
+    def _prepare_tree(self, say: Callable[[str], None]) -> BuildTree:
+        request = self.request
+        student_dir = request.submission.resolve()
+        if student_dir != SHIPPED_LABS.resolve():
+            # A submission: build only its kernel.cu files, copied next to the build folder.
+            try:
+                submission = read_submission(student_dir, [lab.name for lab in self.config.labs])
+            except SubmissionError as error:
+                raise CannotGrade(f"cannot grade this submission: {error}") from error
+            assembled = request.build_dir.resolve().with_name(request.build_dir.name + "-student")
+            self.files_used = assemble_student_dir(self.config, submission, assembled)
+            self.files_ignored = submission.ignored
+            self.not_submitted = [lab.name for lab in self.config.labs if lab.name not in submission.kernels]
+            self.kernel_sha256 = {lab.name: submission.digest(lab.name) for lab in self.config.labs}
+            student_dir = assembled
+        tree = build.BuildTree(
+            request.build_dir, student_dir, choose_arch(request.arch, self.device), request.calibration_kernels
+        )
+        say(f"Configuring the build in {tree.directory} (nvcc -arch={tree.gpu_arch})")
+        # A GPU's build tree as it was set up, where nothing changed: not the CPU emulator's (build.configure).
+        outcome = build.configure(tree, self.config.timeouts["build"], reuse=self.device.present)
+        if not outcome.ok:
+            raise CannotGrade(f"the build could not be set up ({outcome.how_it_ended()}):\n{outcome.tail(15)}")
+        # What an earlier submission's steps left in this build folder goes before this one's first step.
+        shutil.rmtree(tree.directory / student_steps.FOLDER, ignore_errors=True)
+        return tree
+
+
+def shown_submission(submission: Path) -> str:
+    """A submission as its reports name it: inside the checkout, its path there (labs); else its own name
+    (carol.zip), never the folders of the machine that graded it."""
+    resolved = submission.resolve()
+    return str(resolved.relative_to(REPO_ROOT)) if resolved.is_relative_to(REPO_ROOT) else submission.name
+
+
+class LabSeconds:
+    """How long each lab worked in this build folder's last run, its waits for the build folder and the GPU left
+    out. The labs graded at once start longest first: they take turns to build (one Ninja at a time), and the
+    one with the longest way through its steps (Lab 4, its racecheck about 20 s on the H100) ends the run, so
+    it should not wait for the others' builds. With no earlier run, the labs start in their order."""
+
+    def __init__(self, build_dir: Path) -> None:
+        self.path = build_dir / "lab-seconds.json"
+        try:
+            self.seconds: dict[str, float] = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self.seconds = {}
+
+    def longest_first(self, jobs: list[tuple[Lab, str]]) -> list[int]:
+        """The positions in `jobs` of its (lab, variant) pairs, in the order they should start."""
+
+        def last_time(at: int) -> float:
+            lab, variant = jobs[at]
+            return float(self.seconds.get(f"{lab.name} {variant}", 0.0))
+
+        return sorted(range(len(jobs)), key=last_time, reverse=True)  # stable: the labs' own order among equals
+
+    def save(self, grades: list[LabGrade]) -> None:
+        for grade in grades:
+            waits = grade.steps.get(WAITING_TO_BUILD, 0.0) + grade.steps.get(WAITING_FOR_THE_GPU, 0.0)
+            self.seconds[f"{grade.lab} {grade.variant}"] = round(grade.seconds - waits, 1)
+        try:
+            self.path.write_text(json.dumps(self.seconds, indent=1, sort_keys=True))
+        except OSError:
+            pass  # only an order for the next run
+
+
+def default_jobs(device: gpu.Gpu, labs: int) -> int:
+    """Labs graded at once: with a GPU, every lab (and variant) of the run, up to one per CPU core; they wait
+    for each other only for the build folder, where the GPU must be theirs alone (a benchmark's launches) and
+    for the GPU's performance monitors (one ncu run at a time). On the
+    CPU emulator, which keeps the cores busy by itself, one."""
+    return max(1, min(labs, os.cpu_count() or 1)) if device.present else 1
+
+
+def choose_arch(requested: str, device: gpu.Gpu) -> str:
+    if requested != "auto":
+        return requested
+    return "native" if device.present else "sm_90"
+
+
+def select_labs(config: Config, keys: list[str]) -> list[Lab]:
+    """The labs named (by number or name), or every lab; an unknown one is a usage error."""
+    try:
+        return [config.lab(key) for key in keys] if keys else config.labs
+    except KeyError as error:
+        raise UsageError(error.args[0]) from error
+
+
+def read_target(path: Path) -> Target:
+    try:
+        return load_target(path)
+    except (OSError, ValueError, KeyError) as error:
+        raise UsageError(f"--target {path}: cannot be read as a thresholds file ({error})") from error
+
+
+def start(request: GradeRequest) -> Session:
+    """Checks the request and decides the run's device, thresholds, seed and sizes. Raises UsageError for
+    anything the caller named that does not exist or cannot be read."""
+    config = load_config()
+    config.step_cap = request.step_timeout or None
+    labs = select_labs(config, request.labs)
+    if request.jobs is not None and request.jobs < 1:
+        raise UsageError(f"--jobs {request.jobs}: at least 1 lab must be graded at a time")
+    device = gpu.detect_gpu()
+    target = read_target(request.target) if request.target else find_target(device.name) if device.present else None
+    notes = []
+    if sandbox.unavailable():
+        notes.append(
+            f"No sandbox: {sandbox.unavailable()}. The submission's programs ran with this user's rights, "
+            "able to read and change what it can (SECURITY.md)."
+        )
+    if device.present and target is None:
+        notes.append(f"No thresholds for {device.name}: performance is not graded. Run ./cml calibrate first.")
+    try:
+        instructor_sizes = load_instructor_sizes(request.instructor_sizes) if request.instructor_sizes else {}
+        seed = request.seed if request.seed is not None else secrets.randbits(48)
+        for lab in labs:
+            lab_sizes(lab, seed, instructor_sizes)  # a malformed instructor size is a usage error, up front
+    except (OSError, ValueError) as error:
+        raise UsageError(f"--instructor-sizes: {error}") from error
+    return Session(request, config, labs, device, target, seed, instructor_sizes, notes)

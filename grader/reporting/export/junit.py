@@ -1,0 +1,67 @@
+"""JUnit XML for CI tools and GitHub Classroom: one <testsuite> per lab, one <testcase> per check.
+
+failed -> <failure>; not run, skipped and withheld -> <skipped>, whose message starts with NOT PASSED (a CI
+tool counts a skipped test as neither passed nor failed). The lab's grading time is on its suite: the checks
+are not timed one by one, so the test cases carry no time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
+
+from grader.core.model import Status
+from grader.reporting.export.run import NOT_PASSED, check_text, lab_label, lab_seconds, plain
+
+
+def _points(check: dict) -> str:
+    return f"points: {check.get('points', 0):g} / {check.get('max_points', 0):g}"
+
+
+def _testcase(lab: dict, check: dict) -> TestCase:
+    case = TestCase(plain(check["name"]), classname=f"{lab['lab']}.{check['category']}")
+    status, detail = check["status"], plain(check.get("detail")).strip()
+    if status == Status.FAILED.value:
+        message = detail.splitlines()[0] if detail else "failed"
+        failure = Failure(message, check["category"])
+        failure.text = check_text(check)
+        case.result = [failure]
+    elif status in NOT_PASSED:
+        skipped = Skipped(NOT_PASSED[status])
+        skipped.text = check_text(check)
+        case.result = [skipped]
+    seen = detail if status == Status.PASSED.value else ""  # a failure or a skip holds it already
+    case.system_out = "\n".join(part for part in (_points(check), seen) if part)
+    return case
+
+
+def _testsuite(run: dict, lab: dict) -> TestSuite:
+    suite = TestSuite(lab_label(lab))
+    for name in ("title", "variant", "verdict", "points", "max_points", "kernel_path", "seed"):
+        if lab.get(name) is not None:
+            suite.add_property(name, plain(str(lab[name])))  # kernel_path: a submission's folder names
+    for name in ("device", "target"):
+        if run.get(name):
+            suite.add_property(name, str(run[name]))
+    suite.add_testcases([_testcase(lab, check) for check in lab.get("checks", [])])
+    suite.time = lab_seconds(lab)  # after add_testcases, which sums the (absent) times of the cases
+    if run.get("timestamp"):
+        suite.timestamp = str(run["timestamp"])
+    return suite
+
+
+def junit_xml(run: dict) -> JUnitXml:
+    xml = JUnitXml("cuda-memory-labs")
+    suites = [_testsuite(run, lab) for lab in run.get("labs", [])]
+    for suite in suites:
+        xml.add_testsuite(suite)
+    # Not xml.update_statistics(): it would sum the suites' times again from their cases.
+    xml.tests, xml.failures = sum(s.tests for s in suites), sum(s.failures for s in suites)
+    xml.errors, xml.skipped = sum(s.errors for s in suites), sum(s.skipped for s in suites)
+    xml.time = round(sum(s.time for s in suites), 3)
+    return xml
+
+
+def write_junit(run: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    junit_xml(run).write(str(path), pretty=True)

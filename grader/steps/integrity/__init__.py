@@ -1,0 +1,134 @@
+"""What a kernel.cu may not do, checked on what the compiler saw and produced rather than on the text: include
+anything but its lab's interface header, the cml/ headers and CUDA and system headers (nor those of a library
+doing the work, such as cuBLAS, CUB or Thrust); define anything for others to link against but the lab's
+interface and what nvcc generates (so nothing of the harness, weak or strong); call anything outside an
+allow-list of what a lab needs; run code before main; or call the operating system directly.
+
+includes.py reads the compiler's dependency output, symbols.py and code.py the object (elf.py), and nvcc.py
+tells nvcc's own code apart from the student's. Each problem is one sentence naming the include, symbol or
+instruction and why. Where the CPU emulator grades, the object clang made of the same kernel.cu is judged too
+(emulator.py): it may hold code nvcc never saw (#ifdef CML_EMULATOR), and must leave the emulator its watch."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.core.config import REPO_ROOT
+from grader.steps import build
+from grader.steps.integrity import code, elf, emulator, includes, sections, symbols
+
+MAX_SHOWN = 8  # problems listed; the rest are counted
+
+
+@dataclass(frozen=True)
+class Interface:
+    """A lab's interface, from the grader's own stand-ins for it (tests/NN_name/checker_stubs.cpp, which
+    define exactly what kernel.cu must): the headers they include from the lab's folder, and the symbols they
+    define."""
+
+    headers: frozenset[Path]
+    symbols: frozenset[str]
+
+
+def interface_of(stubs_object: Path, stubs_dependencies: list[Path], lab_folder: Path) -> Interface:
+    headers = frozenset(p for p in stubs_dependencies if p.parent == lab_folder.resolve() and p.suffix == ".hpp")
+    return Interface(headers, frozenset(elf.read_object(stubs_object).defined_globals()))
+
+
+def check_includes(
+    dependencies: list[Path], source: Path, rules: includes.Rules, preprocess: Callable[[str], str], directory: Path
+) -> list[str]:
+    """Problems with the files the compile read. `preprocess(view)`: the preprocessor's output of the same
+    compile, as the "device" or the "host" pass sees the source, asked for only to name the lines of kernel.cu
+    that include a forbidden file."""
+    forbidden = includes.forbidden(dependencies, source, rules)
+    if not forbidden:
+        return []
+    lines: dict[Path, int] = {}
+    for view in ("device", "host"):
+        if not forbidden.keys() <= lines.keys():
+            lines = {**includes.including_lines(preprocess(view), source, directory), **lines}
+    return includes.describe(forbidden, lines, source.name, rules)
+
+
+def check_object(library: Path, interface: Interface, harness: frozenset[str] = frozenset()) -> list[str]:
+    """Problems with what a kernel.cu's built object (or static library) defines, calls and runs."""
+    return object_problems(elf.read_object(library), interface.symbols, harness)
+
+
+def object_problems(obj: elf.ObjectFile, interface: frozenset[str], harness: frozenset[str]) -> list[str]:
+    return symbols.definitions(obj, interface, harness) + symbols.calls(obj) + code.problems(obj)
+
+
+def summary(problems: list[str]) -> str:
+    """'' when there are none; else one problem a line, the first MAX_SHOWN of them."""
+    shown = list(dict.fromkeys(problems))[:MAX_SHOWN]
+    more = len(set(problems)) - len(shown)
+    return "\n".join(shown + ([f"... and {more} more"] if more > 0 else []))
+
+
+def harness_definitions(libraries: list[Path]) -> frozenset[str]:
+    """What the grader's own libraries define, which no symbol of a kernel.cu may take."""
+    return frozenset(name for lib in libraries if lib.exists() for name in elf.defined_globals(elf.read_symbols(lib)))
+
+
+@functools.cache
+def search_roots(tool_path: str) -> tuple[Path, ...]:
+    return includes.search_roots(shutil.which("nvcc", path=tool_path) or "nvcc", tool_path)
+
+
+def check_build(tree: build.BuildTree, lab: str, variant: str, compiled: bool) -> str:
+    """'' when the kernel.cu of `variant` is fine; else its problems, one a line. Once it `compiled`, judged on
+    the files the compile read and on the object; if it did not, on the files it reads alone (so that the
+    compiler's errors never quote a file it may not read)."""
+    step, sandboxed = tree.kernel_compile(lab, variant), variant == "student"
+    if not compiled and not sandboxed:
+        return ""  # the grader's own solution: its compiler errors are the grader's to read
+    interface_step = tree.interface_compile(lab)
+    interface = interface_of(
+        tree.directory / interface_step.output, build.dependencies(tree, interface_step), REPO_ROOT / "tests" / lab
+    )
+
+    def preprocess(view: str) -> str:
+        return tree.student(lab).preprocess(view) if sandboxed else build.preprocess(tree, step, view)
+
+    if compiled and sandboxed:
+        depfile = tree.student(lab).object.with_name("kernel.o.d")
+        read = build.read_depfile(depfile.read_text(errors="replace") if depfile.is_file() else "", tree.directory)
+    elif compiled:
+        read = build.dependencies(tree, step)
+    else:
+        read = build.read_depfile(preprocess("dependencies"), tree.directory)
+    rules = includes.Rules(interface.headers, search_roots(tree.tool_path()))
+    problems = check_includes(read, step.source, rules, preprocess, tree.directory)
+    if compiled and sandboxed:
+        refused = sections.problems(tree.kernel_library(lab, variant))
+        if refused:
+            return summary(problems + refused)  # what the object's own code would do is moot: it never links
+    if compiled:
+        harness = harness_definitions(tree.harness_libraries(lab))
+        problems += check_object(tree.kernel_library(lab, variant), interface, harness)
+    return summary(problems)
+
+
+def check_emulator_build(tree: build.BuildTree, lab: str, variant: str) -> str:
+    """'' when the CPU emulator's object of the kernel.cu of `variant`, once built, is fine; else its problems,
+    one a line. The checks of the nvcc object again, for code only the emulator compiles (#ifdef
+    CML_EMULATOR), less what the emulator's own headers put there; and every access left to the emulator."""
+    path = (
+        tree.student(lab, emulated=True).object if variant == "student" else tree.directory / f"{lab}_{variant}_emu.o"
+    )
+    runtime = tree.directory / "libcml_emu.a"
+    interface_step = tree.interface_compile(lab)
+    interface = interface_of(
+        tree.directory / interface_step.output, build.dependencies(tree, interface_step), REPO_ROOT / "tests" / lab
+    )
+    # What the nvcc object defines passed check_build already (a kernel outside an anonymous namespace, say).
+    allowed = interface.symbols | frozenset(elf.read_object(tree.kernel_library(lab, variant)).defined_globals())
+    obj = emulator.without_the_emulators_own(elf.read_object(path), harness_definitions([runtime]))
+    harness = harness_definitions([*tree.harness_libraries(lab), runtime])
+    return summary(emulator.problems(path) + object_problems(obj, allowed, harness))

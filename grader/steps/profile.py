@@ -1,0 +1,153 @@
+"""Nsight Compute counters of the student's kernels, read from a run of the benchmark, or, with no GPU, the
+same counters as the CPU emulator counts them (common/emu/README.md).
+
+ncu watches the benchmark run as it is timed, with no arguments, so that the kernels under test see the same run
+whether they are profiled or timed, and cannot behave well only while profiled. It profiles only the checked
+launches it is asked for: the benchmark wraps each checked launch, and nothing else, in NVTX push/pop ranges, its
+group's range (when the lab has groups, e.g. "R = 1") and inside it its role's ("baseline", "student", ...). One ncu
+run per group collects every metric and role the lab's checks of that group need; ncu renames each profiled kernel
+after its innermost range, its role, so the counters are the student's whatever the kernels are called.
+
+The CPU emulator is too slow for the default sizes: its run is `--profile --size N` (checked launches only).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.execution import proc
+from grader.steps import suite
+
+# Characters Nsight Compute's NVTX filter reads as quantifiers: in a range's name they take a backslash.
+NVTX_QUANTIFIERS = "@,[]/*+"
+
+
+@dataclass
+class CounterRun:
+    outcome: proc.Outcome
+    totals: dict[str, float]  # metric -> sum over the profiled kernels
+    kernels: int  # how many launches were profiled
+    tool: str = "ncu"  # what counted them, for reports
+
+
+def nvtx_name(name: str) -> str:
+    """A range's name as an --nvtx-include expression spells it."""
+    if "\\" in name:
+        raise ValueError(f"an NVTX range name with a backslash cannot be selected reliably: {name!r}")
+    return "".join(f"\\{c}" if c in NVTX_QUANTIFIERS else c for c in name)
+
+
+def nvtx_include(role: str, group: str = "") -> str:
+    """ncu's --nvtx-include expression for the checked launch of `role` in `group`. Nsight Compute's syntax for
+    push/pop ranges: "A/" is range A anywhere in the stack; "A/*/B" is range B above range A, with zero or more
+    ranges between them."""
+    return f"{nvtx_name(group)}/*/{nvtx_name(role)}" if group else f"{nvtx_name(role)}/"
+
+
+def nvtx_stack(role: str, group: str = "") -> str:
+    """The same checked launch as the CPU emulator names its ranges: the open ranges, outermost first, joined
+    by '/' (common/emu/src/profile.cpp)."""
+    return f"{group}/{role}" if group else role
+
+
+def launch_range(kernel_name: str) -> str:
+    """The innermost NVTX range of a launch, from the name ncu gives its kernel with --print-nvtx-rename kernel:
+    "range/kernel(arguments)" (seen on the H100: "baseline/<unnamed>::lanes_32_apart_kernel(const float *,
+    ...)"). The kernel's own name, up to its arguments, holds no '/'; a name without a range is returned whole."""
+    head = kernel_name.split("(", 1)[0]
+    return head.rsplit("/", 1)[0].rsplit("/", 1)[-1] if "/" in head else kernel_name
+
+
+def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
+    """Per innermost NVTX range of a launch (its role: launch_range): each metric
+    summed over its launches, and how many launches there were."""
+    rows = [line for line in text.splitlines() if line.startswith('"')]
+    totals: dict[str, dict[str, float]] = {}
+    launches: dict[str, set[str]] = {}
+    for row in csv.DictReader(io.StringIO("\n".join(rows))):
+        value = row.get("Metric Value", "").replace(",", "")
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        name = launch_range(row.get("Kernel Name", ""))
+        launches.setdefault(name, set()).add(row.get("ID", ""))
+        kernel = totals.setdefault(name, {})
+        kernel[row["Metric Name"]] = kernel.get(row["Metric Name"], 0.0) + number
+    return {name: (totals[name], len(launches[name])) for name in totals}
+
+
+def read_counters(
+    ncu: Path,
+    bench: Path,
+    metrics: list[str],
+    roles: list[str],
+    group: str,
+    timeout_s: proc.Limit,
+) -> dict[str, CounterRun]:
+    """The benchmark, with no arguments, under ncu in the sandbox: the counters of each role's checked launch
+    in `group`. ncu's CSV is all its stdout has (the benchmark prints to stderr when the grader runs it). The
+    run is the timed run up to the last of those launches, and ends there (CML_PROFILED_LAUNCHES,
+    common/cml/bench.hpp): what comes after it would only cost time. Other programs may use the GPU meanwhile:
+    the counters are the profiled process's own (grade.Steps.counters)."""
+    selected = [option for role in roles for option in ("--nvtx-include", nvtx_include(role, group))]
+    profiled = {"CML_PROFILED_LAUNCHES": "\n".join(f"{group}\t{role}" for role in roles)}
+    tool = (
+        str(ncu),
+        "--csv",
+        "--print-units", "base",  # bytes as bytes: by default ncu scales them (8 KB of shared memory as 8.19 Kbyte)
+        "--clock-control", "none",
+        "--nvtx", *selected,
+        "--print-nvtx-rename", "kernel",
+        "--metrics", ",".join(metrics),
+    )  # fmt: skip
+    with suite.run_folder() as scratch:
+        program = suite.program_run(bench, scratch, profiled)
+        outcome = suite.run_program(program, timeout_s, tool)
+    found = parse_csv(outcome.stdout)
+    return {role: CounterRun(outcome, *found.get(role, ({}, 0))) for role in roles}
+
+
+def parse_emulator_json(data: dict, metrics: list[str], role: str, group: str = "") -> tuple[dict[str, float], int]:
+    """The metrics of the launches in exactly the NVTX ranges of `role`'s checked launch in `group`, from the
+    emulator's CML_EMU_PROFILE file; a metric the emulator does not count is left out."""
+    totals: dict[str, float] = {}
+    launches = 0
+    for kernel in data.get("kernels", []):
+        if kernel.get("nvtx_range", "") != nvtx_stack(role, group):
+            continue
+        launches += kernel.get("launches", 0)
+        for name in metrics:
+            if name in kernel.get("metrics", {}):
+                totals[name] = totals.get(name, 0.0) + float(kernel["metrics"][name])
+    return totals, launches
+
+
+def run_emulator_profile(
+    bench: Path, args: tuple, timeout_s: proc.Limit, env: dict | None = None
+) -> tuple[proc.Outcome, dict]:
+    """Runs a program of the CPU emulator's build, in the sandbox, with its counters written to its record
+    (CML_EMU_PROFILE); the counters it wrote, {} if none."""
+    with suite.run_folder() as scratch:
+        seen = suite.program_run(bench, scratch).record_as_seen()
+        program = suite.program_run(bench, scratch, {**(env or {}), "CML_EMU_PROFILE": seen})
+        outcome = suite.run_program(program, timeout_s, args=args)
+        try:
+            return outcome, json.loads(program.record.read_text()) if outcome.ok else {}
+        except (OSError, ValueError):
+            return outcome, {}  # a run that died while writing: no counters, which counter_check reports
+
+
+def read_emulated_counters(
+    bench: Path, metrics: list[str], roles: list[str], group: str, size: int, timeout_s: proc.Limit
+) -> dict[str, CounterRun]:
+    """The checked launches read_counters profiles, from the CPU emulator's build of the benchmark, at `size`."""
+    outcome, data = run_emulator_profile(bench, ("--profile", "--size", str(size)), timeout_s)
+    return {
+        role: CounterRun(outcome, *parse_emulator_json(data, metrics, role, group), tool="the CPU emulator")
+        for role in roles
+    }

@@ -1,0 +1,97 @@
+"""compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a lab's test program, or, with no GPU,
+the CPU emulator's own checks (common/emu), which print the same reports and summaries. The program runs as in
+its correctness run (same variables and files: grader/steps/suite.py) over the graded cases, and the checker judges
+the record of this very run: a clean report counts only if this run's results were right.
+
+The stretch's cases (their doctest suites are named "stretch: ...") are left out: a mechanism check is about
+the graded kernel, and a stretch carries no points. They come last in every test.cpp, so up to the last graded
+case the graded kernel sees the same calls as in the correctness run; left out, Lab 4's racecheck is about a
+quarter shorter, and on the H100 that racecheck was the longest step of a grade."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.execution import proc
+from grader.steps import suite
+
+# The sanitizer exits with this when it found anything (racecheck's hazard warnings included), and with
+# the program's own status otherwise.
+SANITIZER_FOUND = 86
+# compute-sanitizer's tools, as labs.toml names a mechanism's tool and a check's name begins.
+SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
+# The checks the CPU emulator makes (CML_EMU_CHECK); its initcheck is of shared memory, not global.
+EMULATED_TOOLS = ("memcheck", "racecheck", "initcheck")
+PRINT_LIMIT = 10
+GRADED_CASES = ("--test-suite-exclude=stretch*",)  # doctest's filter: every case but the stretch's
+
+SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*)")
+
+
+@dataclass
+class SanitizerRun:
+    tool: str
+    outcome: proc.Outcome
+    clean: bool
+    summary: str  # the tool's summary line
+    first_report: str  # the first report, with the kernel and source line it names
+    results_right: bool = False  # the checker passed every required case of this run's record
+
+
+def first_report(output: str, lines: int = 8) -> str:
+    """The first block of '=========' lines that is a finding, not the tool's banner or summary."""
+    block: list[str] = []
+    for line in output.splitlines():
+        if not line.startswith("========="):
+            continue
+        body = line.removeprefix("=========").strip()
+        if not block and not re.search(r"Invalid|hazard|Race|Error|Uninitialized|Barrier|Warning", body):
+            continue
+        if block and not body:
+            break
+        block.append(body)
+        if len(block) >= lines:
+            break
+    return "\n".join(block)
+
+
+def run_sanitizer(
+    tool: str, sanitizer: Path, binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None
+) -> SanitizerRun:
+    command = (
+        str(sanitizer),
+        "--tool",
+        tool,
+        "--error-exitcode",
+        str(SANITIZER_FOUND),
+        "--print-limit",
+        str(PRINT_LIMIT),
+    )
+    run = suite.run_suite(binary, checker, timeout_s, env, tool=command, args=GRADED_CASES)
+    return read_run(tool, run)
+
+
+def run_emulated(
+    tool: str, binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None
+) -> SanitizerRun:
+    """`tool` as the CPU emulator makes it, over the emulator's build of the test program."""
+    checks = {
+        "CML_EMU_CHECK": tool,
+        "CML_EMU_ERROR_EXITCODE": str(SANITIZER_FOUND),
+        "CML_EMU_PRINT_LIMIT": str(PRINT_LIMIT),
+    }
+    run = suite.run_suite(binary, checker, timeout_s, {**(env or {}), **checks}, args=GRADED_CASES)
+    return read_run(tool, run)
+
+
+def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:
+    outcome = run.outcome
+    output = outcome.stdout + "\n" + outcome.stderr
+    summary = SUMMARY.search(output)
+    # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).
+    ended_normally = not outcome.timed_out and not outcome.crashed
+    found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK) SUMMARY: [1-9]", output)
+    clean = ended_normally and not found
+    return SanitizerRun(tool, outcome, clean, summary.group(1) if summary else "", first_report(output), run.all_passed)
