@@ -1,9 +1,9 @@
 """The audit of each lab (variants/audit.toml): the mistakes that keep a lab's results right, the wrong
 variants that make each one, and, beside them, the verdict each variant got in recorded grades.
 
-    python -m grader.calibration.audit                           # the audit alone, as a Markdown table
-    python -m grader.calibration.audit GRADES_DIR [GRADES_DIR]   # with a column per grading run (tools/grade-variants.sh --out)
-    ... --target T.toml GRADES_DIR ...              # the runs' speed checks judged again against other thresholds
+    python -m grader.calibration.audit                      # the audit alone, as a Markdown table
+    python -m grader.calibration.audit GRADES_DIR ...       # a column per grading run (grade-variants.sh --out)
+    python -m grader.calibration.audit --target T.toml ...  # their speed checks judged against other thresholds
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from grader.calibration.variants import VARIANTS_DIR, Variant, judged_grade, loa
 from grader.core.config import Config, Target, load_config, load_target
 
 AUDIT = VARIANTS_DIR / "audit.toml"
-# Every lab answers these: the issue of a check that passes a correct answer reached without the lesson.
+# Every lab answers these: the ways of reaching the right answer without the lesson.
 REQUIRED_KINDS = ("half done", "side-stepped", "faster wrong idea")
 OTHER_KINDS = ("the baseline", "slip", "habit", "race", "overused")
 
