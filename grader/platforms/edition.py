@@ -169,7 +169,7 @@ TRAILING_COMMENT = re.compile(r"\s*//.*$")
 # A line of nothing but braces, punctuation and keywords, returning a name or naming a case, tells nothing of a
 # solution ("};", "else", "return;", "return count;", "case 16:").
 NO_CODE_OF_ITS_OWN = re.compile(
-    r"^(?:[\s{}();,]|\b(?:else|return|break|continue|namespace|do)\b|#pragma unroll)*$|^return \w+;$|^case \w+:$"
+    r"^(?:[\s{}();,]|\b(?:else|return|break|continue|namespace|do)\b|#pragma unroll)*$|^return \w+;$|^(case \w+|default):$"
 )
 # Lines a solution shares with the grader's own harness, which the edition must ship (reviewed one by one: each is
 # an idiom of every kernel, or the same line in a baseline kernel or a CPU reference, never a solution's method).
