@@ -155,6 +155,11 @@ class Thresholds:
     reference_copy_fraction: float | None = None
 
 
+def names_device(match: list[str], device_name: str) -> bool:
+    """Whether one of `match` (a thresholds or limits file's) is part of the device's name, in any case."""
+    return bool(device_name) and any(m.lower() in device_name.lower() for m in match)
+
+
 @dataclass
 class Target:
     name: str  # file stem, e.g. "h100"
@@ -171,7 +176,7 @@ class Target:
 
     def matches(self, device_name: str) -> bool:
         """Whether this file is for that device: its `match` names part of the device's name."""
-        return bool(device_name) and any(m.lower() in device_name.lower() for m in self.match)
+        return names_device(self.match, device_name)
 
     def shown_path(self) -> str:
         """The file as reports name it: relative to the repository when inside it, so no report shows where

@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from grader.core.config import GRADER_DIR
+from grader.core.config import GRADER_DIR, names_device
 
 GPU_LIMITS = GRADER_DIR / "gpu_limits.toml"
 WARP = 32
@@ -142,6 +142,6 @@ def load_limits(path: Path = GPU_LIMITS) -> dict[str, SmLimits]:
 def limits_for(device_name: str, path: Path = GPU_LIMITS) -> SmLimits | None:
     """The limits of the GPU whose `match` names this device; None for a GPU the file does not list."""
     for limits in load_limits(path).values():
-        if any(m.lower() in device_name.lower() for m in limits.match):
+        if names_device(limits.match, device_name):
             return limits
     return None
