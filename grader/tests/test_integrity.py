@@ -151,6 +151,8 @@ REJECTED_INCLUDES = {
                "line 1 includes <cublas_v2.h>: a header of cuBLAS, a library that does the lab's work"),
     "Thrust": (HEADER + "#include <thrust/version.h>\n", "line 2 includes <thrust/version.h>: a header of Thrust"),
     "CUB": (HEADER + "#include <cub/version.cuh>\n", "line 2 includes <cub/version.cuh>: a header of CUB"),
+    "the occupancy calculator": (HEADER + "#include <cuda_occupancy.h>\n",
+                                 "line 2 includes <cuda_occupancy.h>: the toolkit's occupancy calculator"),
 }  # fmt: skip
 
 
