@@ -3,7 +3,7 @@
 # and GitHub's workflow schema (check-jsonschema's vendored copy) validate it and the project's own
 # .github/workflows/ci.yml; then the steps of its hosted (CPU emulator) job run one by one in a clean Debian
 # root made by debootstrap (tools/run_workflow_job.py), on a student repository holding Lab 1's reference
-# solution. Needs root. Output: results/classroom-check.log.
+# solution. Needs root. Output: .results/classroom-check.log.
 #
 #   sudo tools/classroom-check.sh [WORK_DIR]      (default /var/tmp/cml-classroom-check)
 #
@@ -15,7 +15,7 @@
 set -euo pipefail
 CML_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${1:-/var/tmp/cml-classroom-check}
-LOG="$CML_ROOT/results/classroom-check.log"
+LOG="$CML_ROOT/.results/classroom-check.log"
 TOOLS="$CML_ROOT/.deps/check-tools"
 # shellcheck source=tools/clean-root.sh
 source "$CML_ROOT/tools/clean-root.sh"

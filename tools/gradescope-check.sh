@@ -4,7 +4,7 @@
 # root (Gradescope's image build); then each submission is graded by /autograder/run_autograder in a fresh
 # copy of that root (an overlay: Gradescope's fresh container per submission), and its results.json is
 # checked against Gradescope's documented format (grader/reporting/export/gradescope_schema.json) and for what it
-# must say. Needs root (debootstrap, chroot, mounts). Output: results/gradescope-check.log.
+# must say. Needs root (debootstrap, chroot, mounts). Output: .results/gradescope-check.log.
 #
 #   sudo tools/gradescope-check.sh [WORK_DIR]      (default /var/tmp/cml-gradescope-check)
 #
@@ -13,7 +13,7 @@
 set -euo pipefail
 CML_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${1:-/var/tmp/cml-gradescope-check}
-LOG="$CML_ROOT/results/gradescope-check.log"
+LOG="$CML_ROOT/.results/gradescope-check.log"
 # shellcheck source=tools/clean-root.sh
 source "$CML_ROOT/tools/clean-root.sh"
 [ "$(id -u)" = 0 ] || { echo "run as root: debootstrap, chroot and mounts need it" >&2; exit 2; }

@@ -4,13 +4,13 @@
 # the system's is touched), grades a small generated class of Lab 1 as a job array, and checks that collect says
 # "not finished" (exit 4) while the tasks run, then that every verdict is the one the class must get. The node
 # has no GPU: the array asks for none (--gpus 0), the checks run on the CPU emulator, and a correct kernel is
-# "incomplete" (its speed is not graded). Needs root. Output: results/slurm-check.log.
+# "incomplete" (its speed is not graded). Needs root. Output: .results/slurm-check.log.
 #
 #   sudo tools/slurm-check.sh [WORK_DIR]      (default /var/tmp/cml-slurm-check)
 set -euo pipefail
 CML_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${1:-/var/tmp/cml-slurm-check}
-LOG="$CML_ROOT/results/slurm-check.log"
+LOG="$CML_ROOT/.results/slurm-check.log"
 STUDENTS="alice_correct bob_correct_tarball frank_out_of_bounds heidi_does_not_compile nick_includes_the_solution wendy_symlink_to_solution xavier_corrupt_zip"
 [ "$(id -u)" = 0 ] || { echo "run as root: the Slurm and munge daemons need it" >&2; exit 2; }
 export SLURM_CONF="$WORK/etc/slurm.conf"
