@@ -170,15 +170,21 @@ def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, t
     assert clean.ok and "=========" not in clean.stderr, "no check asked for, none reported"
 
 
-def test_racecheck_sees_an_atomic_race_with_a_plain_store_but_not_with_another_atomic(selftest, config):
-    # Thread 32 adds to the bin thread 0 zeroed, no barrier between: one error. 64 threads then add to one bin at
-    # once, after a barrier: no hazard (Lab 11's shared histogram).
+def planted_under_racecheck(selftest, config, case: str):
+    """The self-test's planted case run under racecheck, which must find something and let the program end."""
     run = proc.run(
-        [selftest, "--no-skip", "--test-case=planted: a shared bin zeroed by one thread*"],
+        [selftest, "--no-skip", f"--test-case=planted: {case}"],
         config.timeouts["sanitizer"],
         env={"CML_EMU_CHECK": "racecheck", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)},
     )
     assert run.returncode == sanitize.SANITIZER_FOUND and "Status: SUCCESS" in run.stdout, run.tail()
+    return run
+
+
+def test_racecheck_sees_an_atomic_race_with_a_plain_store_but_not_with_another_atomic(selftest, config):
+    # Thread 32 adds to the bin thread 0 zeroed, no barrier between: one error. 64 threads then add to one bin at
+    # once, after a barrier: no hazard (Lab 11's shared histogram).
+    run = planted_under_racecheck(selftest, config, "a shared bin zeroed by one thread*")
     assert "RACECHECK SUMMARY: 1 hazards displayed (1 errors, 0 warnings)" in run.stderr, run.tail()
     assert "zeroed_while_added_to_kernel" in run.stderr
 
@@ -186,12 +192,7 @@ def test_racecheck_sees_an_atomic_race_with_a_plain_store_but_not_with_another_a
 def test_racecheck_tracks_bytes_as_compute_sanitizer_does(selftest, config):
     # Threads 0 and 32 write one byte, and thread 32 reads a byte thread 0 wrote: two errors. Threads 1 and 33
     # write two bytes of one word: no hazard (a 4-byte word's racecheck made it a third).
-    run = proc.run(
-        [selftest, "--no-skip", "--test-case=planted: two threads write one byte*"],
-        config.timeouts["sanitizer"],
-        env={"CML_EMU_CHECK": "racecheck", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)},
-    )
-    assert run.returncode == sanitize.SANITIZER_FOUND and "Status: SUCCESS" in run.stdout, run.tail()
+    run = planted_under_racecheck(selftest, config, "two threads write one byte*")
     assert "RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)" in run.stderr, run.tail()
     assert "Write access at byte_races_kernel" in run.stderr and "Read access at byte_races_kernel" in run.stderr
 
