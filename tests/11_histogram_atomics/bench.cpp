@@ -1,4 +1,4 @@
-// Lab 11 benchmark: the histogram of 64 MB of text, the size of the measurement the lab was written from. The
+// Lab 11 benchmark: the histogram of 64 MB of text, the size ncu profiles on a GPU (the CPU emulator: 1 MB). The
 // baseline adds every byte to global memory with atomicAdd; yours is histogram, and (if attempted) the stretch's
 // histogram_per_warp. The problem line prints the input's contention: how many bins the text uses, and the share
 // of the busiest.
