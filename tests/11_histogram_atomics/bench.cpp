@@ -3,8 +3,8 @@
 // histogram_per_warp. The problem line prints the input's contention: how many bins the text uses, and the share
 // of the busiest.
 // Napkin math: each byte is read once, n bytes at copy speed; the 1 KB of bins is nothing. What limits the
-// baseline is not memory but the queue of atomics at each hot bin in L2: a space is about one byte in six, so a
-// sixth of all n atomics wait for one address. A private histogram per block moves that queue into each SM's
+// baseline is not memory but the queue of atomics at each hot bin in L2: the space alone is a large share of the
+// bytes (the problem line prints it), and that share of all n atomics waits for one address. A private histogram per block moves that queue into each SM's
 // shared memory, and leaves L2 one atomic per bin and block.
 #include <string>
 #include <vector>
