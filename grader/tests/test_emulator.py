@@ -170,15 +170,29 @@ def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, t
     assert clean.ok and "=========" not in clean.stderr, "no check asked for, none reported"
 
 
-def test_racecheck_tracks_bytes_as_compute_sanitizer_does(selftest, config):
-    # Threads 0 and 32 write one byte, and thread 32 reads a byte thread 0 wrote: two errors. Threads 1 and 33
-    # write two bytes of one word: no hazard (a 4-byte word's racecheck made it a third).
+def planted_under_racecheck(selftest, config, case: str):
+    """The self-test's planted case run under racecheck, which must find something and let the program end."""
     run = proc.run(
-        [selftest, "--no-skip", "--test-case=planted: two threads write one byte*"],
+        [selftest, "--no-skip", f"--test-case=planted: {case}"],
         config.timeouts["sanitizer"],
         env={"CML_EMU_CHECK": "racecheck", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)},
     )
     assert run.returncode == sanitize.SANITIZER_FOUND and "Status: SUCCESS" in run.stdout, run.tail()
+    return run
+
+
+def test_racecheck_sees_an_atomic_race_with_a_plain_store_but_not_with_another_atomic(selftest, config):
+    # Thread 32 adds to the bin thread 0 zeroed, no barrier between: one error. 64 threads then add to one bin at
+    # once, after a barrier: no hazard (Lab 11's shared histogram).
+    run = planted_under_racecheck(selftest, config, "a shared bin zeroed by one thread*")
+    assert "RACECHECK SUMMARY: 1 hazards displayed (1 errors, 0 warnings)" in run.stderr, run.tail()
+    assert "zeroed_while_added_to_kernel" in run.stderr
+
+
+def test_racecheck_tracks_bytes_as_compute_sanitizer_does(selftest, config):
+    # Threads 0 and 32 write one byte, and thread 32 reads a byte thread 0 wrote: two errors. Threads 1 and 33
+    # write two bytes of one word: no hazard (a 4-byte word's racecheck made it a third).
+    run = planted_under_racecheck(selftest, config, "two threads write one byte*")
     assert "RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)" in run.stderr, run.tail()
     assert "Write access at byte_races_kernel" in run.stderr and "Read access at byte_races_kernel" in run.stderr
 
@@ -356,6 +370,23 @@ def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_non
         "smsp__inst_executed_op_shared_ld.sum",
     )
     assert [(m[conflicts], m[loads]) for m in student.values()] == [(63488, 2048), (0, 2048)]
+
+
+@pytest.mark.needs_solutions
+@pytest.mark.slow
+def test_the_histogram_s_atomics_are_counted_per_warp_global_and_shared_apart(emulator, config):
+    # 1 MB of text: one global reduction per warp and 32 bytes for the baseline, as ncu counts them (2,097,152 at
+    # 64 MB on the H100); the solution adds the same bytes with shared atomics, its loop over the grid's threads
+    # covering each 32-byte piece with one warp's instruction, and merges 8 bins per warp at most, 528 blocks.
+    lab11 = "11_histogram_atomics"
+    bench = built(emulator, config, lab11, "solution").binary(lab11, "solution", "bench", True)
+    counters = emulator_counters([bench, "--profile", "--size", 1 << 20], config)
+    metrics = {k["nvtx_range"]: k["metrics"] for k in counters["kernels"]}
+    red, shared = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "smsp__sass_inst_executed_op_shared_atom.sum"
+    assert (metrics["baseline"][red], metrics["baseline"][shared]) == (32768, 0)
+    assert metrics["student"][shared] == 32768 and 0 < metrics["student"][red] <= 528 * 8, metrics["student"]
+    lines = kernel_lines(counters, "global_atomics_kernel", "baseline")
+    assert [(line["space"], line["op"]) for line in lines] == [("global", "load"), ("global", "atomic")]
 
 
 @pytest.mark.needs_solutions

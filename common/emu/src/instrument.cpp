@@ -6,8 +6,9 @@
 // kernel reads and writes (its stack, the built-in variables, the launch's arguments). An access outside all
 // of them is never made: memcheck reports it and the thread stops there, or without memcheck the launch fails
 // as on a GPU (cudaErrorIllegalAddress). The same callbacks feed memcheck's other findings, racecheck and the
-// counters when they are asked for. Atomics (atomics.cpp) are seen by the bounds check and memcheck only:
-// compute-sanitizer's racecheck does not report them as hazards, and Nsight Compute counts them apart.
+// counters when they are asked for. Atomics (atomics.cpp) come here too: racecheck sees them as writes that race
+// with another thread's plain accesses but not with its atomics, and the counters count them apart from loads
+// and stores, as Nsight Compute does.
 #include <link.h>
 
 #include <algorithm>
@@ -122,9 +123,9 @@ __attribute__((noinline)) void check_access(std::uintptr_t address, unsigned siz
         if (!worker.shared.holds(address, size))
             refuse(worker, *thread, FindingKind::invalid_shared, space, address, size, store, pc);
         if (!g_watching) t_fast.add(shared_region(worker.shared, address), address);
-        if (worker.shadow && op != Op::atomic)
+        if (worker.shadow)
             worker.shadow->access(worker.block, *thread, worker.shared.base(), address - worker.shared.base(), size,
-                                  store, pc, worker.findings);
+                                  store, op == Op::atomic, pc, worker.findings);
     } else if (thread->stack.holds(address, size)) {
         return;  // local memory: no memory space that a check or counter looks at
     } else if (worker.builtins.holds(address, size) || worker.arguments.holds(address, size)) {
@@ -142,8 +143,8 @@ __attribute__((noinline)) void check_access(std::uintptr_t address, unsigned siz
     const Options& o = options();
     if (o.memcheck && address % size != 0)
         memory_error(worker, *thread, FindingKind::misaligned, space, address, size, store, pc, nullptr);
-    if (!o.profile.empty() && op != Op::atomic)
-        worker.profile.record(pc, thread->warp, thread->lane, space, store, address, size);
+    if (!o.profile.empty())
+        worker.profile.record(pc, thread->warp, thread->lane, space, store, op == Op::atomic, address, size);
 }
 
 // With no check nor counter asked for, an access to what the block touched last needs nothing more: this

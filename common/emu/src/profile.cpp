@@ -45,11 +45,12 @@ Session& session()
     return *s;
 }
 
-LineCounters count_request(Space space, bool store, unsigned size, const std::uintptr_t* lanes)
+LineCounters count_request(Space space, bool store, bool atomic, unsigned size, const std::uintptr_t* lanes)
 {
     LineCounters c;
     c.space = space;
     c.store = store;
+    c.atomic = atomic;
     c.size = size;
     c.requests = 1;
     std::uintptr_t units[64];
@@ -137,11 +138,11 @@ std::vector<KernelReport> kernel_reports()
     const std::vector<SourceLocation> lines = symbolize(pcs, true);
     const std::vector<SourceLocation> names = symbolize(kernel_addresses, false);
 
-    std::vector<std::map<std::tuple<std::string, int, int, bool>, LineRow>> rows(s.groups.size());
+    std::vector<std::map<std::tuple<std::string, int, int, bool, bool>, LineRow>> rows(s.groups.size());
     std::size_t i = 0;
     for (const auto& [key, counters] : s.totals) {
         const SourceLocation& where = lines[i++];
-        LineRow& row = rows[std::size_t(key.first)][{where.file, where.line, int(counters.space), counters.store}];
+        LineRow& row = rows[std::size_t(key.first)][{where.file, where.line, int(counters.space), counters.store, counters.atomic}];
         row.file = where.file;
         row.line = where.line;
         row.counters.add(counters);
@@ -164,6 +165,7 @@ void LineCounters::add(const LineCounters& other)
 {
     space = other.space;
     store = other.store;
+    atomic = other.atomic;
     size = other.size;
     requests += other.requests;
     units += other.units;
@@ -178,12 +180,13 @@ void BlockProfile::begin_block(int warps)
     for (auto& w : warps_) w.clear();
 }
 
-void BlockProfile::record(const void* pc, int warp, int lane, Space space, bool store, std::uintptr_t address,
-                          unsigned size)
+void BlockProfile::record(const void* pc, int warp, int lane, Space space, bool store, bool atomic,
+                          std::uintptr_t address, unsigned size)
 {
     Instruction& in = warps_[std::size_t(warp)][pc];
     in.space = space;
     in.store = store;
+    in.atomic = atomic;
     in.size = size;
     const std::size_t slot = std::size_t(in.executed[lane]++) * 32 + std::size_t(lane);
     if (in.slots.size() <= slot) in.slots.resize((slot / 32 + 1) * 32, 0);
@@ -196,7 +199,7 @@ void BlockProfile::end_block(int group, LineTotals& totals)
         for (auto& [pc, in] : warp) {
             LineCounters& line = totals[{group, pc}];
             for (std::size_t request = 0; request * 32 < in.slots.size(); ++request)
-                line.add(count_request(in.space, in.store, in.size, &in.slots[request * 32]));
+                line.add(count_request(in.space, in.store, in.atomic, in.size, &in.slots[request * 32]));
         }
         warp.clear();
     }

@@ -2,6 +2,7 @@
 // memory instruction by a warp: the k-th execution of an instruction by each lane of a warp belongs to the
 // warp's k-th request of it. Per request: global memory, the 32-byte sectors it touches; shared memory, the
 // wavefronts its bank conflicts cost; __constant__, the distinct addresses the constant cache serves in turn.
+// Atomics are requests of their own, apart from the loads and stores, as Nsight Compute counts them.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@ namespace cml_emu {
 struct LineCounters {
     Space space = Space::other;
     bool store = false;
+    bool atomic = false;                // an atomic function's request (store is then true as well)
     unsigned size = 0;                  // bytes per lane
     unsigned long long requests = 0;
     unsigned long long units = 0;       // sectors (global), wavefronts (shared), distinct addresses (constant)
@@ -33,13 +35,15 @@ using LineTotals = std::map<LineKey, LineCounters>;
 class BlockProfile {
 public:
     void begin_block(int warps);
-    void record(const void* pc, int warp, int lane, Space space, bool store, std::uintptr_t address, unsigned size);
+    void record(const void* pc, int warp, int lane, Space space, bool store, bool atomic, std::uintptr_t address,
+                unsigned size);
     void end_block(int group, LineTotals& totals);
 
 private:
     struct Instruction {
         Space space = Space::other;
         bool store = false;
+        bool atomic = false;
         unsigned size = 0;
         std::uint32_t executed[32] = {};    // per lane
         std::vector<std::uintptr_t> slots;  // [request * 32 + lane]: the address, 0 when the lane had none

@@ -7,6 +7,8 @@
 namespace cml_emu {
 namespace {
 
+const char* op_name(const LineCounters& c) { return c.atomic ? "atomic" : c.store ? "store" : "load"; }
+
 const char* space_name(Space space)
 {
     return space == Space::global ? "global" : space == Space::shared ? "shared" : "constant";
@@ -39,12 +41,18 @@ std::map<std::string, unsigned long long> metric_totals(const KernelReport& kern
         {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
         {"cml_emu__constant_requests.sum", 0}, {"cml_emu__constant_addresses.sum", 0},
         {"cml_emu__constant_serialised_requests.sum", 0},
+        {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", 0}, {"smsp__sass_inst_executed_op_shared_atom.sum", 0},
         {"launch__block_size", kernel.shapes.block_size}, {"launch__grid_size", kernel.shapes.grid_size},
         {"launch__shared_mem_per_block_dynamic", kernel.shapes.dynamic_shared}};
     for (const LineRow& row : kernel.rows) {
         const LineCounters& c = row.counters;
         const std::string op = c.store ? "st" : "ld";
-        if (c.space == Space::global) {
+        if (c.atomic) {
+            // A global atomic whose old value is unused is a reduction (RED) on a GPU, the form every lab's atomics
+            // take; one whose value is used is an ATOM there (..._op_atom), which the emulator cannot tell apart.
+            if (c.space == Space::global) metrics["l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"] += c.requests;
+            if (c.space == Space::shared) metrics["smsp__sass_inst_executed_op_shared_atom.sum"] += c.requests;
+        } else if (c.space == Space::global) {
             metrics["l1tex__t_requests_pipe_lsu_mem_global_op_" + op + ".sum"] += c.requests;
             metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_" + op + ".sum"] += c.units;
         } else if (c.space == Space::shared) {
@@ -65,9 +73,11 @@ std::string json_line(const LineRow& row)
     const LineCounters& c = row.counters;
     std::ostringstream json;
     json << "{\"file\": " << json_string(row.file) << ", \"line\": " << row.line << ", \"space\": \""
-         << space_name(c.space) << "\", \"op\": \"" << (c.store ? "store" : "load")
+         << space_name(c.space) << "\", \"op\": \"" << op_name(c)
          << "\", \"bytes_per_lane\": " << c.size << ", \"requests\": " << c.requests;
-    if (c.space == Space::global) {
+    if (c.atomic) {
+        // requests alone: sectors and wavefronts measure the loads and stores
+    } else if (c.space == Space::global) {
         json << ", \"sectors\": " << c.units << ", \"sectors_per_request\": " << per_request(c.units, c)
              << ", \"max_sectors\": " << c.max_units;
     } else if (c.space == Space::shared) {
@@ -105,8 +115,10 @@ std::string json_kernel(const KernelReport& kernel)
 std::string table_line(const LineRow& row)
 {
     const LineCounters& c = row.counters;
-    char text[256];
-    if (c.space == Space::global) {
+    char text[256] = "";
+    if (c.atomic) {
+        // requests alone, as in the JSON
+    } else if (c.space == Space::global) {
         std::snprintf(text, sizeof text, "%5.2f sectors per request (at most %u)", per_request(c.units, c),
                       c.max_units);
     } else if (c.space == Space::shared) {
@@ -119,8 +131,8 @@ std::string table_line(const LineRow& row)
     const std::size_t slash = row.file.rfind('/');
     const std::string file = row.file.substr(slash == std::string::npos ? 0 : slash + 1);
     char head[256];
-    std::snprintf(head, sizeof head, "=========   %s:%-4d %-8s %-5s %10llu requests  ", file.c_str(), row.line,
-                  space_name(c.space), c.store ? "store" : "load", c.requests);
+    std::snprintf(head, sizeof head, "=========   %s:%-4d %-8s %-6s %10llu requests  ", file.c_str(), row.line,
+                  space_name(c.space), op_name(c), c.requests);
     return std::string(head) + text + "\n";
 }
 

@@ -49,7 +49,8 @@ inline __attribute__((always_inline)) void SharedShadow::touch(State& state, con
                                                                const ThreadState& thread, const Options& o,
                                                                Report& report, Uninitialized& uninitialized)
 {
-    const bool foreign_write = state.written && state.write.rank != thread.rank &&
+    // Two atomics never race: only a plain access on either side makes a hazard.
+    const bool foreign_write = state.written && state.write.rank != thread.rank && !(now.atomic && state.write.atomic) &&
                                !ordered(block, thread, state.write.rank, state.write.clock, state.write.epoch);
     if (!now.store) {
         if (!state.written && o.initcheck) uninitialized();
@@ -74,10 +75,10 @@ inline __attribute__((always_inline)) void SharedShadow::touch(State& state, con
 }
 
 void SharedShadow::access(const Block& block, const ThreadState& thread, std::uintptr_t block_base, std::size_t offset,
-                          unsigned size, bool store, const void* pc, Findings& findings)
+                          unsigned size, bool store, bool atomic, const void* pc, Findings& findings)
 {
     const Options& o = options();
-    const Access now{pc, block.epoch, thread.clock[thread.lane], std::int16_t(thread.rank), store};
+    const Access now{pc, block.epoch, thread.clock[thread.lane], std::int16_t(thread.rank), store, atomic};
     // The bytes of one access race with an earlier access once, however many of them it touched.
     struct Reported {  // no initialisers: set before it is read
         FindingKind kind;

@@ -1,6 +1,8 @@
 // racecheck and initcheck of shared memory: for each byte of the block's shared memory, who last wrote it and
 // who read it since, and in which barrier epoch. Two accesses of one byte by different threads, one a write,
-// race unless a __syncthreads() (a new epoch) or, within a warp, a __syncwarp() lies between. Bytes, as
+// race unless a __syncthreads() (a new epoch) or, within a warp, a __syncwarp() lies between. An atomic is a
+// write that races with another thread's plain read or write, never with its atomic: the bins that one thread
+// zeroes while another already adds into them race, the additions themselves do not. Bytes, as
 // compute-sanitizer tracks them: two threads that write the two halves of one word (a __half or a char each)
 // do not race.
 #pragma once
@@ -20,9 +22,10 @@ public:
     SharedShadow(const SharedShadow&) = delete;
     SharedShadow& operator=(const SharedShadow&) = delete;
     void begin_block() { ++generation_; }
-    // An access of `size` bytes at `offset` in the block's shared memory (which starts at `block_base`).
+    // An access of `size` bytes at `offset` in the block's shared memory (which starts at `block_base`); an
+    // atomic is a store too.
     void access(const Block& block, const ThreadState& thread, std::uintptr_t block_base, std::size_t offset,
-                unsigned size, bool store, const void* pc, Findings& findings);
+                unsigned size, bool store, bool atomic, const void* pc, Findings& findings);
 
 private:
     struct Access {
@@ -31,6 +34,7 @@ private:
         std::uint32_t clock = 0;
         std::int16_t rank = -1;  // -1: none
         bool store = false;
+        bool atomic = false;
     };
     // The state of one byte; or of a word, whose 4 bytes are alike until an access covers part of it: then
     // each byte has its own (`split`), until an access writes the whole word again. Most accesses are of

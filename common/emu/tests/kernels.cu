@@ -201,6 +201,19 @@ __global__ void byte_races_kernel(int* out)
     if (t == 33) bytes[7] = 5;  // the next byte of the same word: no race
 }
 
+__global__ void zeroed_while_added_to_kernel(int* out)
+{
+    __shared__ unsigned bins[2];
+    const int t = int(threadIdx.x);
+    if (t == 0) bins[0] = 0;
+    if (t == 32) atomicAdd(&bins[0], 1u);  // the bin thread 0 zeroed, with no barrier between: a race
+    if (t == 1) bins[1] = 0;
+    __syncthreads();
+    atomicAdd(&bins[1], 1u);  // every thread at once, after the barrier: no race
+    __syncthreads();
+    if (t == 0) out[0] = int(bins[1]);
+}
+
 __global__ void deadlock_kernel(int* out)
 {
     if (threadIdx.x < 16) {
@@ -305,6 +318,11 @@ void bytes_of_one_word(int* out)
 void byte_races(int* out)
 {
     byte_races_kernel<<<1, 64>>>(out);
+}
+
+void zeroed_while_added_to(int* out)
+{
+    zeroed_while_added_to_kernel<<<1, 64>>>(out);
 }
 
 void deadlock(int* out)

@@ -54,6 +54,11 @@ void bytes_of_one_word(int* out);
 // exactly two hazards, both errors (different warps).
 void byte_races(int* out);
 
+// Planted race: thread 0 zeroes a shared bin and thread 32 adds to it atomically, with no barrier between; then
+// every thread adds atomically to another bin, zeroed before a barrier. racecheck must report exactly one hazard,
+// an error (different warps): an atomic races with a plain store, never with another atomic.
+void zeroed_while_added_to(int* out);
+
 // Planted race: the two tiles of 16 of one warp each sync on their own (tile.sync()), then every lane reads
 // the slot a lane of the other tile wrote. racecheck must report it (a warning: both in one warp).
 void tiles_of_one_warp_race(int* out);

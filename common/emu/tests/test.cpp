@@ -233,6 +233,14 @@ TEST_CASE("planted: two threads write one byte, and one reads a byte the other w
     CML_CHECK(cudaDeviceSynchronize());
 }
 
+TEST_CASE("planted: a shared bin zeroed by one thread while another adds to it" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(1);
+    zeroed_while_added_to(out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    CHECK(out.download()[0] == 64);
+}
+
 TEST_CASE("planted: reads of __shared__ memory no thread wrote" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
