@@ -10,8 +10,8 @@ from grader import cli
 from grader.cli import main, parse_args
 from grader.core.config import REPO_ROOT, load_target
 from grader.core.exits import Exit, UsageError
-from grader.grading.grade import INTEGRITY
 from grader.execution import gpu
+from grader.grading.grade import INTEGRITY
 from grader.grading.session import choose_arch
 from grader.steps import build
 
