@@ -11,8 +11,8 @@ from grader.steps import occupancy
 from grader.steps.bench import BenchRun
 from grader.steps.profile import CounterRun
 from grader.steps.resources import ResourceReport
-from grader.steps.sass import SassReport
 from grader.steps.sanitize import SanitizerRun
+from grader.steps.sass import SassReport
 from grader.steps.suite import SuiteRun
 
 STRETCH_PREFIX = "stretch"
@@ -221,7 +221,9 @@ def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:
             f"LDG.E.CONSTANT) in {', '.join(kernels)}"
         )
     if not any(load.value_read for load in gathers):
-        return failed("the machine code makes no gathered load whose value is read: no load's address comes from a loaded index")
+        return failed(
+            "the machine code makes no gathered load whose value is read: no load's address comes from a loaded index"
+        )
     return Check(name, Category.MECHANISM, Status.PASSED, f"all {len(gathers)} gathered loads are LDG.E.CONSTANT")
 
 

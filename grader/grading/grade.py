@@ -372,7 +372,7 @@ def later_checks(
     status: Status,
     reason: str,
     report: resources.ResourceReport,
-    code: sass.SassReport,
+    code: sass.SassReport | None = None,
     tests: bool = False,
 ) -> list[Check]:
     """The checks a lab's later steps would have made, each with `reason`: (the tests,) the mechanisms, the speed.
@@ -380,7 +380,9 @@ def later_checks(
     the same, a clean one withheld, since no test has shown the results right."""
     named = [("tests", Category.CORRECTNESS)] if tests else []
     named += [(m.name, Category.MECHANISM) for m in lab.mechanisms] + [(lab.speedup_check(), Category.PERFORMANCE)]
-    judged = {m.name: withheld_unless(object_check(m, report, code), False) for m in lab.mechanisms if m.tool in FROM_NVCC}
+    judged = {
+        m.name: withheld_unless(object_check(m, report, code), False) for m in lab.mechanisms if m.tool in FROM_NVCC
+    }
     return [judged.get(name) or Check(name, category, status, reason) for name, category in named]
 
 
@@ -428,7 +430,7 @@ def mechanism_check(
     counters: LabCounters,
     steps: Steps,
     report: resources.ResourceReport,
-    code: sass.SassReport,
+    code: sass.SassReport | None = None,
 ) -> Check:
     def not_run(reason: str) -> Check:
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, reason)
@@ -475,10 +477,12 @@ def mechanism_check(
     return emulated(check) if ctx.emulator else check
 
 
-def object_check(mechanism: MechanismCheck, report: resources.ResourceReport, code: sass.SassReport) -> Check:
-    """A check judged from nvcc's object alone: its resource report, or its machine code."""
+def object_check(
+    mechanism: MechanismCheck, report: resources.ResourceReport, code: sass.SassReport | None = None
+) -> Check:
+    """A check judged from nvcc's object alone: its resource report, or its machine code (None: not read)."""
     if mechanism.tool == "sass":
-        return checks.sass_check(mechanism, code)
+        return checks.sass_check(mechanism, code or sass.SassReport(problem=f"{sass.UNREADABLE}: not read"))
     return checks.resource_check(mechanism, report)
 
 

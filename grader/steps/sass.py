@@ -101,7 +101,9 @@ def read_report(obj: Path, folders: list[Path]) -> SassReport:
     wrapped = sandbox.step_command(command, [obj, tool.resolve().parent], None, Path("/"), limits=sandbox.TOOL_LIMITS)
     ran = proc.run(wrapped, resources.TIMEOUT_S, output_limit=resources.OUTPUT_LIMIT * 16)
     if not ran.ok:
-        return SassReport(problem=f"{UNREADABLE}: {resources.TOOL} -sass {ran.how_it_ended()}: {resources.said(ran, obj)}")
+        return SassReport(
+            problem=f"{UNREADABLE}: {resources.TOOL} -sass {ran.how_it_ended()}: {resources.said(ran, obj)}"
+        )
     return parse(ran.stdout)
 
 
@@ -119,7 +121,7 @@ def parse(text: str) -> SassReport:
                 return SassReport(problem=f"{UNREADABLE}: more than {MAX_INSTRUCTIONS} instructions")
     readable = demangle(sorted({name for name, _ in functions}))
     report = SassReport(kernels=[readable.get(name, name)[:NAME_LIMIT] for name, _ in functions])
-    for (name, code), shown in zip(functions, report.kernels, strict=True):
+    for (_, code), shown in zip(functions, report.kernels, strict=True):
         report.loads += loads_of(shown, code)
     return report
 

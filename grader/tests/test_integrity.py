@@ -94,8 +94,14 @@ cudaResourceDesc resource{}; resource.resType = cudaResourceTypeArray; resource.
 cudaTextureDesc sampling{}; cudaTextureObject_t texture; cudaCreateTextureObject(&texture, &resource, &sampling, nullptr);
 cudaDestroyTextureObject(texture); cudaFreeArray(array);"""
 )
-TEXTURE_CALLS = ("cudaMallocArray", "cudaMemcpy2DToArray", "cudaCreateTextureObject", "cudaDestroyTextureObject",
-                 "cudaFreeArray", "cudaCreateChannelDesc")
+TEXTURE_CALLS = (
+    "cudaMallocArray",
+    "cudaMemcpy2DToArray",
+    "cudaCreateTextureObject",
+    "cudaDestroyTextureObject",
+    "cudaFreeArray",
+    "cudaCreateChannelDesc",
+)
 
 REJECTED_OBJECTS = {
     "makes a texture object, which only Lab 12 may": (
@@ -246,7 +252,9 @@ def test_the_texture_calls_pass_where_the_lab_allows_them_and_nothing_else_does(
     # Lab 12's allowance is no licence for what every lab is refused.
     stream = objects["creates a stream"]
     assert isinstance(stream, Path), stream
-    assert any("cudaStreamCreate" in problem for problem in integrity.check_object(stream, interface, lab_calls=lab_calls))
+    assert any(
+        "cudaStreamCreate" in problem for problem in integrity.check_object(stream, interface, lab_calls=lab_calls)
+    )
     assert [lab.name for lab in load_config().labs if lab.allowed_calls] == ["12_readonly_texture"]
 
 

@@ -122,9 +122,7 @@ def check_build(
     return summary(problems)
 
 
-def check_emulator_build(
-    tree: build.BuildTree, lab: str, variant: str, lab_calls: frozenset[str] = frozenset()
-) -> str:
+def check_emulator_build(tree: build.BuildTree, lab: str, variant: str, lab_calls: frozenset[str] = frozenset()) -> str:
     """'' when the CPU emulator's object of the kernel.cu of `variant`, once built, is fine; else its problems,
     one a line. The checks of the nvcc object again, for code only the emulator compiles (#ifdef
     CML_EMULATOR), less what the emulator's own headers put there; and every access left to the emulator."""
