@@ -67,6 +67,7 @@ struct Gather {
 
 // Part B, one instance: the image, the resampled output.
 struct Resample {
+    Image picture;  // the host's copy the reference reads, kept equal to image's
     cml::BenchInput<float> image;
     int side;
     Transform t = rotation(kDegrees, 1.0);
@@ -77,37 +78,39 @@ struct Resample {
     std::vector<std::size_t> refreshed;  // the outputs the last refresh changed
 
     explicit Resample(int side_)
-        : image("image", random_image(side_, side_).pixels), side(side_), out(std::size_t(side_) * std::size_t(side_)),
-          want(resample_reference(pixels(), side, side, t)),
+        : picture(random_image(side_, side_)), image("image", picture.pixels), side(side_),
+          out(std::size_t(side_) * std::size_t(side_)), want(resample_reference(picture, side, side, t)),
           tolerance(resample_error_bound(1.0, 1.0, side, side, side, side, t))
     {
     }
-    Image pixels() const { return Image{side, side, image.host()}; }
     std::string restore_inputs() { return cml::restore_changed(image); }
 
     // Before every launch: the texel under a few output pixels turned to 1 - v (the values stay in [0, 1], and
-    // so does the tolerance), and every output within reach of it computed again: at scale 1 a texel is blended
-    // into outputs less than 2 pixels from its own.
+    // so does the tolerance), and every output within reach of it computed again. Only pixels whose source point
+    // lies 2 texels or more inside the image are drawn: an edge texel is also what every point past that edge
+    // is clamped to, far away. At scale 1 an inner texel is blended into outputs less than 2 pixels from its own.
     void refresh()
     {
         constexpr int kReach = 3;
-        const std::vector<std::size_t> at =
-            cml::draw_positions(out.size(), cml::kRefreshed, [](std::size_t) { return true; });
+        const auto inside = [this](std::size_t o) {
+            const float2 p = source_point(t, int(o % side), int(o / side), side, side, side, side);
+            return p.x >= 2.0f && p.y >= 2.0f && p.x <= float(side) - 2.0f && p.y <= float(side) - 2.0f;
+        };
+        const std::vector<std::size_t> at = cml::draw_positions(out.size(), cml::kRefreshed, inside);
         std::vector<std::size_t> texels;
         for (std::size_t o : at) {
             const float2 p = source_point(t, int(o % side), int(o / side), side, side, side, side);
-            const long i = std::clamp(long(p.x), 0L, long(side) - 1), j = std::clamp(long(p.y), 0L, long(side) - 1);
-            texels.push_back(std::size_t(j) * std::size_t(side) + std::size_t(i));
+            texels.push_back(std::size_t(p.y) * std::size_t(side) + std::size_t(p.x));
         }
         image.change(texels, [](float v) { return 1.0f - v; });
-        const Image now = pixels();
+        for (std::size_t texel : texels) picture.pixels[texel] = image.host()[texel];
         refreshed.clear();
         for (std::size_t o : at) {
             const int x = int(o % side), y = int(o / side);
             for (int yy = std::max(0, y - kReach); yy <= std::min(side - 1, y + kReach); ++yy) {
                 for (int xx = std::max(0, x - kReach); xx <= std::min(side - 1, x + kReach); ++xx) {
                     const std::size_t near = std::size_t(yy) * std::size_t(side) + std::size_t(xx);
-                    want[near] = resample_reference_at(now, xx, yy, side, side, t);
+                    want[near] = resample_reference_at(picture, xx, yy, side, side, t);
                     refreshed.push_back(near);
                 }
             }

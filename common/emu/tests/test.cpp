@@ -183,20 +183,20 @@ std::vector<float> fetched(cudaTextureFilterMode filter, cudaTextureAddressMode 
                            const std::vector<float>& x, const std::vector<float>& y)
 {
     const std::vector<float> texels = {0.0f, 1.0f, 2.0f, 3.0f};
-    const cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
+    const cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
     cudaArray_t array = nullptr;
-    CML_CHECK(cudaMallocArray(&array, &channel, 2, 2));
+    CML_CHECK(cudaMallocArray(&array, &format, 2, 2));
     CML_CHECK(cudaMemcpy2DToArray(array, 0, 0, texels.data(), 8, 8, 2, cudaMemcpyHostToDevice));
-    cudaResourceDesc resource{};
-    resource.resType = cudaResourceTypeArray;
-    resource.res.array.array = array;
-    cudaTextureDesc sampling{};
-    sampling.addressMode[0] = sampling.addressMode[1] = address;
-    sampling.filterMode = filter;
-    sampling.readMode = cudaReadModeElementType;
-    sampling.normalizedCoords = normalized;
+    cudaResourceDesc source{};
+    source.resType = cudaResourceTypeArray;
+    source.res.array.array = array;
+    cudaTextureDesc how{};
+    how.addressMode[0] = how.addressMode[1] = address;
+    how.filterMode = filter;
+    how.readMode = cudaReadModeElementType;
+    how.normalizedCoords = normalized;
     cudaTextureObject_t texture = 0;
-    CML_CHECK(cudaCreateTextureObject(&texture, &resource, &sampling, nullptr));
+    CML_CHECK(cudaCreateTextureObject(&texture, &source, &how, nullptr));
     cml::DeviceBuffer<float> x_dev(x), y_dev(y), out(x.size());
     fetch_points(texture, x_dev.data(), y_dev.data(), out.data(), int(x.size()));
     CML_CHECK(cudaDeviceSynchronize());
