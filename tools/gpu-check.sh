@@ -60,7 +60,7 @@ case "$part" in
     class)
         ./cml list >/dev/null  # installs the environment
         [ -d .results/class/submissions ] || .venv/bin/python -m grader.tests.class_submissions make .results/class
-        ./cml batch .results/class/submissions --out .results/class/results --step-timeout 90 "$@" 2>&1 | tee -a "$out/class.log"
+        ./cml batch .results/class/submissions --out .results/class/results "$@" 2>&1 | tee -a "$out/class.log"
         .venv/bin/python -m grader.tests.class_submissions check .results/class 2>&1 | tee -a "$out/class.log"
         # The reports, without the build folders.
         (cd .results/class && tar czf "$out/class-results.tar.gz" expected.json results/results.csv \

@@ -9,6 +9,7 @@
 #       python -m grader.calibration.variants repeats DIR/seed-* (and a split run's DIR beside them)
 # Resumable: run again with the same arguments and each grader goes on from its last finished round.
 # VARIANTS_SECONDS (default 540) stops every grader at that many seconds. DIR: $OUT, else .results/variants-gpus.
+# VARIANTS_GPUS ("0 1", default every GPU nvidia-smi lists) leaves the others free for other work.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 mode=${1:?usage: tools/grade-variants-on-gpus.sh split SEED | repeat "SEEDS" [--only NAMES] [--out DIR]}
@@ -25,8 +26,10 @@ done
 ./cml list >/dev/null || exit 3  # installs the environment once, before the graders share it
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-[ "$gpus" -gt 0 ] || gpus=1  # no GPU: one grader, on the CPU emulator
+listed=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ "$listed" -gt 0 ] || listed=1  # no GPU: one grader, on the CPU emulator
+read -r -a gpu_ids <<<"${VARIANTS_GPUS:-$(seq -s ' ' 0 $((listed - 1)))}"
+gpus=${#gpu_ids[@]}
 stop=$((SECONDS + ${VARIANTS_SECONDS:-540}))
 
 grade_on() {  # GPU, seed, names, folder
@@ -41,13 +44,13 @@ case "$mode" in
     split)
         # Every name once (a name two labs share is graded in both), dealt out in the listing's order.
         names=$(.venv/bin/python -m grader.calibration.variants list ${only:+--only "$only"} | cut -f2 | awk '!seen[$0]++')
-        for g in $(seq 0 $((gpus - 1))); do
-            share=$(awk -v g="$g" -v n="$gpus" '(NR - 1) % n == g' <<<"$names" | paste -sd,)
-            [ -n "$share" ] && grade_on "$g" "$seeds" "$share" "$out/gpu-$g" &
+        for i in "${!gpu_ids[@]}"; do
+            share=$(awk -v i="$i" -v n="$gpus" '(NR - 1) % n == i' <<<"$names" | paste -sd,)
+            [ -n "$share" ] && grade_on "${gpu_ids[$i]}" "$seeds" "$share" "$out/gpu-${gpu_ids[$i]}" &
         done
         wait
         # One folder of grades, as a single tools/grade-variants.sh run would have filed them.
-        for g in $(seq 0 $((gpus - 1))); do
+        for g in "${gpu_ids[@]}"; do
             [ -d "$out/gpu-$g" ] && (cd "$out/gpu-$g" && find . -path './[0-9]*' -name '*.json' -exec cp --parents {} "$out" \;)
         done
         .venv/bin/python -m grader.calibration.variants table "$out" ${only:+--only "$only"} >"$out/table.md"
@@ -55,9 +58,9 @@ case "$mode" in
     repeat)
         [ -n "$only" ] || { echo "repeat needs --only NAMES" >&2; exit 2; }
         read -r -a list <<<"$seeds"
-        for g in $(seq 0 $((gpus - 1))); do
+        for i in "${!gpu_ids[@]}"; do
             (for k in "${!list[@]}"; do
-                [ $((k % gpus)) -eq "$g" ] && grade_on "$g" "${list[$k]}" "$only" "$out/seed-${list[$k]}"
+                [ $((k % gpus)) -eq "$i" ] && grade_on "${gpu_ids[$i]}" "${list[$k]}" "$only" "$out/seed-${list[$k]}"
             done) &
         done
         wait ;;

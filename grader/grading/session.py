@@ -264,9 +264,16 @@ def default_jobs(device: gpu.Gpu, labs: int) -> int:
 
 
 def choose_arch(requested: str, device: gpu.Gpu) -> str:
-    if requested != "auto":
+    """nvcc's -arch. "native" is named here as the GPU's own sm_XY: a student's kernel.cu compiles in the sandbox,
+    where nvcc sees no GPU, and there its native quietly falls back to its oldest target (sm_75), whose code the
+    driver then compiles again at load, and whose resource report is not the GPU's."""
+    if requested not in ("auto", "native"):
         return requested
-    return "native" if device.present else "sm_90"
+    if device.present:
+        return "sm_" + device.compute_capability.replace(".", "")
+    if requested == "native":
+        raise UsageError(f"--arch native needs a GPU here: {device.reason}")
+    return "sm_90"
 
 
 def select_labs(config: Config, keys: list[str]) -> list[Lab]:

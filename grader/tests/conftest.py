@@ -12,6 +12,7 @@ import pytest
 
 from grader.core.config import REPO_ROOT, load_config
 from grader.execution import gpu
+from grader.grading.session import choose_arch
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 from grader.steps import build
 
@@ -55,8 +56,8 @@ def config():
 
 @pytest.fixture(scope="session")
 def built_tree(config, device) -> build.BuildTree:
-    """Every lab, student and solution, built once (native arch on a GPU machine, sm_90 elsewhere)."""
-    tree = build.BuildTree(TEST_BUILD_DIR, REPO_ROOT / "labs", "native" if device.present else "sm_90")
+    """Every lab, student and solution, built once (for the GPU here, sm_90 without one), as a grade builds them."""
+    tree = build.BuildTree(TEST_BUILD_DIR, REPO_ROOT / "labs", choose_arch("auto", device))
     outcome = build.configure(tree, config.timeouts["build"])
     assert outcome.ok, outcome.tail(30)
     return tree

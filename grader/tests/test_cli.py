@@ -9,8 +9,10 @@ import pytest
 from grader import cli
 from grader.cli import main, parse_args
 from grader.core.config import REPO_ROOT, load_target
-from grader.core.exits import Exit
+from grader.core.exits import Exit, UsageError
 from grader.grading.grade import INTEGRITY
+from grader.execution import gpu
+from grader.grading.session import choose_arch
 from grader.steps import build
 
 
@@ -149,3 +151,16 @@ def test_batch_help_gives_batch_s_own_statuses(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "0 every submission was graded, whatever its verdicts" in text
     assert "1 a lab failed" not in text  # grade's, which batch never returns
+
+
+def test_the_build_names_the_gpus_own_architecture_never_native():
+    # A student's kernel.cu compiles in the sandbox, where nvcc sees no GPU: "native" there quietly builds sm_75.
+    h200 = gpu.Gpu(True, name="NVIDIA H200", compute_capability="9.0")
+    assert choose_arch("auto", h200) == "sm_90"
+    assert choose_arch("native", h200) == "sm_90"
+    assert choose_arch("auto", gpu.Gpu(True, name="RTX 4090", compute_capability="8.9")) == "sm_89"
+    assert choose_arch("sm_80", h200) == "sm_80"
+    no_gpu = gpu.Gpu(False, reason="nvidia-smi not found")
+    assert choose_arch("auto", no_gpu) == "sm_90"
+    with pytest.raises(UsageError, match="native needs a GPU"):
+        choose_arch("native", no_gpu)

@@ -1,5 +1,5 @@
 """Figures that READMEs, handouts, skeletons and slides quote in prose agree with the files that measured them:
-the shipped thresholds files (grader/targets/h100.toml), the graded run (results/h100-grade.json) and the
+the shipped thresholds files (grader/targets/h100.toml), the graded runs (results/h100-grade*.json) and the
 calibration's textbook kernels (results/calibration/h100-textbook-kernels.md). The handouts' threshold tables
 are generated (tools/handout_thresholds.py); these are the figures around them, written by hand, so each is
 listed here with its source and fails this test when a new measurement leaves it stale.
@@ -94,7 +94,10 @@ def ratio(top: Callable[[], float], bottom: Callable[[], float]) -> Callable[[],
 
 @cache
 def graded_report() -> dict:
-    return json.loads((REPO_ROOT / "results" / "h100-grade.json").read_text())
+    """The graded runs of the reference solutions, their labs in one list: Labs 1 to 7 in one run, and Labs 8
+    and 9, which came later, in another."""
+    runs = [json.loads((REPO_ROOT / path).read_text()) for path in GRADED_RUNS]
+    return {"labs": [lab for run in runs for lab in run["labs"]]}
 
 
 @cache
@@ -121,7 +124,7 @@ def graded(lab: str, check: str, nth: int = 0) -> Callable[[], float]:
             entry for entry in graded_report()["labs"] if (entry["lab"], entry["variant"]) == (lab, "solution")
         )
         details = [entry["detail"] for entry in solution["checks"] if check in entry["name"]]
-        assert len(details) == 1, f"results/h100-grade.json, {lab}: {len(details)} checks are named {check!r}"
+        assert len(details) == 1, f"the graded runs, {lab}: {len(details)} checks are named {check!r}"
         return float(NUMBER.findall(details[0])[nth].replace(",", ""))
 
     return read
@@ -132,6 +135,8 @@ def graded(lab: str, check: str, nth: int = 0) -> Callable[[], float]:
 H100 = "grader/targets/h100.toml"
 BOOK = "results/calibration/h100-textbook-kernels.md"
 GRADED = "results/h100-grade.json"
+GRADED_LATER = "results/h100-grade-08-09.json"
+GRADED_RUNS = (GRADED, GRADED_LATER)
 COPY = textbook("Physical limit", "cudaMemcpy device-to-device")
 ADD, DOT, WARP = "Lab: vector add", "Lab: dot product", "Lab: warp-synchronous"
 TRANSPOSE, CONSTANT = "Lab: transpose", "Lab: constant memory"
@@ -369,6 +374,29 @@ QUOTES = [
             r"in global memory\n\d+ GB/s \((?P<n>x[\d.]+)\)",
             graded("07_constant_memory", "speedup over the other memory space (B"),
         ),
+    ),
+    *on(
+        "README.md",
+        GRADED_LATER,
+        (r"\[08 registers and local memory\].*time \((?P<n>x[\d.]+)\)", graded("08_registers_local_memory", "speedup")),
+        (r"\[09 occupancy\].*time \((?P<n>x[\d.]+)\)", graded("09_occupancy", "speedup")),
+    ),
+    *on(
+        "slides/decks/08_registers_local_memory.md",
+        GRADED_LATER,
+        (
+            r"\| speedup over the window in local memory \| \*\*(?P<n>x[\d.]+)\*\*",
+            graded("08_registers_local_memory", "speedup"),
+        ),
+        (r"\| fraction of copy bandwidth \| \*\*(?P<n>[\d.]+)\*\*", graded("08_registers_local_memory", "fraction")),
+    ),
+    *on(
+        "slides/decks/09_occupancy.md",
+        GRADED_LATER,
+        (r"`launch__occupancy_limit_shared_mem` \| \*\*(?P<n>\d+)\*\*", graded("09_occupancy", "occupancy limiter")),
+        (r"one block per SM \| \*\*(?P<n>[\d.]+)\*\*", graded("09_occupancy", "achieved occupancy")),
+        (r"\| speedup over one block per SM \| \*\*(?P<n>x[\d.]+)\*\*", graded("09_occupancy", "speedup")),
+        (r"\| fraction of copy bandwidth \| \*\*(?P<n>[\d.]+)\*\*", graded("09_occupancy", "fraction")),
     ),
     # Lab 3's handout: the textbook kernels' table, cell by cell, and the counters of its ncu run.
     *on(

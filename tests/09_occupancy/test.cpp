@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cml/compare.hpp"
@@ -88,7 +89,7 @@ ReverseLaunch recorded_launch(ReverseLaunch launch)
     return {values[0], values[1]};
 }
 
-void check_fits(ReverseLaunch launch, const SmLimits& sm, int registers, const std::string& gpu)
+void check_fits(ReverseLaunch launch, const SmLimits& sm, Capability capability, int registers, const std::string& gpu)
 {
     CAPTURE(gpu);
     CAPTURE(registers);
@@ -97,13 +98,14 @@ void check_fits(ReverseLaunch launch, const SmLimits& sm, int registers, const s
     CHECK_MESSAGE(launch.tile >= launch.threads,
                   "a tile of " << launch.tile << " floats for " << launch.threads << " threads leaves some idle");
     const BlockUse use{launch.threads, registers, std::size_t(launch.tile) * sizeof(float)};
-    const int blocks = reference_resident_blocks(use, sm);
+    const int blocks = calculator_resident_blocks(use, sm, capability);
     CHECK_MESSAGE(blocks >= kMinBlocksPerSm, shown(use) << ": " << blocks << " block(s) per SM, fewer than "
                                                         << kMinBlocksPerSm);
 }
 
-// This GPU's limits, as its cudaDeviceProp gives them, through the record: the checker has no GPU to ask.
-SmLimits limits_of_this_gpu()
+// This GPU's limits and compute capability, as its cudaDeviceProp gives them, through the record: the checker
+// has no GPU to ask.
+std::pair<SmLimits, Capability> limits_of_this_gpu()
 {
     cudaDeviceProp p{};
     if (!cml::record::replaying()) {
@@ -113,9 +115,11 @@ SmLimits limits_of_this_gpu()
     }
     const std::vector<int> v = recorded({p.maxThreadsPerMultiProcessor / 32, p.maxBlocksPerMultiProcessor,
                                          p.regsPerMultiprocessor, int(p.sharedMemPerMultiprocessor),
-                                         int(p.sharedMemPerBlockOptin), int(p.reservedSharedMemPerBlock), p.major});
-    return {v[0], v[1], v[2], 256, 4, std::size_t(v[3]), std::size_t(v[4]), std::size_t(v[5]),
-            std::size_t(v[6] >= 8 ? 128 : 256)};
+                                         int(p.sharedMemPerBlockOptin), int(p.reservedSharedMemPerBlock), p.major,
+                                         p.minor});
+    const SmLimits limits = {v[0], v[1], v[2], 256, 4, std::size_t(v[3]), std::size_t(v[4]), std::size_t(v[5]),
+                             std::size_t(v[6] >= 8 ? 128 : 256)};
+    return {limits, Capability{v[6], v[7]}};
 }
 
 const std::vector<int> kEdges = {0, 1, 31, 32, 33, 255, 257, 2047, 2048, 2049, 1'000'003};
@@ -158,17 +162,17 @@ TEST_SUITE("A: resident blocks")
         check_blocks({{128, 16, 16 * kKB}, {128, 16, 16 * kKB + 1}, {1024, 16, 0}}, {4, 3, 1}, kT4);
     }
 
-    TEST_CASE("agrees with the occupancy calculator's rules on 2000 random blocks, on an H100 and a T4" *
+    TEST_CASE("agrees with the toolkit's occupancy calculator on 2000 random blocks, on an H100 and a T4" *
               cml::needs_gpu())
     {
         std::uniform_int_distribution<int> threads(1, 1024), registers(0, 255), kilobytes(0, 227), bytes(0, 1023);
-        for (const SmLimits& sm : {kH100, kT4}) {
+        for (const auto& [sm, capability] : {std::pair{kH100, kH100Capability}, std::pair{kT4, kT4Capability}}) {
             std::vector<BlockUse> uses;
             std::vector<int> want;
             for (int i = 0; i < 1000; ++i) {
                 const std::size_t shared = std::size_t(kilobytes(cml::rng())) * kKB + std::size_t(bytes(cml::rng()));
                 uses.push_back({threads(cml::rng()), registers(cml::rng()), i % 4 == 0 ? 0 : shared});
-                want.push_back(reference_resident_blocks(uses.back(), sm));
+                want.push_back(calculator_resident_blocks(uses.back(), sm, capability));
             }
             check_blocks(uses, want, sm);
         }
@@ -182,8 +186,8 @@ TEST_SUITE("B: the launch")
               cml::needs_gpu())
     {
         for (int registers : {0, 16, 32, 40, 64, 96, 128}) {
-            check_fits(recorded_launch(choose_launch(kH100, registers)), kH100, registers, "H100");
-            check_fits(recorded_launch(choose_launch(kT4, registers)), kT4, registers, "T4");
+            check_fits(recorded_launch(choose_launch(kH100, registers)), kH100, kH100Capability, registers, "H100");
+            check_fits(recorded_launch(choose_launch(kT4, registers)), kT4, kT4Capability, registers, "T4");
         }
     }
 
@@ -192,7 +196,8 @@ TEST_SUITE("B: the launch")
               cml::needs_gpu())
     {
         const ReverseLaunch launch = recorded_launch(launch_for_this_gpu());
-        check_fits(launch, limits_of_this_gpu(), 32, "this GPU");
+        const auto [limits, capability] = limits_of_this_gpu();
+        check_fits(launch, limits, capability, 32, "this GPU");
         check_reverse(1'000'003, launch);
     }
 }

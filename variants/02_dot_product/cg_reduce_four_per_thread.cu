@@ -1,6 +1,6 @@
 // Lab 2 variant, correct: cooperative groups. Each of 256 threads adds 4 products (kBlock apart), each warp
 // (tiled_partition<32>) sums them with cg::reduce, and the first warp adds the 8 warp sums: one atomicAdd per 1024
-// elements. The stretch does the same over a grid-stride loop. Not measured on a GPU yet: calibrate measures it.
+// elements. The stretch does the same over a grid-stride loop.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 

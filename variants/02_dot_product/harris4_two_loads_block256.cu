@@ -1,6 +1,5 @@
 // Lab 2 variant, correct: Mark Harris's reduction 4 (first add during the global load): 256 threads, each adding two
 // products kBlock apart before the tree, so one atomicAdd per 512 elements.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include "dot_product.hpp"
 
 namespace {

@@ -1,6 +1,5 @@
 // Lab 3 variant, correct: the lab's scheme (each thread stages its element, the first R threads both halos) with
 // 128-thread blocks, the smallest that still has R <= kMaxRadius = 64 threads for the halos.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include "smoothing.hpp"
 
 namespace {

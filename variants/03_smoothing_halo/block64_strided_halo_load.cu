@@ -1,6 +1,5 @@
 // Lab 3 variant, correct: 64-thread blocks, too few for the first-R-threads scheme at R = 64, so the tile and its
 // halos (up to 64 + 128 floats) are loaded by a strided loop of up to 3 passes.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include "smoothing.hpp"
 
 namespace {

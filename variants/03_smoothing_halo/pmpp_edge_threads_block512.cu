@@ -1,6 +1,5 @@
 // Lab 3 variant, correct: the halo loading of PMPP's tiled 1D convolution, with 512-thread blocks: the last R
 // threads fetch the left halo (the previous block's last R elements), the first R threads the right halo.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include "smoothing.hpp"
 
 namespace {

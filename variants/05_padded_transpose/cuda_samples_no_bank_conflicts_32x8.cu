@@ -1,6 +1,6 @@
 // Lab 5 variant, correct: cuda-samples' transposeNoBankConflicts (Mark Harris, "An Efficient Matrix Transpose in
 // CUDA C/C++"): TILE_DIM 32, BLOCK_ROWS 8, a [32][33] tile, written in the sample's xIndex / yIndex style with
-// bounds for ragged edges. Not measured on a GPU yet (the solution has the same shape: x6.64 over naive).
+// bounds for ragged edges.
 #include "transpose.hpp"
 
 namespace {

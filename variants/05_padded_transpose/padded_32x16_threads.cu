@@ -1,5 +1,4 @@
 // Lab 5 variant, correct: the padded [32][33] tile moved by 32 x 16 threads, 2 elements each (rows ty and ty + 16).
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include "transpose.hpp"
 
 namespace {

@@ -1,6 +1,5 @@
 // Lab 6 variant, correct: 1024-thread CUDA blocks, each computing four of the lab's partial sums (one per group of
 // 256 threads, warps 8g to 8g + 7); the barriers are the whole CUDA block's, the warp tails each group's warp 0.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include "warp_reduction.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 // Lab 6 variant, correct: 64-thread CUDA blocks, each thread adding 4 of the block's 256 slots (t, t + 64, t + 128,
 // t + 192) per element step; then one __syncthreads() and warp 0's tail from stride 32 (unrolled), or 2 warps of
-// shuffles. Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
+// shuffles.
 #include "warp_reduction.hpp"
 
 namespace {

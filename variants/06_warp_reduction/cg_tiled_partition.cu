@@ -1,6 +1,6 @@
 // Lab 6 variant, correct: cooperative groups. The unrolled tail of warp 0 waits with its tiled_partition<32>'s
 // sync() instead of __syncwarp(), the tree with block.sync(); the shuffle part is cg::reduce over each warp, then
-// over the 8 warp sums. Not measured on a GPU yet: calibrate measures it.
+// over the 8 warp sums.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 

@@ -1,6 +1,5 @@
 // Lab 7 variant, correct: 4 elements per thread (kBlock apart, so every access stays coalesced) in both parts; the
 // table in global memory read through the read-only path (__ldg), the coefficients in __constant__.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include "constant_memory.hpp"
 
 namespace {

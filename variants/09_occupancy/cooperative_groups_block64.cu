@@ -1,5 +1,4 @@
 // Lab 9 variant, correct: 64-thread blocks synchronised through cooperative groups, 16 floats of tile each.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include <algorithm>
 
 #include <cooperative_groups.h>

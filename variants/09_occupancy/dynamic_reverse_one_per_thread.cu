@@ -1,5 +1,4 @@
 // Lab 9 variant, correct: one element per thread, blocks of 256, a tile of 256 floats in dynamic shared memory.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include <algorithm>
 
 #include "occupancy.hpp"

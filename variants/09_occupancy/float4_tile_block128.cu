@@ -1,5 +1,4 @@
 // Lab 9 variant, correct: 128-thread blocks filling a 16 KB tile with float4 loads, 32 floats per thread.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include <algorithm>
 
 #include "occupancy.hpp"

@@ -1,5 +1,4 @@
 // Lab 9 variant, wrong: blocks that fit 8 to an SM, but a grid of one per SM, each looping over the tiles.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include <algorithm>
 
 #include "occupancy.hpp"

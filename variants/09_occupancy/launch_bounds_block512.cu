@@ -1,5 +1,6 @@
-// Lab 9 variant, correct: 512-thread blocks under __launch_bounds__(512, 4), 8 floats of tile per thread (16 KB).
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
+// Lab 9 variant, correct: 512-thread blocks chosen by the launcher, 8 floats of tile per thread (16 KB), and a
+// kernel under __launch_bounds__(1024, 2): it still takes any launch of up to 1024 threads, as the handout asks of
+// reverse, and the compiler keeps it within 32 registers, so that two of the largest blocks fit.
 #include <algorithm>
 
 #include "occupancy.hpp"
@@ -41,7 +42,8 @@ namespace {
 
 // Block b stages its tile of `in` in shared memory, then writes it reversed at the mirror position of out.
 // Both the reads and the writes are coalesced; the tile is what the block needs its shared memory for.
-__global__ void __launch_bounds__(512, 4) reverse_kernel(const float* __restrict__ in, float* __restrict__ out, int n, int tile)
+__global__ void __launch_bounds__(1024, 2)
+    reverse_kernel(const float* __restrict__ in, float* __restrict__ out, int n, int tile)
 {
     extern __shared__ float staged[];
     const int first = int(blockIdx.x) * tile;  // < n, so it fits an int
@@ -76,7 +78,7 @@ SmLimits limits_of_this_gpu()
     return sm;
 }
 
-// 512 threads, 16 warps: 4 blocks fill an H100 SM; the bounds keep registers for 4.
+// 512 threads, 16 warps: 4 blocks fill an H100 SM.
 constexpr int kThreads = 512;
 constexpr int kFloatsPerThread = 8;
 

@@ -1,5 +1,4 @@
 // Lab 9 variant, wrong: choose_launch is right, but reverse() launches every block with the skeleton's 115 KB tile.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include <algorithm>
 
 #include "occupancy.hpp"

@@ -1,5 +1,4 @@
 // Lab 9 variant, correct: the runtime sizes the tile, cudaOccupancyAvailableDynamicSMemPerBlock for 8 blocks of 256.
-// Not measured on a GPU yet: calibrate measures it (variants/variants.toml lists every variant).
 #include <algorithm>
 
 #include "occupancy.hpp"
