@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,13 +39,15 @@ class Evidence:
 
 
 # A launch's shape as Nsight Compute names it (the CPU emulator counts the same: common/emu/README.md).
+RUNTIME_CALL = re.compile(r"^cuda[A-Z]\w*$")  # what a lab's allowed_calls may name: the CUDA runtime's calls
+SASS_RULES = ("read-only gathers", "texture fetches")
 LAUNCH_SHAPE = ("launch__block_size", "launch__grid_size", "launch__shared_mem_per_block_dynamic")
 
 
 @dataclass
 class MechanismCheck:
     name: str
-    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck", "ncu", "resources" or "occupancy"
+    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck", "ncu", "resources", "occupancy" or "sass"
     hint: str = ""
     # ncu: the ratio is numerator / denominator over the student's launches, or, with relative_to =
     # "baseline", the numerator of the student's launches over that of the baseline's, or with neither, the
@@ -76,12 +79,18 @@ class MechanismCheck:
     # (grader/steps/occupancy.py). Its launch must also cover the work: as many floats of tile as the baseline's.
     min_blocks_per_sm: int | None = None
     gpu: str = "h100"
+    # sass: what the machine code of the student's object must show (grader/steps/sass.py), one of SASS_RULES:
+    # "read-only gathers", every load whose address comes from a loaded value takes the read-only path, and at
+    # least one whose value is read does; "texture fetches", at least one texture fetch whose value is read.
+    sass: str = ""
 
     def __post_init__(self) -> None:
         self.used = [Evidence(**entry) if isinstance(entry, dict) else entry for entry in self.used]
         bounds = (self.max_registers, self.max_stack_bytes, self.max_local_bytes, self.max_shared_bytes)
         if self.tool == "resources" and all(bound is None for bound in bounds):
             raise ValueError(f"labs.toml: the resources check {self.name!r} names no bound, so it could never fail")
+        if self.tool == "sass" and self.sass not in SASS_RULES:
+            raise ValueError(f"labs.toml: the sass check {self.name!r} names no rule of {', '.join(SASS_RULES)}")
         if self.tool == "occupancy" and not self.min_blocks_per_sm:
             raise ValueError(f"labs.toml: the occupancy check {self.name!r} names no min_blocks_per_sm")
 
@@ -122,6 +131,14 @@ class Lab:
     memory_bound: bool = True  # False: rated in GFLOP/s, and no copy-bandwidth fraction is asked
     graded_groups: list[str] = field(default_factory=list)  # benchmark groups calibrate writes thresholds for; [] = all
     grader_sizes: SizeSpec | None = None
+    # CUDA runtime calls this lab's kernel.cu may make besides every lab's allow-list
+    # (grader/steps/integrity/symbols.py): Lab 12's texture objects, which no other lab needs.
+    allowed_calls: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        odd = [name for name in self.allowed_calls if not RUNTIME_CALL.match(name)]
+        if odd:
+            raise ValueError(f"labs.toml: {self.name}'s allowed_calls names what is no CUDA runtime call: {odd}")
 
     @property
     def number(self) -> str:
@@ -211,6 +228,7 @@ def load_config(path: Path = LABS_TOML) -> Config:
             memory_bound=entry.get("memory_bound", True),
             graded_groups=entry.get("graded_groups", []),
             grader_sizes=SizeSpec(**entry["grader_sizes"]) if "grader_sizes" in entry else None,
+            allowed_calls=entry.get("allowed_calls", []),
         )
         for name, entry in sorted(data["lab"].items())
     ]

@@ -12,6 +12,7 @@ from grader.steps.bench import BenchRun
 from grader.steps.profile import CounterRun
 from grader.steps.resources import ResourceReport
 from grader.steps.sanitize import SanitizerRun
+from grader.steps.sass import SassReport
 from grader.steps.suite import SuiteRun
 
 STRETCH_PREFIX = "stretch"
@@ -191,6 +192,39 @@ def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
     )
     detail = f"all {len(report.kernels)} kernel(s) within bounds ({bounds})"
     return Check(mechanism.name, Category.MECHANISM, Status.PASSED, detail)
+
+
+def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:
+    """The rule of labs.toml on the machine code of the student's object (grader/steps/sass.py). An unreadable
+    listing fails (the object is the submission's), unless the machine has no tool to read it."""
+    name = mechanism.name
+
+    def failed(detail: str) -> Check:
+        return Check(name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
+
+    if not report.read:
+        status = Status.NOT_RUN if report.no_tool else Status.FAILED
+        return Check(name, Category.MECHANISM, status, report.problem, "" if report.no_tool else mechanism.hint)
+    if mechanism.sass == "texture fetches":
+        fetches = report.fetches()
+        if not any(load.value_read for load in fetches):
+            shown = f"{len(fetches)} texture fetches, none whose value is read" if fetches else "no texture fetch"
+            return failed(f"the machine code makes {shown} (TEX, TLD)")
+        kernels = sorted({load.kernel for load in fetches})
+        return Check(name, Category.MECHANISM, Status.PASSED, f"{len(fetches)} texture fetches in {', '.join(kernels)}")
+    gathers = report.gathers()
+    plain = [load for load in gathers if not load.read_only]
+    if plain:
+        kernels = sorted({load.kernel for load in plain})
+        return failed(
+            f"{len(plain)} of {len(gathers)} gathered loads take the ordinary path ({plain[0].opcode}, not "
+            f"LDG.E.CONSTANT) in {', '.join(kernels)}"
+        )
+    if not any(load.value_read for load in gathers):
+        return failed(
+            "the machine code makes no gathered load whose value is read: no load's address comes from a loaded index"
+        )
+    return Check(name, Category.MECHANISM, Status.PASSED, f"all {len(gathers)} gathered loads are LDG.E.CONSTANT")
 
 
 def own_shared(kernel: KernelResources, sm: occupancy.SmLimits) -> int:

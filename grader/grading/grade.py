@@ -24,7 +24,7 @@ from grader.grading.sizes import lab_sizes
 from grader.grading.submission import defines_none_of, interface_functions
 from grader.reporting.report import lab_option
 from grader.reporting.score import correctness_passed, score
-from grader.steps import bench, build, integrity, occupancy, profile, resources, sanitize, suite, time_limits
+from grader.steps import bench, build, integrity, occupancy, profile, resources, sanitize, sass, suite, time_limits
 
 NEAR_MISS_BAND = 0.10  # a ratio this close under its threshold is measured again before it fails
 INTEGRITY = "integrity: the lab's own work (no library doing it, no other file, nothing of the harness)"
@@ -38,6 +38,7 @@ SKELETONS = REPO_ROOT / "labs"  # the skeletons as shipped: a report shows no CM
 EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
 COUNTED = ("ncu", "occupancy")  # checks that read a profile of the benchmark's checked launches
+FROM_NVCC = ("resources", "sass")  # checks judged from nvcc's object alone, on every machine
 # Steps of their own when labs are graded at once (./cml grade --jobs), so that the others' times stay honest.
 WAITING_TO_BUILD = "waiting to build"  # another lab of the run is building in the same folder
 WAITING_FOR_THE_GPU = "waiting for the GPU"  # a benchmark has it, or is next in line; or another ncu run
@@ -240,7 +241,8 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         # Judged on what the compiler read and wrote, before any compiler error: a definition taken from the
         # harness can make the link fail, and an error message can quote a file kernel.cu may not include.
         compiled = library.exists()
-        problem = integrity.check_build(ctx.tree, lab.name, variant, compiled) if ctx.static_checks else ""
+        lab_calls = frozenset(lab.allowed_calls)
+        problem = integrity.check_build(ctx.tree, lab.name, variant, compiled, lab_calls) if ctx.static_checks else ""
     if problem:
         grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
         return
@@ -258,17 +260,18 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     steps.next("reading the resource report")
     report = read_resources(ctx, lab, variant)
     grade.resources, grade.resources_problem = report.kernels, report.problem
+    code = read_machine_code(ctx, lab, variant)
 
     if ctx.emulator:
         steps.next("building for the CPU emulator")
         with steps.building():
             outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"], emulated=True)
             checked = outcome.ok and ctx.static_checks
-            problem = integrity.check_emulator_build(ctx.tree, lab.name, variant) if checked else ""
+            problem = integrity.check_emulator_build(ctx.tree, lab.name, variant, lab_calls) if checked else ""
         if not outcome.ok:
             # nvcc compiled it, so it is CUDA; only the emulator cannot run it.
             reason = f"not run: the CPU emulator could not build it:\n{build.compiler_errors(outcome)}"
-            grade.checks += later_checks(lab, Status.NOT_RUN, reason, report, tests=True)
+            grade.checks += later_checks(lab, Status.NOT_RUN, reason, report, code, tests=True)
             return
         if problem:  # the nvcc object passed: this is the object the emulator grades
             grade.checks = [c for c in grade.checks if c.name != INTEGRITY]
@@ -276,7 +279,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
             return
 
     if not ctx.gpu.present and not ctx.emulator:
-        grade.checks += later_checks(lab, Status.NOT_RUN, ctx.gpu.reason, report, tests=True)
+        grade.checks += later_checks(lab, Status.NOT_RUN, ctx.gpu.reason, report, code, tests=True)
         return
 
     steps.next("running the correctness tests")
@@ -291,8 +294,9 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
 
     if tests.outcome.timed_out:
         # The same kernel would hang every later step as well: stop here, with the reason on each check.
-        stopped = later_checks(lab, Status.FAILED, f"not run: the test program {tests.outcome.how_it_ended()}", report)
-        from_nvcc = {m.name for m in lab.mechanisms if m.tool == "resources"}  # read as on a GPU: no emulator mark
+        ended = f"not run: the test program {tests.outcome.how_it_ended()}"
+        stopped = later_checks(lab, Status.FAILED, ended, report, code)
+        from_nvcc = {m.name for m in lab.mechanisms if m.tool in FROM_NVCC}  # read as on a GPU: no emulator mark
         grade.checks += [emulated(c) if ctx.emulator and c.name not in from_nvcc else c for c in stopped]
         return
 
@@ -301,7 +305,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         steps.next(mechanism.name)
         grade.checks.append(
             mechanism_check(
-                ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters, steps, report
+                ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters, steps, report, code
             )
         )
 
@@ -313,6 +317,14 @@ def read_resources(ctx: Context, lab: Lab, variant: str) -> resources.ResourceRe
     """The compiler's resource report of the nvcc object of the kernel.cu, which is built on every machine."""
     folders = [folder for _, folder in ctx.tree.compilers()]
     return resources.read_report(ctx.tree.kernel_library(lab.name, variant), resources.find_tool(folders))
+
+
+def read_machine_code(ctx: Context, lab: Lab, variant: str) -> sass.SassReport:
+    """The loads and texture fetches of the nvcc object's machine code, read only for a lab that checks them."""
+    if not any(m.tool == "sass" for m in lab.mechanisms):
+        return sass.SassReport(problem="not read: no check of this lab reads the machine code")
+    folders = [folder for _, folder in ctx.tree.compilers()]
+    return sass.read_report(ctx.tree.kernel_library(lab.name, variant), folders)
 
 
 def defines_nothing(ctx: Context, lab: Lab, variant: str, grade: LabGrade) -> str:
@@ -356,17 +368,20 @@ def replay_command(program: Path, env: dict, clone: tuple[str, Path] | None = No
 
 
 def later_checks(
-    lab: Lab, status: Status, reason: str, report: resources.ResourceReport, tests: bool = False
+    lab: Lab,
+    status: Status,
+    reason: str,
+    report: resources.ResourceReport,
+    code: sass.SassReport | None = None,
+    tests: bool = False,
 ) -> list[Check]:
     """The checks a lab's later steps would have made, each with `reason`: (the tests,) the mechanisms, the speed.
-    A resources check needs none of those steps: it is judged from nvcc's `report` all the same, a clean one
-    withheld, since no test has shown the results right."""
+    A resources or machine-code check needs none of those steps: it is judged from nvcc's `report` and `code` all
+    the same, a clean one withheld, since no test has shown the results right."""
     named = [("tests", Category.CORRECTNESS)] if tests else []
     named += [(m.name, Category.MECHANISM) for m in lab.mechanisms] + [(lab.speedup_check(), Category.PERFORMANCE)]
     judged = {
-        m.name: withheld_unless(checks.resource_check(m, report), False)
-        for m in lab.mechanisms
-        if m.tool == "resources"
+        m.name: withheld_unless(object_check(m, report, code), False) for m in lab.mechanisms if m.tool in FROM_NVCC
     }
     return [judged.get(name) or Check(name, category, status, reason) for name, category in named]
 
@@ -415,14 +430,15 @@ def mechanism_check(
     counters: LabCounters,
     steps: Steps,
     report: resources.ResourceReport,
+    code: sass.SassReport | None = None,
 ) -> Check:
     def not_run(reason: str) -> Check:
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, reason)
 
     if not ctx.run_mechanisms:
         return not_run("turned off (--no-mechanisms)")
-    if mechanism.tool == "resources":  # read from nvcc's object, the same with a GPU or without one
-        return withheld_unless(checks.resource_check(mechanism, report), correct)
+    if mechanism.tool in FROM_NVCC:  # read from nvcc's object, the same with a GPU or without one
+        return withheld_unless(object_check(mechanism, report, code), correct)
     if not ctx.gpu.present and not ctx.emulator:
         return not_run(ctx.gpu.reason)
     if mechanism.tool in sanitize.SANITIZERS:
@@ -459,6 +475,15 @@ def mechanism_check(
         raise ValueError(f"unknown mechanism tool {mechanism.tool!r} in labs.toml")
     check = withheld_unless(check, correct)
     return emulated(check) if ctx.emulator else check
+
+
+def object_check(
+    mechanism: MechanismCheck, report: resources.ResourceReport, code: sass.SassReport | None = None
+) -> Check:
+    """A check judged from nvcc's object alone: its resource report, or its machine code (None: not read)."""
+    if mechanism.tool == "sass":
+        return checks.sass_check(mechanism, code or sass.SassReport(problem=f"{sass.UNREADABLE}: not read"))
+    return checks.resource_check(mechanism, report)
 
 
 def withheld_unless(check: Check, correct: bool) -> Check:

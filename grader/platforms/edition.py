@@ -219,6 +219,14 @@ SHARED_WITH_THE_HARNESS = frozenset(
         "int blocks = 0;",
         "constexpr int kMaxThreadsPerBlock = 1024;",
         "for (;;) {",
+        # Lab 12's baselines do the same work by the ordinary path: the gather's sum, and the resample's pixel, its
+        # bounds and its source point (the header's function, which the skeleton's hint names).
+        "float sum = 0.0f;",
+        "out[i] = sum;",
+        "const int x = blockIdx.x * blockDim.x + threadIdx.x;",
+        "const int y = blockIdx.y * blockDim.y + threadIdx.y;",
+        "if (x >= out_width || y >= out_height) return;",
+        "const float2 p = source_point(t, x, y, width, height, out_width, out_height);",
     }
 )
 

@@ -200,7 +200,7 @@ def lab_choices(lab: str) -> list[tuple[str, tuple[str, str]]]:
             continue
         if variant.kind == "correct":
             choices.append((variant.path.read_text(), ("passed", "")))
-        elif variant.lesson_shows_in in ("counter", "racecheck", "resources"):
+        elif variant.lesson_shows_in in ("counter", "racecheck", "resources", "machine code"):
             choices.append((variant.path.read_text(), ("failed", variant.must_fail)))
     return choices
 

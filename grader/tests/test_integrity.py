@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.config import REPO_ROOT
+from grader.core.config import REPO_ROOT, load_config
 from grader.execution import proc
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 from grader.steps import build, integrity
@@ -86,7 +86,26 @@ namespace cml {
 %sComparison compare(const std::vector<float>&, const std::vector<double>&, Tolerance) { return {true}; }
 }
 """
+# A texture object and the CUDA array it reads: Lab 12's lesson, which labs.toml allows that lab alone.
+TEXTURE_OBJECT = kernel(
+    call="""cudaArray_t array; cudaChannelFormatDesc channel = cudaCreateChannelDesc<float>();
+cudaMallocArray(&array, &channel, 4, 4); cudaMemcpy2DToArray(array, 0, 0, a, 16, 16, 4, cudaMemcpyDeviceToDevice);
+cudaResourceDesc resource{}; resource.resType = cudaResourceTypeArray; resource.res.array.array = array;
+cudaTextureDesc sampling{}; cudaTextureObject_t texture; cudaCreateTextureObject(&texture, &resource, &sampling, nullptr);
+cudaDestroyTextureObject(texture); cudaFreeArray(array);"""
+)
+TEXTURE_CALLS = (
+    "cudaMallocArray",
+    "cudaMemcpy2DToArray",
+    "cudaCreateTextureObject",
+    "cudaDestroyTextureObject",
+    "cudaFreeArray",
+    "cudaCreateChannelDesc",
+)
+
 REJECTED_OBJECTS = {
+    "makes a texture object, which only Lab 12 may": (
+        TEXTURE_OBJECT, [f"calls {name}: not among the calls a kernel.cu needs" for name in TEXTURE_CALLS]),
     "redefines cml::compare (class_submissions' mia)": (
         SOLUTION + HARNESS_COMPARE % "", ["defines cml::compare(", "grader's test harness"]),
     "redefines cml::compare as a weak symbol": (
@@ -224,6 +243,21 @@ def test_a_kernel_that_goes_around_the_rules_is_rejected_saying_why(objects, int
     problems = "\n".join(integrity.check_object(objects[name], interface))
     for reason in REJECTED_OBJECTS[name][1]:
         assert reason in problems, problems
+
+
+def test_the_texture_calls_pass_where_the_lab_allows_them_and_nothing_else_does(objects, interface):
+    lab_calls = frozenset(load_config().lab("12_readonly_texture").allowed_calls)
+    assert set(TEXTURE_CALLS) <= lab_calls
+    texture = objects["makes a texture object, which only Lab 12 may"]
+    assert isinstance(texture, Path), texture
+    assert integrity.check_object(texture, interface, lab_calls=lab_calls) == []
+    # Lab 12's allowance is no licence for what every lab is refused.
+    stream = objects["creates a stream"]
+    assert isinstance(stream, Path), stream
+    assert any(
+        "cudaStreamCreate" in problem for problem in integrity.check_object(stream, interface, lab_calls=lab_calls)
+    )
+    assert [lab.name for lab in load_config().labs if lab.allowed_calls] == ["12_readonly_texture"]
 
 
 @pytest.mark.parametrize("name", REJECTED_INCLUDES)

@@ -32,6 +32,7 @@ SIZES = {
     "08": 128,
     "09": 65536,
     "11": 65536,
+    "12": 16384,
 }
 # Planted kernels (grader/tests/fixtures), one per lab, built together in place of the skeletons.
 CHEATS = ("01_first_call_only", "02_sets_persisting_l2", "04_skips_repeated_pointers", "05_overwrites_its_input")

@@ -22,6 +22,7 @@ LABS = [
     "08_registers_local_memory",
     "09_occupancy",
     "11_histogram_atomics",
+    "12_readonly_texture",
 ]
 
 

@@ -9,3 +9,4 @@
 #include "cml_emu/device.hpp"
 #include "cml_emu/launch.hpp"
 #include "cml_emu/runtime.hpp"
+#include "cml_emu/textures.hpp"

@@ -176,6 +176,8 @@ cudaError_t check_cooperative_launch(const void* kernel, const LaunchConfig& con
                                                                                  : cudaErrorCooperativeLaunchTooLarge;
 }
 
+cudaError_t api_result(cudaError_t error) { return record(error); }
+
 void set_launch_error(cudaError_t error) { record(error); }
 
 void set_sticky_error(cudaError_t error)

@@ -10,6 +10,8 @@
 
 namespace cml_emu {
 
+// What an API call returns: `error`, kept for cudaGetLastError(), or the error of a kernel that failed before.
+cudaError_t api_result(cudaError_t error);
 // A launch that was refused: returned (and cleared) by the next cudaGetLastError().
 void set_launch_error(cudaError_t error);
 // A kernel that failed: every later call returns it, as after a fault on a GPU.

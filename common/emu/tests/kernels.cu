@@ -334,3 +334,16 @@ void cooperative_groups_in_a_block(int* out)
 {
     cooperative_groups_block_kernel<<<1, 64>>>(out);
 }
+
+namespace {
+__global__ void fetch_points_kernel(cudaTextureObject_t texture, const float* x, const float* y, float* out, int n)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) out[k] = tex2D<float>(texture, x[k], y[k]);
+}
+}  // namespace
+
+void fetch_points(unsigned long long texture, const float* x, const float* y, float* out, int n)
+{
+    fetch_points_kernel<<<1, 64>>>(texture, x, y, out, n);
+}

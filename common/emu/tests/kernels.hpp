@@ -81,3 +81,6 @@ void unwritten_shared(int* out);
 // Lanes 0-15 of warp 0 wait in a full-mask shuffle for lanes 16-31, which wait at __syncthreads(): no thread
 // can go on. The launch must fail (cudaErrorLaunchFailure), reported as a barrier error, not hang.
 void deadlock(int* out);
+
+// out[k] = tex2D<float>(texture, x[k], y[k]) for 0 <= k < n: one thread per point (texture: a texture object).
+void fetch_points(unsigned long long texture, const float* x, const float* y, float* out, int n);

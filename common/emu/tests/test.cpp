@@ -175,6 +175,63 @@ TEST_CASE("threads of different warps may write the bytes of one shared word, on
     }
 }
 
+namespace {
+
+// A 2 x 2 float texture of 0, 1 (row 0) and 2, 3 (row 1) in a CUDA array, sampled with `filter` and `address`
+// at the points (x[k], y[k]), in texels or (normalized) in [0, 1).
+std::vector<float> fetched(cudaTextureFilterMode filter, cudaTextureAddressMode address, bool normalized,
+                           const std::vector<float>& x, const std::vector<float>& y)
+{
+    const std::vector<float> texels = {0.0f, 1.0f, 2.0f, 3.0f};
+    const cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
+    cudaArray_t array = nullptr;
+    CML_CHECK(cudaMallocArray(&array, &format, 2, 2));
+    CML_CHECK(cudaMemcpy2DToArray(array, 0, 0, texels.data(), 8, 8, 2, cudaMemcpyHostToDevice));
+    cudaResourceDesc source{};
+    source.resType = cudaResourceTypeArray;
+    source.res.array.array = array;
+    cudaTextureDesc how{};
+    how.addressMode[0] = how.addressMode[1] = address;
+    how.filterMode = filter;
+    how.readMode = cudaReadModeElementType;
+    how.normalizedCoords = normalized;
+    cudaTextureObject_t texture = 0;
+    CML_CHECK(cudaCreateTextureObject(&texture, &source, &how, nullptr));
+    cml::DeviceBuffer<float> x_dev(x), y_dev(y), out(x.size());
+    fetch_points(texture, x_dev.data(), y_dev.data(), out.data(), int(x.size()));
+    CML_CHECK(cudaDeviceSynchronize());
+    CML_CHECK(cudaDestroyTextureObject(texture));
+    CML_CHECK(cudaFreeArray(array));
+    return out.download();
+}
+
+}  // namespace
+
+TEST_CASE("textures: linear filtering blends the four texels with weights in steps of 1/256, as the hardware's")
+{
+    // Between texel centres 0.5 and 1.5 of row 0 (values 0 and 1) the blend is the weight itself: 0.25 is a step,
+    // 0.1 is not (26/256), and 1/1024 rounds to 0. Centres and the middle of all four are exact.
+    const std::vector<float> got = fetched(cudaFilterModeLinear, cudaAddressModeClamp, false,
+                                           {0.75f, 0.6f, 0.5f + 1.0f / 1024, 1.0f, 1.5f}, {0.5f, 0.5f, 0.5f, 1.0f, 1.5f});
+    CHECK(got[0] == 0.25f);
+    CHECK(got[1] == 26.0f / 256);
+    CHECK(got[2] == 0.0f);
+    CHECK(got[3] == 1.5f);
+    CHECK(got[4] == 3.0f);
+}
+
+TEST_CASE("textures: clamp repeats the edge texel, border reads 0, point filtering takes the texel under the point")
+{
+    const std::vector<float> x = {-3.0f, 5.0f, 1.2f}, y = {0.5f, 1.5f, 1.9f};
+    const std::vector<float> clamped = fetched(cudaFilterModeLinear, cudaAddressModeClamp, false, x, y);
+    // (1.2, 1.9): weight 0.7 across (rounded to 179/256), and both rows clamped to row 1, which holds 2 and 3.
+    CHECK(clamped == std::vector<float>{0.0f, 3.0f, 2.0f + 179.0f / 256});
+    const std::vector<float> border = fetched(cudaFilterModePoint, cudaAddressModeBorder, false, x, y);
+    CHECK(border == std::vector<float>{0.0f, 0.0f, 3.0f});
+    // Normalized: (0.75, 0.25) is texel (1, 0)'s centre on a 2 x 2 texture.
+    CHECK(fetched(cudaFilterModePoint, cudaAddressModeClamp, true, {0.75f}, {0.25f}) == std::vector<float>{1.0f});
+}
+
 TEST_CASE("a block whose threads wait for each other fails its launch instead of hanging" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);

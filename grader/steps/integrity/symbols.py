@@ -110,11 +110,14 @@ NOT_NEEDED = (
 )
 
 
-def allowed_call(name: str, readable: str) -> bool:
+def allowed_call(name: str, readable: str, lab_calls: frozenset[str] = frozenset()) -> bool:
+    """Whether a kernel.cu may call `name`: every lab's allow-list, or `lab_calls`, what its lab alone may call
+    besides (labs.toml: allowed_calls)."""
     if readable.startswith("std::ios_base::Init::"):
         return True  # <iostream>'s global object: code.startup_code says why it is refused
     return (
         name in CUDA_CALLS
+        or name in lab_calls
         or name in CML_HELPERS
         or C_LIBRARY.match(name) is not None
         or CXX_RUNTIME.match(readable) is not None
@@ -129,16 +132,17 @@ def call_reason(readable: str) -> str:
     return next((reason for pattern, reason in FORBIDDEN if re.search(pattern, readable)), NOT_NEEDED)
 
 
-def calls(obj: ObjectFile) -> list[str]:
-    """Every undefined symbol not on the allow-list, with why. exit, atexit and the registration calls are
-    left to code.nvcc_only_calls, which checks who makes them."""
+def calls(obj: ObjectFile, lab_calls: frozenset[str] = frozenset()) -> list[str]:
+    """Every undefined symbol not on the allow-list, nor among `lab_calls` (what the lab alone may call besides),
+    with why. exit, atexit and the registration calls are left to code.nvcc_only_calls, which checks who makes
+    them."""
     needed = sorted(obj.undefined() - nvcc.REGISTRATION_CALLS - {"exit"})
     return [
         IOSTREAM_REASON
         if name == IOSTREAM_LIBRARY_INIT
         else f"calls {obj.readable(name)}: {call_reason(obj.readable(name))}"
         for name in needed
-        if not allowed_call(name, obj.readable(name))
+        if not allowed_call(name, obj.readable(name), lab_calls)
     ]
 
 

@@ -1,0 +1,216 @@
+"""What the machine code of a kernel.cu's object does with memory (cuobjdump -sass), read on every machine that
+compiles it, the CPU emulator's included: which path a gather's loads take, and whether texture fetches are made.
+
+A gather reads an array at positions it has loaded from memory (table[index[i]]). Its loads are told apart from
+the others by where their address comes from: registers that depend, instruction by instruction, on a value some
+load brought in. The read-only path shows as `LDG.E.CONSTANT` (`ld.global.nc`, what `__ldg` asks for and what
+nvcc picks by itself where it can prove the array is not written). A load whose value nothing reads is dead and
+shows nothing, so only loads whose value is read count as evidence. The order of instructions is taken as written,
+twice round so that a value loaded at the end of a loop and read at its top is seen; the object is the student's
+bytes, read by cuobjdump in the sandbox as the resource report is (grader/steps/resources.py)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.execution import proc, sandbox
+from grader.steps import resources
+from grader.steps.integrity.elf import demangle
+
+DISASSEMBLER = "nvdisasm"  # what cuobjdump -sass runs; the toolkit and the nvidia-cuda-nvdisasm wheel ship it
+UNREADABLE = "could not read the machine code"
+MAX_INSTRUCTIONS = 200_000  # a lab's kernel.cu compiles to a few thousand at most
+NAME_LIMIT = resources.NAME_LIMIT
+
+FUNCTION = re.compile(r"^\s*Function : (?P<name>\S+)\s*$")
+INSTRUCTION = re.compile(
+    r"^\s*/\*[0-9a-f]{4,}\*/\s+(?P<guard>@!?U?P[T0-9]+\s+)?(?P<opcode>[A-Z][A-Z0-9_.]*)(?P<operands>[^;]*);"
+)
+REGISTER = re.compile(r"(?<![\w.])(?P<name>U?R)(?P<number>\d+)(?P<wide>\.64)?")
+# Loads of data from memory: their values seed the dependence of a gather's addresses.
+LOADS = re.compile(r"^(LDG|LD|LDS|LDL|LDSM|ATOM|ATOMG|ATOMS)(\.|$)")
+GLOBAL_LOADS = re.compile(r"^(LDG|LD)(\.|$)")  # LD: a generic load, which may reach global memory
+READ_ONLY = ".CONSTANT"  # ld.global.nc: the read-only (non-coherent) path
+TEXTURE_FETCHES = re.compile(r"^(TEX|TLD|TLD4|TEXS|TLDS|TLD4S|TMML|TXD)(\.|$)")
+# Instructions whose first operand is read, not written.
+NO_DESTINATION = re.compile(
+    r"^(ST|STG|STS|STL|RED|BRA|BRX|EXIT|RET|BAR|BSYNC|BSSY|WARPSYNC|NOP|MEMBAR|CCTL|ERRBAR|DEPBAR|YIELD|CALL|JMP"
+    r"|BPT|FENCE|BREAK|KILL)(\.|$)"
+)
+PREDICATE_FIRST = re.compile(r"^(SHFL)(\.|$)")  # SHFL.DOWN PT, R5, R4, ...: the predicate first, then the value
+# TEX.LL RZ, R7, R6, R0, UR4, 0x0, 2D, 0x1: a fetch writes its first two operands (the texels' registers, RZ
+# where it needs one), and reads the coordinates after them (R6 and R7 here: R7 is read, then written).
+TWO_WRITTEN = TEXTURE_FETCHES
+
+
+@dataclass(frozen=True)
+class Instruction:
+    opcode: str
+    written: frozenset[str]  # registers it writes
+    read: frozenset[str]  # registers it reads, its address included
+    address: frozenset[str]  # registers of its memory address ([...]), where it has one
+    guarded: bool  # under a predicate (@P0): it may not run, so it overwrites nothing for certain
+
+
+@dataclass
+class Load:
+    """A load or fetch of one kernel, as the machine code makes it."""
+
+    kernel: str
+    opcode: str
+    gathered: bool  # its address depends on a value loaded from memory
+    value_read: bool  # some instruction reads what it loaded
+
+    @property
+    def read_only(self) -> bool:
+        return READ_ONLY in self.opcode
+
+
+@dataclass
+class SassReport:
+    loads: list[Load] = field(default_factory=list)  # global loads and texture fetches of every kernel
+    kernels: list[str] = field(default_factory=list)
+    problem: str = ""  # why there is none; "" when it was read
+    no_tool: bool = False  # the machine lacks cuobjdump or nvdisasm: not the submission's doing
+
+    @property
+    def read(self) -> bool:
+        return not self.problem
+
+    def gathers(self) -> list[Load]:
+        return [load for load in self.loads if load.gathered and GLOBAL_LOADS.match(load.opcode)]
+
+    def fetches(self) -> list[Load]:
+        return [load for load in self.loads if TEXTURE_FETCHES.match(load.opcode)]
+
+
+def read_report(obj: Path, folders: list[Path]) -> SassReport:
+    """The loads of every kernel of `obj` (an object or a static library), or the reason there are none."""
+    tool = resources.find_tool(folders)
+    disassembler = tool.parent / DISASSEMBLER if tool else None
+    if tool is None or disassembler is None or not disassembler.is_file():
+        shown = resources.TOOL if tool is None else DISASSEMBLER
+        return SassReport(problem=f"{UNREADABLE}: {shown} not found (it comes with the CUDA toolkit)", no_tool=True)
+    if not obj.is_file():
+        return SassReport(problem=f"{UNREADABLE}: no compiled object")
+    obj = obj.resolve()
+    # cuobjdump runs nvdisasm, which it looks for on PATH or where NVDISASM_PATH says: not always beside itself.
+    command = ["env", f"NVDISASM_PATH={disassembler.parent}", str(tool), "-sass", str(obj)]
+    wrapped = sandbox.step_command(command, [obj, tool.resolve().parent], None, Path("/"), limits=sandbox.TOOL_LIMITS)
+    ran = proc.run(wrapped, resources.TIMEOUT_S, output_limit=resources.OUTPUT_LIMIT * 16)
+    if not ran.ok:
+        return SassReport(
+            problem=f"{UNREADABLE}: {resources.TOOL} -sass {ran.how_it_ended()}: {resources.said(ran, obj)}"
+        )
+    return parse(ran.stdout)
+
+
+def parse(text: str) -> SassReport:
+    """cuobjdump -sass's listing: a `Function : NAME` line per kernel, then its instructions."""
+    functions: list[tuple[str, list[Instruction]]] = []
+    count = 0
+    for line in text.splitlines():
+        if match := FUNCTION.match(line):
+            functions.append((match["name"], []))
+        elif (match := INSTRUCTION.match(line)) and functions:
+            functions[-1][1].append(instruction(match["guard"], match["opcode"], match["operands"]))
+            count += 1
+            if count > MAX_INSTRUCTIONS:
+                return SassReport(problem=f"{UNREADABLE}: more than {MAX_INSTRUCTIONS} instructions")
+    readable = demangle(sorted({name for name, _ in functions}))
+    report = SassReport(kernels=[readable.get(name, name)[:NAME_LIMIT] for name, _ in functions])
+    for (_, code), shown in zip(functions, report.kernels, strict=True):
+        report.loads += loads_of(shown, code)
+    return report
+
+
+def registers(operand: str, width: int = 1) -> list[str]:
+    """The registers an operand names: R14.64 is R14 and R15; RZ and URZ are no register."""
+    named = []
+    for match in REGISTER.finditer(operand):
+        count = 2 if match["wide"] else width
+        named += [f"{match['name']}{int(match['number']) + k}" for k in range(count)]
+    return named
+
+
+def written_width(opcode: str) -> int:
+    """How many registers the first operand's value fills: a 64-bit or wide result two, 128 bits four."""
+    parts = opcode.split(".")
+    return 4 if "128" in parts else 2 if "64" in parts or "WIDE" in parts else 1
+
+
+def instruction(guard: str | None, opcode: str, operands: str) -> Instruction:
+    parts = [part.strip() for part in operands.split(",")] if operands.strip() else []
+    first = 1 if PREDICATE_FIRST.match(opcode) else 0
+    if NO_DESTINATION.match(opcode) or len(parts) <= first:
+        written: list[str] = []
+        sources = parts
+    elif TWO_WRITTEN.match(opcode):
+        written = [reg for part in parts[:2] for reg in registers(part)]
+        sources = parts[2:]
+    else:
+        written = registers(parts[first], written_width(opcode))
+        sources = parts[:first] + parts[first + 1 :]
+    address = [reg for part in sources if "[" in part for reg in registers(part[part.index("[") :])]
+    read = [reg for part in sources for reg in registers(part)]
+    return Instruction(opcode, frozenset(written), frozenset(read), frozenset(address), guard is not None)
+
+
+def loads_of(kernel: str, code: list[Instruction]) -> list[Load]:
+    """Every global load and texture fetch of one kernel, with where its address comes from and whether its
+    value is read."""
+    loaded = loaded_registers(code)
+    found = []
+    for at, inst in enumerate(code):
+        if GLOBAL_LOADS.match(inst.opcode) or TEXTURE_FETCHES.match(inst.opcode):
+            gathered = bool(inst.address & loaded[at])
+            found.append(Load(kernel, inst.opcode, gathered, value_read(code, at)))
+    return found
+
+
+def loaded_registers(code: list[Instruction]) -> list[frozenset[str]]:
+    """Before each instruction, the registers whose value depends on one loaded from memory; the code walked
+    twice, so that what a loop's end leaves reaches its top."""
+    depends: set[str] = set()
+    before: list[frozenset[str]] = [frozenset()] * len(code)
+    for _ in range(2):
+        for at, inst in enumerate(code):
+            before[at] = before[at] | frozenset(depends)
+            if LOADS.match(inst.opcode) or TEXTURE_FETCHES.match(inst.opcode):
+                depends |= inst.written
+            elif inst.read & depends:
+                depends |= inst.written
+            elif not inst.guarded:
+                depends -= inst.written
+    return before
+
+
+def value_read(code: list[Instruction], at: int) -> bool:
+    """Whether an instruction after `at` reads a register `at` wrote before another overwrites it, going round
+    to the start once (a loop's next turn)."""
+    live = set(code[at].written)
+    for inst in code[at + 1 :] + code[: at + 1]:
+        if inst.read & live:
+            return True
+        if not inst.guarded:
+            live -= inst.written
+        if not live:
+            return False
+    return False
+
+
+def summary(report: SassReport) -> list[str]:
+    """Per kernel, its gathered loads by path and its texture fetches; or the problem."""
+    if not report.read:
+        return [report.problem]
+    lines = []
+    for kernel in report.kernels:
+        gathers = [load for load in report.gathers() if load.kernel == kernel]
+        fetches = [load for load in report.fetches() if load.kernel == kernel]
+        read_only = sum(load.read_only for load in gathers)
+        lines.append(
+            f"{kernel}: {len(gathers)} gathered loads ({read_only} LDG.E.CONSTANT), {len(fetches)} texture fetches"
+        )
+    return lines

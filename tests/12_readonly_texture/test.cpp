@@ -1,0 +1,236 @@
+// Correctness of Lab 12: the gather at awkward sizes, every entry of the table and every lane on one entry; the
+// resample under rotations and scalings, up and down, past the edges, at awkward image sizes, with set_image's
+// copy taking effect alone.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "cml/compare.hpp"
+#include "cml/device_buffer.hpp"
+#include "cml/gpu_test.hpp"
+#include "cml/random.hpp"
+#include "readonly_texture.hpp"
+#include "reference.hpp"
+
+namespace {
+
+constexpr int kTableEntries = 1 << 16;
+
+std::vector<float> run_gather(const std::vector<float>& table, const std::vector<int>& index)
+{
+    cml::DeviceBuffer<float> table_dev(table), out_dev(index.size() / kTaps);
+    cml::DeviceBuffer<int> index_dev(index);
+    out_dev.poison();
+    gather(table_dev.data(), index_dev.data(), out_dev.data(), int(index.size() / kTaps));
+    CML_CHECK(cudaDeviceSynchronize());
+    return out_dev.download();
+}
+
+cml::Comparison check_gather(const std::vector<float>& table, const std::vector<int>& index)
+{
+    return cml::compare(run_gather(table, index), gather_reference(table, index), {0.0, gather_error_bound(table)});
+}
+
+// Sets `image` as the source (from a device copy that is freed at once), resamples it into a poisoned output, and
+// compares with the reference within the bound for these sizes.
+cml::Comparison check_resample(const Image& image, int out_width, int out_height, const Transform& t)
+{
+    {
+        cml::DeviceBuffer<float> image_dev(image.pixels);
+        set_image(image_dev.data(), image.width, image.height);
+    }
+    cml::DeviceBuffer<float> out_dev(std::size_t(out_width) * std::size_t(out_height));
+    out_dev.poison();
+    resample(out_dev.data(), out_width, out_height, t);
+    CML_CHECK(cudaDeviceSynchronize());
+    const auto [low, high] = std::minmax_element(image.pixels.begin(), image.pixels.end());
+    const double largest = std::max(std::fabs(*low), std::fabs(*high));
+    const double bound = resample_error_bound(*high - *low, largest, image.width, image.height, out_width, out_height, t);
+    return cml::compare(out_dev.download(), resample_reference(image, out_width, out_height, t), {0.0, bound});
+}
+
+// Runs `launch(count, out)` on an output of `count` elements followed by a guard zone, all holding a sentinel: no
+// guard element may be overwritten, and the first `count` must match `want` within `tolerance`.
+void check_every_output_and_nothing_past_the_last(int count, const std::function<void(int, float*)>& launch,
+                                                  const std::vector<double>& want, cml::Tolerance tolerance)
+{
+    constexpr int kGuard = 1024;
+    constexpr float kSentinel = 12345.0f;
+    cml::DeviceBuffer<float> out_dev(std::vector<float>(std::size_t(count) + kGuard, kSentinel));
+    launch(count, out_dev.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    std::vector<float> after = out_dev.download();
+    int overwritten = 0;
+    for (int i = count; i < count + kGuard; ++i) overwritten += after[std::size_t(i)] != kSentinel;
+    CHECK_MESSAGE(overwritten == 0, overwritten << " of the " << kGuard << " elements after the last output were written");
+    after.resize(std::size_t(count));
+    const cml::Comparison written = cml::compare(after, want, tolerance);
+    CHECK_MESSAGE(written.ok, written.describe());
+}
+
+const std::vector<int> kWarpEdges = {0, 1, 31, 32, 33, 255, 257, 100'003};
+
+}  // namespace
+
+TEST_SUITE("A: gather")
+{
+    TEST_CASE("matches the CPU reference at sizes around a warp and a block (0, 1, 31, 32, 33, 255, 257) and "
+              "100003" *
+              cml::needs_gpu())
+    {
+        const std::vector<float> table = cml::random_floats(kTableEntries);
+        for (int n : kWarpEdges) {
+            CAPTURE(n);
+            const cml::Comparison result = check_gather(table, random_indices(std::size_t(n), kTableEntries));
+            CHECK_MESSAGE(result.ok, result.describe());
+        }
+    }
+
+    TEST_CASE("reads every entry of the table, the first and the last included" * cml::needs_gpu())
+    {
+        const std::vector<float> table = cml::random_floats(kTableEntries);
+        std::vector<int> index(std::size_t(kTableEntries) + 5 * kTaps);
+        for (std::size_t j = 0; j < index.size(); ++j) index[j] = int(j % kTableEntries);
+        const cml::Comparison result = check_gather(table, index);
+        CHECK_MESSAGE(result.ok, result.describe());
+    }
+
+    TEST_CASE("works when every lane reads the same entry (all 0, then all the last)" * cml::needs_gpu())
+    {
+        const std::vector<float> table = cml::random_floats(kTableEntries);
+        for (int entry : {0, kTableEntries - 1}) {
+            CAPTURE(entry);
+            const cml::Comparison result = check_gather(table, std::vector<int>(10'007 * kTaps, entry));
+            CHECK_MESSAGE(result.ok, result.describe());
+        }
+    }
+
+    TEST_CASE("gather writes every output and nothing past the last" * cml::needs_gpu())
+    {
+        const std::vector<float> table = cml::random_floats(kTableEntries);
+        cml::DeviceBuffer<float> table_dev(table);
+        for (int n : {1, 33, 1000, 4097}) {
+            const std::vector<int> index = random_indices(std::size_t(n), kTableEntries);
+            cml::DeviceBuffer<int> index_dev(index);
+            CAPTURE(n);
+            check_every_output_and_nothing_past_the_last(
+                n, [&](int count, float* out) { gather(table_dev.data(), index_dev.data(), out, count); },
+                gather_reference(table, index), {0.0, gather_error_bound(table)});
+        }
+    }
+
+    TEST_CASE("gather: matches the CPU reference at the sizes the grader drew for this run" * cml::needs_grader_sizes())
+    {
+        const std::vector<float> table = cml::random_floats(kTableEntries);
+        for (const std::vector<int>& size : cml::grader_sizes(2, "width x height")) {
+            const int n = size[0] * size[1];
+            CAPTURE(n);
+            const cml::Comparison result = check_gather(table, random_indices(std::size_t(n), kTableEntries));
+            CHECK_MESSAGE(result.ok, result.describe());
+        }
+    }
+}
+
+TEST_SUITE("B: resample")
+{
+    TEST_CASE("with no rotation and no scaling, returns the image itself" * cml::needs_gpu())
+    {
+        const cml::Comparison result = check_resample(random_image(129, 67), 129, 67, rotation(0.0, 1.0));
+        CHECK_MESSAGE(result.ok, result.describe());
+    }
+
+    TEST_CASE("matches the CPU reference within the texture's 9-bit weights, rotated by 0, 30, 90 and 200 degrees "
+              "and scaled by 0.5, 1.3 and 4" *
+              cml::needs_gpu())
+    {
+        const Image image = random_image(97, 61);
+        for (double degrees : {0.0, 30.0, 90.0, 200.0}) {
+            for (double scale : {0.5, 1.3, 4.0}) {
+                CAPTURE(degrees);
+                CAPTURE(scale);
+                const cml::Comparison result = check_resample(image, 80, 75, rotation(degrees, scale));
+                CHECK_MESSAGE(result.ok, result.describe());
+            }
+        }
+    }
+
+    TEST_CASE("clamps points past the edges to the edge texels (an image scaled down to a third, rotated)" *
+              cml::needs_gpu())
+    {
+        const cml::Comparison result = check_resample(random_image(50, 40), 120, 90, rotation(45.0, 1.0 / 3.0));
+        CHECK_MESSAGE(result.ok, result.describe());
+    }
+
+    TEST_CASE("works at awkward sizes: a 1 x 1 image, a single row and a single column, outputs of 0 and 1 pixel" *
+              cml::needs_gpu())
+    {
+        struct Case {
+            int width, height, out_width, out_height;
+        };
+        for (const Case& c : {Case{1, 1, 5, 3}, Case{17, 1, 33, 2}, Case{1, 23, 3, 31}, Case{40, 30, 1, 1},
+                              Case{40, 30, 0, 7}, Case{257, 129, 255, 131}}) {
+            CAPTURE(c.width);
+            CAPTURE(c.height);
+            CAPTURE(c.out_width);
+            CAPTURE(c.out_height);
+            const cml::Comparison result =
+                check_resample(random_image(c.width, c.height), c.out_width, c.out_height, rotation(17.0, 1.1));
+            CHECK_MESSAGE(result.ok, result.describe());
+        }
+    }
+
+    TEST_CASE("set_image copies the image: changing the caller's device array afterwards changes nothing" *
+              cml::needs_gpu())
+    {
+        const Image image = random_image(64, 48);
+        cml::DeviceBuffer<float> image_dev(image.pixels);
+        set_image(image_dev.data(), image.width, image.height);
+        image_dev.poison();
+        const Transform t = rotation(10.0, 1.5);
+        cml::DeviceBuffer<float> out_dev(64 * 48);
+        out_dev.poison();
+        resample(out_dev.data(), 64, 48, t);
+        CML_CHECK(cudaDeviceSynchronize());
+        const double bound = resample_error_bound(1.0, 1.0, 64, 48, 64, 48, t);
+        const cml::Comparison result =
+            cml::compare(out_dev.download(), resample_reference(image, 64, 48, t), {0.0, bound});
+        CHECK_MESSAGE(result.ok, result.describe());
+    }
+
+    TEST_CASE("set_image replaces the image: two of different sizes in a row each give their own results" *
+              cml::needs_gpu())
+    {
+        const cml::Comparison first = check_resample(random_image(90, 70), 64, 64, rotation(30.0, 0.8));
+        CHECK_MESSAGE(first.ok, "first image: " << first.describe());
+        const cml::Comparison second = check_resample(random_image(33, 129), 64, 64, rotation(30.0, 0.8));
+        CHECK_MESSAGE(second.ok, "second image: " << second.describe());
+    }
+
+    TEST_CASE("resample writes every output and nothing past the last" * cml::needs_gpu())
+    {
+        const Image image = random_image(70, 50);
+        cml::DeviceBuffer<float> image_dev(image.pixels);
+        set_image(image_dev.data(), image.width, image.height);
+        const Transform t = rotation(75.0, 2.0);
+        for (int rows : {1, 33, 64}) {
+            CAPTURE(rows);
+            check_every_output_and_nothing_past_the_last(
+                rows * 45, [&](int, float* out) { resample(out, 45, rows, t); },
+                resample_reference(image, 45, rows, t), {0.0, resample_error_bound(1.0, 1.0, 70, 50, 45, rows, t)});
+        }
+    }
+
+    TEST_CASE("resample: matches the CPU reference at the sizes the grader drew for this run" *
+              cml::needs_grader_sizes())
+    {
+        for (const std::vector<int>& size : cml::grader_sizes(2, "width x height")) {
+            CAPTURE(size[0]);
+            CAPTURE(size[1]);
+            const cml::Comparison result =
+                check_resample(random_image(size[0], size[1]), size[1], size[0], rotation(33.0, 0.9));
+            CHECK_MESSAGE(result.ok, result.describe());
+        }
+    }
+}
