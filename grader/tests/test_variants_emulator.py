@@ -62,7 +62,6 @@ def test_the_variant_gets_the_verdict_variants_toml_gives_it_on_the_emulator(var
     outcome = build.configure(tree, config.timeouts["build"])
     assert outcome.ok, outcome.tail(30)
     grade = graded_without_a_gpu(tree, config, variant.lab, "student")
-    checks = [{"name": c.name, "status": c.status.value, "category": c.category.value} for c in grade.checks]
     unseen = frozenset(m.name for m in config.lab(variant.lab).mechanisms if m.gpu_only)
-    ok, why = judge(variant, checks, unseen)
+    ok, why = judge(variant, grade.checks, unseen)
     assert ok, "\n".join([why, *(f"{c.status.value}: {c.name}: {first_line(c.detail)}" for c in grade.checks)])
