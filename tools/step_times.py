@@ -1,7 +1,7 @@
 """Where grading time goes: each lab's steps (grade.json's "steps"), as a Markdown table, from one or more runs.
 
-Usage:
-    PYTHONPATH=. .venv/bin/python tools/step_times.py GRADE.json [GRADE.json ...]     # one row per lab and variant per file
+Usage (one row per lab and variant per file):
+    PYTHONPATH=. .venv/bin/python tools/step_times.py GRADE.json [GRADE.json ...]
 """
 
 from __future__ import annotations
