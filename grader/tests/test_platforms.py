@@ -1,5 +1,5 @@
-"""Where courses grade (grader/platforms, grader/cohort/late.py, grader/cohort/roster.py): Gradescope's autograder zip and
-its results, the speed CSV, the GitHub Classroom workflow and its annotations, Slurm's CPU count and script,
+"""Where courses grade (grader/platforms, grader/cohort/late.py, grader/cohort/roster.py): Gradescope's autograder zip
+and its results, the speed CSV, the GitHub Classroom workflow and its annotations, Slurm's CPU count and script,
 the roster and the late policy. Quick: no grading here (test_batch.py grades a class; the zip is run in a
 clean root by tools/gradescope-check.sh, the workflow's steps by tools/classroom-check.sh)."""
 

@@ -1,5 +1,5 @@
-"""The compiler's resource report (grader/steps/resources.py): read from nvcc's objects through cuobjdump in the sandbox,
-parsed defensively, and the labs.toml check on it."""
+"""The compiler's resource report (grader/steps/resources.py): read from nvcc's objects through cuobjdump in the
+sandbox, parsed defensively, and the labs.toml check on it."""
 
 from __future__ import annotations
 

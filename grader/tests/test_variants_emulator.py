@@ -1,6 +1,6 @@
 """Variants whose lesson the CPU emulator's counters show, graded on it as submissions: each gets the verdict
-variants.toml gives it (grader/calibration/variants.py, judge). The shapes that once passed where they should fail, and their
-controls: a transpose with no tile, unpadded or half-padded tiles with the conflict on the stores, GEMMs with
+variants.toml gives it (grader/calibration/variants.py, judge). The shapes that once passed where they should fail, and
+their controls: a transpose with no tile, unpadded or half-padded tiles with the conflict on the stores, GEMMs with
 one factor tiled or rectangular tiles, and launches that fit too few blocks on an SM or do not cover the work.
 (tools/grade-variants.sh grades every variant the same way.)"""
 
