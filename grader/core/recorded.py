@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from grader.core.config import Thresholds
 from grader.core.model import BenchResult, Category, Check, GroupRates, KernelResources, KernelTiming, Status
 
-MISSING: Any = object()  # no default: the field must be there
+REQUIRED: Any = MISSING  # no default: the field must be there
 NUMBER = (int, float)  # kept as written: an integer stays one, as the exports print it
 # How a speed check's detail begins ('x3.55 (threshold x2.90): ...'): where a grade written before checks
 # carried `measured` and `threshold` holds them.
@@ -44,23 +44,22 @@ class _Entry:
     def error(self, key: str, what: str) -> GradeFileError:
         return GradeFileError(f"{self.source}: {_where(self.where, key)} {what}")
 
-    def get(self, key: str, kinds: type | tuple[type, ...], default: Any = MISSING, optional: bool = False) -> Any:
+    def get(self, key: str, kinds: type | tuple[type, ...], default: Any = REQUIRED, optional: bool = False) -> Any:
         """The field, checked to be of `kinds` (or null where `optional`); `default` where it is absent."""
         if key not in self.data:
-            if default is MISSING:
+            if default is REQUIRED:
                 raise self.error(key, "is missing: not a grade the grader wrote, or one too old to read; grade again")
             return default
         value = self.data[key]
         if value is None and optional:
             return None
-        numbers = kinds is NUMBER or kinds is float
-        if isinstance(value, bool) and numbers or not isinstance(value, NUMBER if numbers else kinds):
+        if not _is_of(value, kinds):
             raise self.error(key, f"is {_shown(value)}, not {_kind_words(kinds)}")
         return value
 
-    def entries(self, key: str, default: Any = MISSING) -> list[_Entry]:
+    def entries(self, key: str, default: Any = REQUIRED) -> list[_Entry]:
         """A list of JSON objects, each as an _Entry; none where it is null and may be absent."""
-        items = self.get(key, list, default, optional=default is not MISSING) or []
+        items = self.get(key, list, default, optional=default is not REQUIRED) or []
         where = _where(self.where, key)
         return [_Entry(item, _where(where, index), self.source) for index, item in enumerate(items)]
 
@@ -68,7 +67,7 @@ class _Entry:
         """A JSON object of texts to `values`, empty where absent."""
         found = self.get(key, dict, {}, optional=True) or {}
         for name, value in found.items():
-            if not isinstance(value, values) or isinstance(value, bool) and values is not bool:
+            if not _is_of(value, values):
                 raise self.error(f"{key}.{name}", f"is {_shown(value)}, not {_kind_words(values)}")
         return found
 
@@ -77,6 +76,16 @@ class _Entry:
         if not all(isinstance(item, str) for item in found):
             raise self.error(key, "is not a list of texts")
         return found
+
+
+def _is_of(value: Any, kinds: type | tuple[type, ...]) -> bool:
+    """Whether a JSON value is of `kinds`, where a float may be written as an integer and true is no number."""
+    kinds = NUMBER if kinds is float else kinds
+    return isinstance(value, kinds) and not (isinstance(value, bool) and bool not in _as_tuple(kinds))
+
+
+def _as_tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kinds if isinstance(kinds, tuple) else (kinds,)
 
 
 def _shown(value: Any) -> str:
@@ -93,8 +102,36 @@ def _kind_words(kinds: type | tuple[type, ...]) -> str:
         list: "a list",
         dict: "an object",
     }
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
-    return " or ".join(dict.fromkeys(names[kind] for kind in kinds))
+    return " or ".join(dict.fromkeys(names[kind] for kind in _as_tuple(kinds)))
+
+
+# A model field's annotation (a string: the model's modules defer them) -> the JSON kinds it takes, and whether
+# null is one of them.
+ANNOTATIONS: dict[Any, tuple[type, bool]] = {
+    "str": (str, False),
+    "bool": (bool, False),
+    "int": (int, False),
+    "float": (float, False),
+    "float | None": (float, True),
+    "list[str]": (list, False),
+}
+
+
+def _fields(entry: _Entry, model: type, older: dict[str, Any] | None = None, skip: tuple[str, ...] = ()) -> dict:
+    """The fields of one of the model's dataclasses, each checked against its annotation: a field without a default
+    must be there, unless `older` gives what a grade written before the field existed reads as."""
+    found = {}
+    for spec in fields(model):
+        if spec.name in skip:
+            continue
+        kinds, optional = ANNOTATIONS[spec.type]
+        default = spec.default if spec.default_factory is MISSING else spec.default_factory()
+        default = (older or {}).get(spec.name, default)
+        if kinds is list:
+            found[spec.name] = entry.strings(spec.name)
+        else:
+            found[spec.name] = entry.get(spec.name, kinds, default, optional=optional)
+    return found
 
 
 def _enum(entry: _Entry, key: str, kind: type[Status] | type[Category]) -> Any:
@@ -126,40 +163,16 @@ class RecordedCheck(Check):
 
 def _check(entry: _Entry) -> RecordedCheck:
     return RecordedCheck(
-        name=entry.get("name", str),
         category=_enum(entry, "category", Category),
         status=_enum(entry, "status", Status),
-        detail=entry.get("detail", str, ""),
-        hint=entry.get("hint", str, ""),
-        points=entry.get("points", float, 0.0),
-        max_points=entry.get("max_points", float, 0.0),
-        credit=entry.get("credit", float, 0.0),
-        measured=entry.get("measured", float, None, optional=True),
-        threshold=entry.get("threshold", float, None, optional=True),
+        **_fields(entry, Check, skip=("category", "status")),
         figures_recorded="measured" in entry.data,
     )
 
 
 def _timing(entry: _Entry) -> KernelTiming:
-    return KernelTiming(
-        name=entry.get("name", str),
-        role=entry.get("role", str),
-        group=entry.get("group", str, ""),  # a grade of a lab timed at one setting, written before groups
-        attempted=entry.get("attempted", bool),
-        correct=entry.get("correct", bool),
-        check=entry.get("check", str),
-        median_ms=entry.get("median_ms", float),
-        spread=entry.get("spread", float),
-        gbps=entry.get("gbps", float),
-        gflops=entry.get("gflops", float),
-        bytes=entry.get("bytes", float, 0.0),
-        flops=entry.get("flops", float, 0.0),
-        problems=entry.strings("problems"),
-        timed_launches_verified=entry.get("timed_launches_verified", int, 0),
-        timed_launches_checked=entry.get("timed_launches_checked", int, 0),
-        host_median_ms=entry.get("host_median_ms", float, 0.0),
-        floor_ms=entry.get("floor_ms", float, 0.0),
-    )
+    # A lab timed at one setting, in a grade written before benchmarks had groups: its one group is "".
+    return KernelTiming(**_fields(entry, KernelTiming, older={"group": ""}))
 
 
 def _bench(entry: _Entry) -> BenchResult:
@@ -172,30 +185,15 @@ def _bench(entry: _Entry) -> BenchResult:
 
 
 def _rates(entry: _Entry) -> GroupRates:
-    return GroupRates(
-        group=entry.get("group", str),
-        baseline=entry.get("baseline", str),
-        correct=entry.get("correct", bool),
-        memory_bound=entry.get("memory_bound", bool),
-        speedup=entry.get("speedup", float, optional=True),
-        copy_fraction=entry.get("copy_fraction", float, optional=True),
-        roofline_fraction=entry.get("roofline_fraction", float, None, optional=True),
-    )
+    return GroupRates(**_fields(entry, GroupRates, older={"roofline_fraction": None}))
 
 
 def _thresholds(entry: _Entry) -> Thresholds:
-    found = {}
-    for spec in fields(Thresholds):
-        kinds = str if spec.default == "" else float
-        if spec.name in entry.data:
-            found[spec.name] = entry.get(spec.name, kinds, optional=kinds is float)
-    return Thresholds(**found)
+    return Thresholds(**_fields(entry, Thresholds))
 
 
 def _resources(entry: _Entry) -> KernelResources:
-    texts = {name: entry.get(name, str) for name in ("name", "arch")}
-    sizes = ("registers", "stack_bytes", "shared_bytes", "local_bytes", "constant_bytes")
-    return KernelResources(**texts, **{name: entry.get(name, int) for name in sizes})
+    return KernelResources(**_fields(entry, KernelResources))
 
 
 @dataclass

@@ -74,6 +74,16 @@ def test_every_recorded_grade_reads(path):
     assert all(isinstance(check.status, Status) for lab in recorded.labs for check in lab.checks)
 
 
+def a_run() -> dict:
+    return json.loads((DATA / "h100-run.json").read_text())
+
+
+def broken(change) -> dict:
+    run = copy.deepcopy(a_run())
+    change(run)
+    return run
+
+
 def test_an_older_grade_reads_with_what_it_lacks_marked_as_absent():
     """The H100's recorded run predates the labs' seeds and times and the checks' measured figures."""
     recorded = load_grade(REPO_ROOT / "results" / "h100-grade.json")
@@ -85,18 +95,10 @@ def test_an_older_grade_reads_with_what_it_lacks_marked_as_absent():
     assert [c.figures() for c in speeds if c.detail.startswith("x17.94 ")] == [(17.94, 11.1)]
     assert [c.figures() for c in speeds if c.detail.startswith("0.91 ")] == [(0.91, 0.55)]
     assert not any(c.figures() for c in speeds if c.detail.startswith("the benchmarked result was wrong"))
+    ungrouped = broken(lambda run: run["labs"][0]["bench"]["kernels"][0].pop("group"))  # before benchmark groups
+    assert read_grade(ungrouped).labs[0].bench.kernels[0].group == ""  # type: ignore[union-attr]
     halo = next(lab for lab in load_grade(DATA / "h100-run.json").labs if lab.lab == "03_smoothing_halo")
     assert halo.thresholds["R = 32"] == Thresholds(min_speedup=1.38)
-
-
-def a_run() -> dict:
-    return json.loads((DATA / "h100-run.json").read_text())
-
-
-def broken(change) -> dict:
-    run = copy.deepcopy(a_run())
-    change(run)
-    return run
 
 
 @pytest.mark.parametrize(
@@ -108,6 +110,7 @@ def broken(change) -> dict:
         (lambda run: run["labs"][0]["checks"][2].update(status="ok"), "labs[0].checks[2].status is 'ok', none of"),
         (lambda run: run["labs"][0]["checks"][0].update(points=True), "labs[0].checks[0].points is true, not a number"),
         (lambda run: run["labs"][0]["bench"]["kernels"][0].pop("median_ms"), "labs[0].bench.kernels[0].median_ms"),
+        (lambda run: run["labs"][0]["bench"]["kernels"][1].update(timed_launches_checked=True), "is true, not a num"),
         (lambda run: run["labs"][2].update(thresholds={"R = 1": {"min_speedup": "x1.2"}}), "thresholds.R = 1.min_"),
         (lambda run: run["labs"].append("03_smoothing_halo"), "labs[7] is not a JSON object"),
         (lambda run: run.update(notes="no GPU"), 'notes is "no GPU", not a list'),
