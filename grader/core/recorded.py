@@ -63,8 +63,8 @@ class _Entry:
         where = _where(self.where, key)
         return [_Entry(item, _where(where, index), self.source) for index, item in enumerate(items)]
 
-    def texts(self, key: str, values: type = str) -> dict[str, Any]:
-        """A JSON object of texts to `values`, empty where absent."""
+    def by_name(self, key: str, values: type | tuple[type, ...] = str) -> dict[str, Any]:
+        """A JSON object of names to `values`, empty where absent."""
         found = self.get(key, dict, {}, optional=True) or {}
         for name, value in found.items():
             if not _is_of(value, values):
@@ -250,8 +250,8 @@ def _lab(entry: _Entry) -> RecordedLab:
         },
         ungraded_points=entry.get("ungraded_points", float, 0.0),
         seconds=entry.get("seconds", float, None, optional=True),
-        steps=entry.texts("steps", NUMBER),  # type: ignore[arg-type]
-        program_seconds=entry.texts("program_seconds", NUMBER),  # type: ignore[arg-type]
+        steps=entry.by_name("steps", NUMBER),
+        program_seconds=entry.by_name("program_seconds", NUMBER),
         gpu_alone_seconds=entry.get("gpu_alone_seconds", float, 0.0),
         seed=entry.get("seed", int, None, optional=True),
         grader_sizes=entry.strings("grader_sizes"),
@@ -315,9 +315,9 @@ def read_grade(data: Any, source: str = "grade.json") -> RecordedRun:
         jobs=run.get("jobs", int, None, optional=True),
         notes=run.strings("notes"),
         files_ignored=[str(name) for name in run.get("files_ignored", list, [], optional=True) or []],
-        kernel_sha256=run.texts("kernel_sha256"),
+        kernel_sha256=run.by_name("kernel_sha256"),
         late=run.get("late", dict, None, optional=True),
-        grader_errors=run.texts("grader_errors"),
+        grader_errors=run.by_name("grader_errors"),
         refused=run.get("refused", str, None, optional=True),
         unreadable=run.get("unreadable", str, None, optional=True),
         source=data,
