@@ -27,6 +27,7 @@ from grader.cohort.collect import lab_cell, unfinished
 from grader.core.config import REPO_ROOT, load_config
 from grader.core.exits import CannotGrade, Exit, UsageError
 from grader.core.model import NOT_SUBMITTED
+from grader.core.recorded import read_grade
 from grader.execution import sandbox
 from grader.grading.session import GradeRequest, select_labs, start
 from grader.platforms import classroom, edition, gradescope
@@ -382,7 +383,7 @@ def command_grade(args, console: Console) -> int:
         console.print(f"[bold red]{escape(str(error))}[/]")
         run = report.ungraded_run(session.facts(), session.max_points, str(error))
         report.save_run(args.json, run)
-        write_exports(run, **exports)
+        write_exports(read_grade(run), **exports)
         return Exit.NOT_GRADABLE
     if context.gpu.present:
         console.print(
@@ -393,7 +394,7 @@ def command_grade(args, console: Console) -> int:
         grades = session.grade(LabSteps(status))
     # Written before anything is printed: whatever befalls the terminal report, the results are kept.
     run = report.write_json(args.json, grades, session.facts(), context.target)
-    written = write_exports(run, **exports)
+    written = write_exports(read_grade(run), **exports)
     report.print_report(console, grades, context.target, session.notes)
     report.print_ignored(console, session.files_ignored)
     console.print(escape(f"Results written to {args.json}"))

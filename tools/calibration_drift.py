@@ -15,23 +15,23 @@ from pathlib import Path
 
 from grader.calibration.calibrate import METRICS, kernel_from_record
 from grader.calibration.variants import PERFORMANCE
+from grader.core.recorded import RecordedCheck, load_grade
 
 
-def metric_and_group(check: dict, groups: set[str]) -> tuple[str, str] | None:
+def metric_and_group(check: RecordedCheck, groups: set[str]) -> tuple[str, str] | None:
     """('speedup', 'R = 32') for 'speedup over naive (R = 32)'; None for a check that is no speed check."""
-    metric = next((m for m, prefix in PERFORMANCE.items() if check["name"].startswith(prefix)), None)
+    metric = next((m for m, prefix in PERFORMANCE.items() if check.name.startswith(prefix)), None)
     if metric is None:
         return None
-    last = check["name"].rpartition(" (")[2].rstrip(")")
-    return metric, last if check["name"].endswith(")") and last in groups else ""
+    last = check.name.rpartition(" (")[2].rstrip(")")
+    return metric, last if check.name.endswith(")") and last in groups else ""
 
 
-def ratio(check: dict) -> float | None:
+def ratio(check: RecordedCheck) -> float | None:
     """The measured ratio, also where this GPU grades the check by nothing ('not graded' still measures it).
     Only grades that carry the field count: older ones hold the ratio rounded in their detail text, too coarse
     for the small copy fractions."""
-    value = check.get("measured")
-    return float(value) if value is not None else None
+    return float(check.measured) if check.measured is not None else None
 
 
 def graded_ratios(runs: list[Path], lab: str, name: str, groups: set[str]) -> dict[tuple[str, str], list[float]]:
@@ -41,10 +41,10 @@ def graded_ratios(runs: list[Path], lab: str, name: str, groups: set[str]) -> di
         path = run / lab / f"{name}.json"
         if not path.is_file():
             continue
-        for graded in json.loads(path.read_text())["labs"]:
-            if graded["lab"] != lab:
+        for graded in load_grade(path).labs:
+            if graded.lab != lab:
                 continue
-            for check in graded["checks"]:
+            for check in graded.checks:
                 kind, value = metric_and_group(check, groups), ratio(check)
                 if kind and value is not None:
                     found.setdefault((kind[1], kind[0]), []).append(value)

@@ -130,7 +130,7 @@ case "$part" in
                 ./cml grade --solutions --build-dir build-speed --json "$out/speed-old.json" >"$out/speed-old.log" 2>&1
                 echo "$1: exit $?, $((SECONDS - start)) s") | tee -a "$out/speed.log"
         fi
-        .venv/bin/python tools/step_times.py "$out"/speed-*.json | tee -a "$out/speed.log" ;;
+        PYTHONPATH=. .venv/bin/python tools/step_times.py "$out"/speed-*.json | tee -a "$out/speed.log" ;;
     submission-speed)
         # The seven solutions graded as a student's submission, every kernel.cu through the student's own steps:
         # from a clean build folder, then again in the kept folder as a batch worker's next student; in turn with

@@ -19,7 +19,8 @@ END = "<!-- thresholds: end -->"
 
 
 def cell(threshold: float | None, reference: float | None, unit: str, not_graded: str) -> str:
-    """'at least x2.90 (the solution: x17.86)', or 'not graded' where this GPU shows the check but grades it by nothing."""
+    """'at least x2.90 (the solution: x17.86)', or 'not graded' where this GPU shows the check but grades it by
+    nothing."""
     solution = f" (the solution: {unit.format(reference)})" if reference is not None else ""
     if threshold is None:
         return f"not graded{solution}" if not_graded else "-"

@@ -7,23 +7,22 @@ and each timed kernel's spread, over the runs' JSON files.
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
 from collections import Counter, defaultdict
 
-from grader.reporting.report import measured
+from grader.core.recorded import load_grade
 
 
 def collect(paths: list[str]) -> dict[tuple[str, str, str], list[tuple[str, float, float]]]:
     """(lab, variant, check) -> [(status, measured, threshold)] over the runs."""
     found = defaultdict(list)
     for path in paths:
-        for lab in json.load(open(path))["labs"]:
-            for check in lab["checks"]:
-                figures = measured(check)
+        for lab in load_grade(path).labs:
+            for check in lab.checks:
+                figures = check.figures()
                 if figures:
-                    found[(lab["lab"], lab["variant"], check["name"])].append((check["status"], *figures))
+                    found[(lab.lab, lab.variant, check.name)].append((check.status.value, *figures))
     return found
 
 
@@ -31,8 +30,8 @@ def same_statuses(paths: list[str]) -> str:
     """Per lab: how many runs gave every check the status the most common run gave it."""
     outcomes = defaultdict(Counter)
     for path in paths:
-        for lab in json.load(open(path))["labs"]:
-            outcomes[(lab["lab"], lab["variant"])][tuple((c["name"], c["status"]) for c in lab["checks"])] += 1
+        for lab in load_grade(path).labs:
+            outcomes[(lab.lab, lab.variant)][tuple((c.name, c.status.value) for c in lab.checks)] += 1
     lines = ["| lab | variant | runs with every check's status the same | statuses in each run |", "|---|---|---|---|"]
     for (lab, variant), counted in sorted(outcomes.items()):
         statuses, runs = counted.most_common(1)[0]
@@ -64,10 +63,10 @@ def kernel_times(paths: list[str]) -> str:
     """Each timed kernel's median time over the runs: how far it moves between whole grading runs."""
     times = defaultdict(list)
     for path in paths:
-        for lab in json.load(open(path))["labs"]:
-            for kernel in (lab.get("bench") or {}).get("kernels", []):
-                if kernel["attempted"] and kernel["median_ms"] > 0:
-                    times[(lab["lab"], lab["variant"], kernel["group"], kernel["name"])].append(kernel["median_ms"])
+        for lab in load_grade(path).labs:
+            for kernel in lab.bench.kernels if lab.bench else []:
+                if kernel.attempted and kernel.median_ms > 0:
+                    times[(lab.lab, lab.variant, kernel.group, kernel.name)].append(kernel.median_ms)
     lines = [
         "| lab | variant | group | kernel | runs | min ms | median ms | max ms | spread |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -12,15 +12,16 @@ tools/grade-variants.sh grades every one as a submission and `judge` says whethe
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.config import GRADER_DIR, Config, Target, load_config, load_target
+from grader.core.model import Category, Check, Status
+from grader.core.recorded import RecordedCheck, RecordedRun, load_grade
 from grader.grading.rejudge import rejudged_checks
-from grader.reporting.report import measured
 
 VARIANTS_DIR = GRADER_DIR.parent / "variants"
 MANIFEST = VARIANTS_DIR / "variants.toml"
@@ -81,14 +82,14 @@ def names_a_check(must_fail: str, lab: str, config: Config, groups: set[str]) ->
     return any(m.name == must_fail for m in next(known for known in config.labs if known.name == lab).mechanisms)
 
 
-def _matches(check: dict, must_fail: str) -> bool:
+def _matches(check: Check, must_fail: str) -> bool:
     head, group = split_group(must_fail)
     if head not in PERFORMANCE:
-        return check["name"] == must_fail
-    return check["name"].startswith(PERFORMANCE[head]) and (not group or check["name"].endswith(f"({group})"))
+        return check.name == must_fail
+    return check.name.startswith(PERFORMANCE[head]) and (not group or check.name.endswith(f"({group})"))
 
 
-def judge(variant: Variant, checks: list[dict], unseen: frozenset[str] = frozenset()) -> tuple[bool, str]:
+def judge(variant: Variant, checks: Sequence[Check], unseen: frozenset[str] = frozenset()) -> tuple[bool, str]:
     """Whether a grade (the checks of grade.json for the variant's lab) is what the variant should get, and why.
     `unseen`: the checks this grade could not run by design (a counter only a GPU counts, graded on the CPU
     emulator: unseen_checks), 'not run' by rights.
@@ -97,28 +98,28 @@ def judge(variant: Variant, checks: list[dict], unseen: frozenset[str] = frozens
     Wrong: its must_fail check fails; where that is a speed check that did not run (no GPU, or --no-bench), or
     an unseen one, everything else must pass, since its lesson cannot show here. One whose lesson is a speed
     check this GPU does not grade is not caught here, and the verdict says so."""
-    failed = [c["name"] for c in checks if c["status"] == "failed"]
+    failed = [c.name for c in checks if c.status is Status.FAILED]
 
-    def excused(c: dict) -> bool:  # not run, and rightly so
-        return c["status"] == "not run" and (c["category"] == "performance" or c["name"] in unseen)
+    def excused(c: Check) -> bool:  # not run, and rightly so
+        return c.status is Status.NOT_RUN and (c.category is Category.PERFORMANCE or c.name in unseen)
 
     if variant.kind == "correct":
         bad = [
-            c["name"]
+            c.name
             for c in checks
-            if not (c["status"] in ("passed", "skipped") or excused(c))
-            and not (c["status"] == "not graded" and c["category"] == "performance")
+            if not (c.status in (Status.PASSED, Status.SKIPPED) or excused(c))
+            and not (c.status is Status.NOT_GRADED and c.category is Category.PERFORMANCE)
         ]
         return (not bad, "every check as it should be" if not bad else "not passed: " + "; ".join(bad))
     target = [c for c in checks if _matches(c, variant.must_fail)]
     head, _ = split_group(variant.must_fail)
     if not target and head in PERFORMANCE:
         # Without thresholds (no GPU, or none for this one) the grade has a single speed check, 'not run'.
-        target = [c for c in checks if c["name"].startswith(PERFORMANCE[head]) and c["status"] == "not run"]
+        target = [c for c in checks if c.name.startswith(PERFORMANCE[head]) and c.status is Status.NOT_RUN]
     if not target:
         return False, f"no check named {variant.must_fail!r} in the grade"
-    if any(c["status"] == "failed" for c in target):
-        others = [name for name in failed if name not in {c["name"] for c in target}]
+    if any(c.status is Status.FAILED for c in target):
+        others = [name for name in failed if name not in {c.name for c in target}]
         return True, "fails as it should" + (f" (and {len(others)} other checks fail)" if others else "")
     if all(excused(c) for c in target):  # its lesson cannot show in this grade: a time, or a GPU-only counter
         where = (
@@ -129,9 +130,9 @@ def judge(variant: Variant, checks: list[dict], unseen: frozenset[str] = frozens
         if failed:
             return False, f"its lesson shows {where}, and it failed: " + "; ".join(failed)
         return True, f"passes everything else: its lesson shows {where}"
-    if all(c["status"] == "not graded" for c in target):
+    if all(c.status is Status.NOT_GRADED for c in target):
         return False, f"not caught: {variant.must_fail!r} is not graded on this GPU, and no other check fails it"
-    return False, f"{variant.must_fail!r} did not fail ({', '.join(c['status'] for c in target)})"
+    return False, f"{variant.must_fail!r} did not fail ({', '.join(c.status.value for c in target)})"
 
 
 def _grade_json(grades_dir: Path, variant: Variant) -> Path:
@@ -139,22 +140,21 @@ def _grade_json(grades_dir: Path, variant: Variant) -> Path:
     return grades_dir / variant.lab / f"{variant.name}.json"
 
 
-def unseen_checks(grade: dict, lab: str, config: Config) -> frozenset[str]:
-    """The lab's checks that a grade (grade.json's contents) could not run by design: on the CPU emulator, those
-    only a GPU counts."""
-    if not grade.get("cpu_emulator"):
+def unseen_checks(grade: RecordedRun, lab: str, config: Config) -> frozenset[str]:
+    """The lab's checks that a grade could not run by design: on the CPU emulator, those only a GPU counts."""
+    if not grade.cpu_emulator:
         return frozenset()
     return frozenset(m.name for m in config.lab(lab).mechanisms if m.gpu_only)
 
 
 def _judged(
     grade_json: Path, variant: Variant, config: Config, target: Target | None = None
-) -> tuple[bool, str, list[dict]]:
+) -> tuple[bool, str, list[RecordedCheck]]:
     """judge() of the variant's grade in grade_json, and the checks it judged; with `target`, its speed checks
     judged again against those thresholds from the figures the grade recorded (grader/grading/rejudge.py)."""
-    grade = json.loads(grade_json.read_text())
-    entry = next((entry for entry in grade["labs"] if entry["lab"] == variant.lab), None)
-    checks: list[dict] = entry["checks"] if entry else []
+    grade = load_grade(grade_json)
+    entry = next((entry for entry in grade.labs if entry.lab == variant.lab), None)
+    checks = entry.checks if entry else []
     if entry and target:
         checks = rejudged_checks(entry, config.lab(variant.lab), target)
     if not checks:
@@ -174,21 +174,22 @@ def judged_grade(
     return ok, why
 
 
-def _summary(checks: list[dict], category: str) -> str:
-    mine = [c for c in checks if c["category"] == category]
+def _summary(checks: list[RecordedCheck], category: Category) -> str:
+    mine = [c for c in checks if c.category is category]
     if not mine:
         return "-"
-    counts = {s: sum(c["status"] == s for c in mine) for s in ("passed", "failed", "not run", "withheld")}
+    statuses = (Status.PASSED, Status.FAILED, Status.NOT_RUN, Status.WITHHELD)
+    counts = {s.value: sum(c.status is s for c in mine) for s in statuses}
     return ", ".join(f"{n} {s}" for s, n in counts.items() if n)
 
 
-def _counters(checks: list[dict]) -> str:
+def _counters(checks: list[RecordedCheck]) -> str:
     """The measured ratio of each counter check that counted, in labs.toml's order: its `measured` field, or in a
     grade written before checks carried one, the start of its detail ('4 (must be <= 4.5): ...' -> '4')."""
     values = [
-        f"{c['measured']:.3g}" if c.get("measured") is not None else c["detail"].split(" ", 1)[0]
+        f"{c.measured:.3g}" if c.measured is not None else c.detail.split(" ", 1)[0]
         for c in checks
-        if c["name"].startswith("ncu:") and (c.get("measured") is not None or c["detail"][:1].isdigit())
+        if c.name.startswith("ncu:") and (c.measured is not None or c.detail[:1].isdigit())
     ]
     return "; ".join(values) or "-"
 
@@ -206,7 +207,7 @@ def table(
     all_ok = True
     for v in variants:
         grade_json = _grade_json(grades_dir, v)
-        checks: list[dict] = []
+        checks: list[RecordedCheck] = []
         if not grade_json.is_file():
             ok, why = False, "not graded (no grade.json)"
         else:
@@ -217,10 +218,10 @@ def table(
             v.name,
             v.kind,
             v.must_fail or "-",
-            _summary(checks, "correctness"),
-            _summary(checks, "mechanism"),
+            _summary(checks, Category.CORRECTNESS),
+            _summary(checks, Category.MECHANISM),
             _counters(checks),
-            _summary(checks, "performance"),
+            _summary(checks, Category.PERFORMANCE),
             "yes" if ok else "**NO**",
             why,
         ]
@@ -228,14 +229,14 @@ def table(
     return "\n".join(rows) + "\n", all_ok
 
 
-def _speedups(checks: list[dict]) -> dict[str, tuple[float, float]]:
+def _speedups(checks: list[RecordedCheck]) -> dict[str, tuple[float, float]]:
     """The measured speedup of each speed check graded against a threshold, and that threshold, by the check's
     name."""
     found = {}
     for c in checks:
-        figures = measured(c)
-        if figures and c["name"].startswith(PERFORMANCE["speedup"]):
-            found[c["name"]] = figures
+        figures = c.figures()
+        if figures and c.name.startswith(PERFORMANCE["speedup"]):
+            found[c.name] = figures
     return found
 
 
@@ -269,7 +270,7 @@ def repeats(
         expected = sum(ok for ok, _, _ in judged)
         # Checks are paired by name: a check the grader gained or lost between runs is not a status that moved,
         # so statuses are compared over the checks both runs have, and the runs whose checks differ counted apart.
-        statuses = [{c["name"]: c["status"] for c in checks} for checks in grades]
+        statuses = [{c.name: c.status for c in checks} for checks in grades]
         first = statuses[0] if statuses else {}
         same = sum(all(run[name] == first[name] for name in run.keys() & first.keys()) for run in statuses)
         differ = sum(run.keys() != first.keys() for run in statuses)

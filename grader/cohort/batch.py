@@ -17,6 +17,7 @@ from queue import Empty, Queue
 
 from grader.core.config import REPO_ROOT, Config, Lab
 from grader.core.exits import Exit
+from grader.core.recorded import GradeFileError, RecordedRun, load_grade
 from grader.execution import gpu
 from grader.grading.submission import SubmissionError, read_submission
 
@@ -195,10 +196,9 @@ def log_path(out: Path, student: str, lab: str = "") -> Path:
 
 
 def already_graded(out: Path, task: Task) -> bool:
-    path = result_path(out, task)
     try:
-        return json.loads(path.read_text()).get("kernel_sha256", {}).get(task.lab.name, "") == task.digest
-    except (OSError, ValueError):
+        return load_grade(result_path(out, task)).kernel_sha256.get(task.lab.name, "") == task.digest
+    except GradeFileError:
         return False
 
 
@@ -229,25 +229,25 @@ def task_timeout(config: Config, labs: int = 1) -> float:
     return labs * lab_limit(config) + 300
 
 
-def lab_run(run: dict, lab: str) -> dict | None:
+def lab_run(run: RecordedRun, lab: str) -> dict | None:
     """What a grader process grading `lab` alone would have written, cut from `run`, its JSON for several labs:
     that lab's entries, its files_used and kernel_sha256, its score; the rest (device, seed, notes, ...) as the
     run wrote it. None when the run holds no result for the lab."""
-    entries = [entry for entry in run.get("labs", []) if entry.get("lab") == lab]
+    entries = [entry for entry in run.labs if entry.lab == lab]
     if not entries:
         return None
 
     def only(key: str):
-        value = run.get(key)
+        value = run.source.get(key)
         return {k: v for k, v in value.items() if k == lab} if isinstance(value, dict) else value
 
     return {
-        **run,
-        "labs": entries,
+        **run.source,
+        "labs": [entry.source for entry in entries],
         "files_used": only("files_used"),
         "kernel_sha256": only("kernel_sha256"),
-        "score": sum(entry["points"] for entry in entries),
-        "max_score": sum(entry["max_points"] for entry in entries),
+        "score": sum(entry.points for entry in entries),
+        "max_score": sum(entry.max_points for entry in entries),
     }
 
 
@@ -275,10 +275,10 @@ def run_grader(
             )
         if not Exit.graded(finished.returncode) or not partial.exists():
             return None, f"{grader_failure(log, finished.returncode)} (see {log})"
-        return json.loads(partial.read_text()), ""
+        return load_grade(partial), ""
     except subprocess.TimeoutExpired:
         return None, f"the grader did not finish within {timeout_s:g} s (see {log})"
-    except ValueError as error:
+    except GradeFileError as error:
         return None, f"the grader's JSON cannot be read: {error} (see {log})"
     finally:
         partial.unlink(missing_ok=True)  # cut into the labs' own files, which alone are results

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from grader.cohort import batch, roster
 from grader.core.config import Config
+from grader.core.recorded import RecordedRun, load_grade, read_grade
 from grader.reporting import report
 from grader.reporting.export import write_exports
 
@@ -37,30 +38,31 @@ def write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
 def student_run(folder: Path, student: str) -> dict:
     """The student's labs, each from its own result file (cut by batch.lab_run from the JSON of the process that
     graded it), as one run (the shape of report.write_json)."""
-    parts = [json.loads(p.read_text()) for p in sorted(folder.glob("[0-9][0-9]_*.json"))]
+    parts = [load_grade(p) for p in sorted(folder.glob("[0-9][0-9]_*.json"))]
     errors = {p.name.removesuffix(".error"): p.read_text().strip() for p in sorted(folder.glob("*.error"))}
-    shared = {k: v for k, v in (parts[0] if parts else {}).items() if k not in ("labs", "files_used", "kernel_sha256")}
-    labs = [lab for part in parts for lab in part["labs"]]
-    graded = {lab["lab"] for lab in labs}
-    files_used = {k: v for part in parts for k, v in (part.get("files_used") or {}).items() if k in graded}
+    first = parts[0].source if parts else {}
+    shared = {k: v for k, v in first.items() if k not in ("labs", "files_used", "kernel_sha256")}
+    labs = [lab for part in parts for lab in part.labs]
+    graded = {lab.lab for lab in labs}
+    files_used = {k: v for part in parts for k, v in (part.source.get("files_used") or {}).items() if k in graded}
     return {
         **shared,
         "student": student,
-        "labs": labs,
+        "labs": [lab.source for lab in labs],
         "files_used": files_used,
         "grader_errors": errors,
-        "score": sum(lab["points"] for lab in labs),
+        "score": sum(lab.points for lab in labs),
     }
 
 
-def missing_lab_cell(lab: str, run: dict, submitted: list[str]) -> str:
+def missing_lab_cell(lab: str, run: RecordedRun, submitted: list[str]) -> str:
     """The cell of a lab with no result: the submission was refused or cannot be read, the grader failed on it, it
     is still to grade, or there is no kernel.cu."""
-    if run.get("refused"):
+    if run.refused:
         return "refused"
-    if run.get("unreadable"):
+    if run.unreadable:
         return "unreadable"
-    if lab in run["grader_errors"]:
+    if lab in run.grader_errors:
         return "grader error"
     return NOT_GRADED_YET if lab in submitted else "not submitted"
 
@@ -88,27 +90,27 @@ def lab_cell(row: dict, lab: str) -> str:
     return f"{points:.1f} {verdict}" if isinstance(points, float) and verdict not in MISSING else str(verdict)
 
 
-def student_row(run: dict, labs: list, submitted: list[str]) -> dict:
+def student_row(run: RecordedRun, labs: list, submitted: list[str]) -> dict:
     """One line of results.csv: the score, two cells per lab (lab_columns), and why anything could not be graded.
     A lab with no result has the points it earns, 0, except one still to grade, whose cell stays empty."""
-    row = {"student": run["student"], "score": round(run["score"], 1), "max_score": run["max_score"]}
+    row = {"student": run.student, "score": round(run.score, 1), "max_score": run.max_score}
     for lab in labs:
-        graded = next((entry for entry in run["labs"] if entry["lab"] == lab.name), None)
+        graded = next((entry for entry in run.labs if entry.lab == lab.name), None)
         if graded:
-            row.update(lab_cells(lab.name, round(graded["points"], 1), graded["verdict"]))
+            row.update(lab_cells(lab.name, round(graded.points, 1), graded.verdict))
         else:
             missing = missing_lab_cell(lab.name, run, submitted)
             row.update(lab_cells(lab.name, "" if missing == NOT_GRADED_YET else 0.0, missing))
-    problems = [f"unreadable submission: {run['unreadable']}"] if run.get("unreadable") else []
-    problems += [run["refused"]] if run.get("refused") else []
-    row["notes"] = "; ".join(problems + [f"{lab}: {why}" for lab, why in run["grader_errors"].items()])
+    problems = [f"unreadable submission: {run.unreadable}"] if run.unreadable else []
+    problems += [run.refused] if run.refused else []
+    row["notes"] = "; ".join(problems + [f"{lab}: {why}" for lab, why in run.grader_errors.items()])
     return row
 
 
-def class_cells(run: dict, info: roster.ClassInfo) -> dict:
+def class_cells(run: RecordedRun, info: roster.ClassInfo) -> dict:
     """The row's cells from the roster and the submission time (the score in the row is after any penalty)."""
-    cells = {"submitted_at": run.get("submitted_at", ""), "days_late": (run.get("late") or {}).get("days", 0)}
-    return {**cells, **{column: run.get(column, "") for column in ("sid", "email", "name") if info.roster}}
+    cells = {"submitted_at": run.submitted_at or "", "days_late": (run.late or {}).get("days", 0)}
+    return {**cells, **{column: getattr(run, column) or "" for column in ("sid", "email", "name") if info.roster}}
 
 
 def unfinished(rows: list[dict], labs: list) -> list[str]:
@@ -160,8 +162,12 @@ def collect(out: Path, config: Config, plan: dict) -> list[dict]:
             run = {**student_run(folder, student), "max_score": max_score}
         run = info.annotate(run, student)
         report.save_run(folder / "grade.json", run)
-        write_exports(run, gradescope=folder / "results.json", junit=folder / "junit.xml", html=folder / "report.html")
-        rows.append({**student_row(run, labs, plan.get("submitted", {}).get(student, [])), **class_cells(run, info)})
+        recorded = read_grade(run, str(folder / "grade.json"))
+        write_exports(
+            recorded, gradescope=folder / "results.json", junit=folder / "junit.xml", html=folder / "report.html"
+        )
+        submitted = plan.get("submitted", {}).get(student, [])
+        rows.append({**student_row(recorded, labs, submitted), **class_cells(recorded, info)})
     rows += [refused_row(entry, why, labs, max_score) for entry, why in refused.items()]
     columns = ["student", "score", "max_score", *lab_columns(labs), "notes", "submitted_at", "days_late"]
     columns += [column for column in ("sid", "email", "name") if info.roster]

@@ -1,3 +1,3 @@
 """What every other part of the grader shares: its configuration (config.py: labs.toml and each GPU's
-thresholds), the plain data one step passes to the next (model.py), and how a command ends (exits.py). It
-imports no other part of the grader."""
+thresholds), the plain data one step passes to the next (model.py), a grade read back from its JSON
+(recorded.py), and how a command ends (exits.py). It imports no other part of the grader."""

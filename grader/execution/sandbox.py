@@ -7,8 +7,8 @@ binary at /cml/program; it may write only a private, size-limited /tmp and /dev/
 gave it, /cml/record. It has no network, its own process, IPC and host-name namespaces, a new session, and an
 environment of a few variables; it dies with the grader, and nothing it started outlives it (it is PID 1's
 child in its own PID namespace). Where the grader runs as root, the program runs as nobody: root inside a
-sandbox could still write the host's /proc/sys. The checkout (solutions, grader, results), the submissions and every other
-build folder are not there at all. A build step that reads a submission's bytes (step_command: a compile, a
+sandbox could still write the host's /proc/sys. The checkout (solutions, grader, results), the submissions and every
+other build folder are not there at all. A build step that reads a submission's bytes (step_command: a compile, a
 link, a tool reading its object) sees the same system view without its linker plugins, the headers and the build
 folder read-only, and writes only its own folder, within limits. What the programs do to themselves (no fork,
 no ptrace) is common/cml/confine.cpp. SECURITY.md says what this defends and what it does not."""

@@ -25,6 +25,7 @@ from grader.cohort.collect import spreadsheet_cell
 from grader.core.config import REPO_ROOT, load_config
 from grader.core.exits import Exit, GraderError, UsageError
 from grader.core.model import Category
+from grader.core.recorded import GradeFileError, RecordedRun, load_grade, read_grade
 from grader.execution import gpu
 from grader.grading.session import choose_arch, select_labs
 from grader.reporting.export.gradescope import VISIBILITIES, write_gradescope
@@ -243,7 +244,10 @@ def submission_facts(metadata: dict) -> tuple[str | None, str | None, dict]:
 
 
 def command_results(args, console: Console) -> int:
-    run = json.loads(args.grade.read_text())
+    try:
+        run = load_grade(args.grade).source  # checked before anything is added to it
+    except GradeFileError as error:
+        raise UsageError(str(error)) from error
     settings = json.loads(args.settings.read_text()) if args.settings and args.settings.is_file() else {}
     metadata = json.loads(args.metadata.read_text()) if args.metadata and args.metadata.is_file() else {}
     submitted, due, who = submission_facts(metadata)
@@ -252,22 +256,19 @@ def command_results(args, console: Console) -> int:
     run = late.apply(
         run, late.parse_time(submitted) if submitted else None, late.parse_time(due) if due else None, policy
     )
-    write_gradescope(run, args.out, visibility=settings.get("visibility", "visible"), speed_later=True)
-    console.print(f"Written: {args.out} (score {run.get('score', 0):.1f})")
+    recorded = read_grade(run, str(args.grade))
+    write_gradescope(recorded, args.out, visibility=settings.get("visibility", "visible"), speed_later=True)
+    console.print(f"Written: {args.out} (score {recorded.score:.1f})")
     return Exit.PASSED
 
 
-def speed_points(run: dict) -> float | None:
-    """The points the run's speed checks earned, after any late penalty; None where it had no GPU."""
-    if not run.get("device"):
+def speed_points(run: RecordedRun | None) -> float | None:
+    """The points the run's speed checks earned, after any late penalty; None where there is no run, or it had
+    no GPU."""
+    if run is None or not run.device:
         return None
-    earned = sum(
-        check.get("points", 0.0)
-        for lab in run.get("labs", [])
-        for check in lab.get("checks", [])
-        if check["category"] == Category.PERFORMANCE.value
-    )
-    return earned * (run.get("late") or {}).get("kept", 1.0)
+    earned = sum(check.points for lab in run.labs for check in lab.checks if check.category is Category.PERFORMANCE)
+    return earned * (run.late or {}).get("kept", 1.0)
 
 
 def write_speed_csv(out: Path, students: list[str]) -> tuple[Path, list[str]]:
@@ -280,12 +281,12 @@ def write_speed_csv(out: Path, students: list[str]) -> tuple[Path, list[str]]:
         writer.writerow(SPEED_COLUMNS)
         for student in students:
             grade = out / "students" / student / "grade.json"
-            run = json.loads(grade.read_text()) if not batch.name_problem(student) and grade.is_file() else {}
+            run = load_grade(grade) if not batch.name_problem(student) and grade.is_file() else None
             points = speed_points(run)
-            if points is None:
+            if run is None or points is None:
                 left_out.append(student)
                 continue
-            who = (run.get("name") or student, run.get("sid", ""), run.get("email", ""))
+            who = (run.name or student, run.sid or "", run.email or "")
             writer.writerow([*(spreadsheet_cell(cell) for cell in who), f"{points:.2f}"])
     return path, left_out
 

@@ -48,9 +48,6 @@ LOCATION = re.compile(r"(?:[\w.+-]*/)*([\w.+-]+\.(?:cu|cuh|cpp|hpp|h|cc|c)):(\d+
 # sha256 of each lab's skeleton as shipped (sha256sum's lines: digest, two spaces, labs/NN_name/kernel.cu). A
 # lab graded from these very bytes gets one line, not a table of the failures every untouched skeleton has.
 SKELETON_DIGESTS = REPO_ROOT / "grader" / "skeletons.sha256"
-# How a speed check's detail begins ('x3.55 (threshold x2.90): ...'): where a grade.json written before checks
-# carried `measured` and `threshold` holds them.
-MEASURED_IN_DETAIL = re.compile(r"^x?([0-9.]+) \(threshold x?([0-9.]+)\)")
 
 
 def _styled(value) -> str:
@@ -346,16 +343,3 @@ def write_json(path: Path, grades: list[LabGrade], context: dict, target: Target
     run = run_dict(grades, context, target)
     save_run(path, run)
     return run
-
-
-def measured(check: dict) -> tuple[float, float] | None:
-    """A speed check's measured ratio and the threshold it was graded against, as a grade.json holds them; None
-    where it had none (not graded on this GPU, not measured, not a speed check). Grades written before checks
-    carried these fields have them only in the check's detail, which is read instead."""
-    if check["category"] != Category.PERFORMANCE.value:
-        return None
-    if "measured" in check:
-        value, threshold = check["measured"], check["threshold"]
-        return None if value is None or threshold is None else (value, threshold)
-    match = MEASURED_IN_DETAIL.match(check.get("detail", ""))
-    return (float(match[1]), float(match[2])) if match else None

@@ -81,7 +81,8 @@ def median_of(results: list[BenchResult]) -> BenchResult:
 
 def run_bench(binary: Path, timeout_s: proc.Limit, gpu_hold: gpu_turn.Hold | None = None) -> BenchRun:
     """The benchmark in the sandbox; its results are the JSON it writes to its record. With `gpu_hold`, it asks
-    for the GPU alone before its first launch, and has it until its last launch is over (grader/execution/gpu_turn.py)."""
+    for the GPU alone before its first launch, and has it until its last launch is over
+    (grader/execution/gpu_turn.py)."""
     with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_hold) as turn:
         program = suite.program_run(binary, scratch, turn=turn)
         outcome = suite.run_program(program, timeout_s, turn=turn)

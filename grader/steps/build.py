@@ -168,8 +168,8 @@ def set_up_with(tree: BuildTree, options: dict[str, str | bool]) -> bool:
 
 
 def compile_targets(tree: BuildTree, targets: list[str], timeout_s: float, keep_going: bool = False) -> proc.Outcome:
-    """meson compile of `targets`, the grader's own (a student's steps are grader/steps/student_steps.py's); `keep_going`,
-    past a target that fails."""
+    """meson compile of `targets`, the grader's own (a student's steps are grader/steps/student_steps.py's);
+    `keep_going`, past a target that fails."""
     command = [shutil.which("meson") or "meson", "compile", "-C", str(tree.directory.resolve()), *targets]
     command += ["--ninja-args=-k0"] if keep_going else []
     return proc.run(command, timeout_s)
@@ -221,8 +221,8 @@ def preprocess(tree: BuildTree, step: CompileStep, view: str) -> str:
 def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulated: bool = False) -> proc.Outcome:
     """Builds one lab's test and benchmark programs and its checker for one variant (alias target
     NN_name_variant), or their CPU emulator builds (NN_name_variant_emu). A student's kernel.cu is compiled and
-    linked by its own steps, each in the sandbox (grader/steps/student_steps.py); the grader's own parts are built first,
-    outside, so that a failure of theirs is the grader's (GraderError), never the student's build error."""
+    linked by its own steps, each in the sandbox (grader/steps/student_steps.py); the grader's own parts are built
+    first, outside, so that a failure of theirs is the grader's (GraderError), never the student's build error."""
     if variant != "student":
         if not emulated:
             tree.kernel_library(lab, variant).unlink(missing_ok=True)  # never judge a stale one

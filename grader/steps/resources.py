@@ -51,8 +51,8 @@ class ResourceReport:
 
 
 def find_tool(folders: list[Path]) -> Path | None:
-    """cuobjdump: beside a compiler Meson configured or the nvcc on PATH (a CUDA toolkit ships it there), on PATH, or the
-    nvidia-cuda-cuobjdump wheel in the grader's environment (where a toolkit lacks it)."""
+    """cuobjdump: beside a compiler Meson configured or the nvcc on PATH (a CUDA toolkit ships it there), on PATH, or
+    the nvidia-cuda-cuobjdump wheel in the grader's environment (where a toolkit lacks it)."""
     nvcc = shutil.which("nvcc")
     candidates = [folder / TOOL for folder in [*folders, *([Path(nvcc).resolve().parent] if nvcc else [])]]
     on_path = shutil.which(TOOL)

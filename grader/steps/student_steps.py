@@ -1,11 +1,12 @@
-"""The steps of a build that read a student's bytes, each in a sandbox of its own with limits (grader/execution/sandbox.py):
-the compile of kernel.cu (nvcc; for the CPU emulator, rewrite.py and then clang), and the links of the lab's test
-and benchmark programs. Meson wrote their commands (build.ninja); they are run from here rather than by Ninja, so
-that each step reads the grader's parts read-only and writes only its own folder, <build>/student/NN_name/STEP.
-Those folders are the submission's own: emptied when its grade starts, so nothing of one submission is there for
-the next one graded in the same build folder. The linker runs with its plugins off and hidden, and only after the
-object was found to hold nothing but what a compiler emits for a kernel.cu (grader/steps/integrity/sections.py): an
-object can carry compiler IR that a plugin would compile and run in place of the code the checks judged."""
+"""The steps of a build that read a student's bytes, each in a sandbox of its own with limits
+(grader/execution/sandbox.py): the compile of kernel.cu (nvcc; for the CPU emulator, rewrite.py and then clang), and the
+links of the lab's test and benchmark programs. Meson wrote their commands (build.ninja); they are run from here rather
+than by Ninja, so that each step reads the grader's parts read-only and writes only its own folder,
+<build>/student/NN_name/STEP. Those folders are the submission's own: emptied when its grade starts, so nothing of one
+submission is there for the next one graded in the same build folder. The linker runs with its plugins off and hidden,
+and only after the object was found to hold nothing but what a compiler emits for a kernel.cu
+(grader/steps/integrity/sections.py): an object can carry compiler IR that a plugin would compile and run in place of
+the code the checks judged."""
 
 from __future__ import annotations
 

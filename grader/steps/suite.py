@@ -150,7 +150,8 @@ def list_cases(binary: Path, timeout_s: proc.Limit) -> list[CaseResult]:
 
 @contextmanager
 def run_folder():
-    """A folder of the grader's own for one run: the copy of the program and its record (grader/execution/sandbox.py)."""
+    """A folder of the grader's own for one run: the copy of the program and its record
+    (grader/execution/sandbox.py)."""
     with tempfile.TemporaryDirectory(prefix="cml-run-") as scratch:
         yield Path(scratch)
 

@@ -191,9 +191,9 @@ PACKINGS = ("folder", "zip", "tar.gz")
 
 def lab_choices(lab: str) -> list[tuple[str, tuple[str, str]]]:
     """What a seven-lab student may hand in for `lab`, with the verdict it must get: the reference solution, every
-    correct variant, and every wrong one whose lesson a counter, racecheck or the compiler's report shows (on every GPU and the emulator
-    alike; a lesson that only time shows is graded on some GPUs and not others, and the variants' own survey
-    judges those)."""
+    correct variant, and every wrong one whose lesson a counter, racecheck or the compiler's report shows (on every GPU
+    and the emulator alike; a lesson that only time shows is graded on some GPUs and not others, and the variants' own
+    survey judges those)."""
     choices = [(solution(lab), ("passed", ""))]
     for variant in load_variants():
         if variant.lab != lab:

@@ -8,6 +8,8 @@ from pathlib import Path
 from grader.calibration.audit import REQUIRED_KINDS, Mistake, audit_table, load_audit, problems
 from grader.calibration.variants import VARIANTS_DIR, Variant, load_variants
 from grader.core.config import load_config
+from grader.tests.test_variants import graded as a_grade
+from grader.tests.test_variants import lab_entry
 
 RACECHECK = "racecheck: no hazard in shared memory, warnings included (the lanes of the last warp)"
 LAB = "06_warp_reduction"
@@ -56,7 +58,7 @@ def test_a_correct_variant_cannot_stand_for_a_mistake():
 def graded(folder: Path, name: str, race: str) -> Path:
     (folder / LAB).mkdir(parents=True)
     checks = [{"name": RACECHECK, "status": race, "category": "mechanism"}]
-    (folder / LAB / f"{name}.json").write_text(json.dumps({"labs": [{"lab": LAB, "checks": checks}]}))
+    (folder / LAB / f"{name}.json").write_text(json.dumps(a_grade([lab_entry(LAB, checks)])))
     return folder
 
 

@@ -18,6 +18,7 @@ from grader.cohort.collect import FORMULA_STARTS, collect, lab_cell, student_run
 from grader.core.config import REPO_ROOT
 from grader.core.exits import Exit
 from grader.core.model import LabGrade
+from grader.core.recorded import read_grade
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 from grader.reporting.report import run_dict
 
@@ -248,15 +249,15 @@ def test_a_runs_json_is_cut_into_what_a_run_of_each_lab_alone_writes():
     for lab, got in points.items():
         alone = run_of([lab_grade(lab, got)], labs)
         only = {key: {lab: alone[key][lab]} for key in ("files_used", "kernel_sha256")}  # the lab's own, no other's
-        assert batch.lab_run(run, lab) == {**alone, **only}
-    assert batch.lab_run(run, "02_dot_product") is None  # no result for it: never an empty one
+        assert batch.lab_run(read_grade(run), lab) == {**alone, **only}
+    assert batch.lab_run(read_grade(run), "02_dot_product") is None  # no result for it: never an empty one
 
 
 def test_collect_merges_the_cut_results_back_into_the_run(tmp_path):
     labs = ["01_vector_add", "06_warp_reduction"]
     run = run_of([lab_grade("01_vector_add", 80), lab_grade("06_warp_reduction", 55)], labs)
     for lab in labs:
-        (tmp_path / f"{lab}.json").write_text(json.dumps(batch.lab_run(run, lab)))
+        (tmp_path / f"{lab}.json").write_text(json.dumps(batch.lab_run(read_grade(run), lab)))
     merged = student_run(tmp_path, "carol")
     assert merged["labs"] == run["labs"] and merged["files_used"] == run["files_used"] and merged["score"] == 135
 
@@ -427,7 +428,15 @@ def test_results_csv_cells_never_start_a_spreadsheet_formula(config, tmp_path):
 def test_the_speed_csv_cells_never_start_a_spreadsheet_formula(tmp_path):
     from grader.platforms import gradescope
 
-    run = {"device": {"name": "H100"}, "labs": [], "name": "=cmd|' /C calc'!A0", "email": "@x", "sid": "-1"}
+    run = {
+        "device": "H100",
+        "labs": [],
+        "score": 0,
+        "max_score": 0,
+        "name": "=cmd|' /C calc'!A0",
+        "email": "@x",
+        "sid": "-1",
+    }
     (tmp_path / "students" / "s").mkdir(parents=True)
     (tmp_path / "students" / "s" / "grade.json").write_text(json.dumps(run))
     path, left_out = gradescope.write_speed_csv(tmp_path, ["s", ".."])

@@ -160,11 +160,18 @@ def test_drift_sets_a_later_grade_s_measured_ratio_beside_calibrate_s_median(tmp
     measurements = {"device": "GPU", "labs": {"03_smoothing_halo": {"tiled": record}}}
     for run, value in (("a", 2.31), ("b", 2.2)):
         checks = [
-            {"name": "speedup over naive (R = 32)", "category": "performance", "measured": value},
-            {"name": "speedup over naive (R = 1)", "category": "performance", "detail": "x0.73 (not graded)"},
+            {"name": "speedup over naive (R = 32)", "category": "performance", "status": "passed", "measured": value},
+            {
+                "name": "speedup over naive (R = 1)",
+                "category": "performance",
+                "status": "not graded",
+                "detail": "x0.73",
+            },
         ]
         (tmp_path / run / "03_smoothing_halo").mkdir(parents=True)
-        grade = {"labs": [{"lab": "03_smoothing_halo", "checks": checks}]}
+        facts = {"title": "t", "variant": "solution", "kernel_path": "k", "verdict": "passed", "points": 0}
+        lab = {"lab": "03_smoothing_halo", **facts, "max_points": 0, "checks": checks}
+        grade = {"labs": [lab], "score": 0, "max_score": 0}
         (tmp_path / run / "03_smoothing_halo" / "tiled.json").write_text(json.dumps(grade))
     table, largest = drift.drift_table(measurements, [tmp_path / "a", tmp_path / "b"])
     # The median of 2.31 and 2.2, 2.255, against 2.1: +7.4%. R = 1 carries no measured field, so it has no row.

@@ -16,11 +16,12 @@ import jsonschema
 import pytest
 from junitparser import Failure, JUnitXml, Skipped
 
+from grader.core.recorded import read_grade
 from grader.reporting.export import write_exports
 from grader.reporting.export.gradescope import SCHEMA, gradescope_results, write_gradescope
 from grader.reporting.export.html import render_html, write_html
 from grader.reporting.export.junit import write_junit
-from grader.reporting.export.run import group_rates, lab_label
+from grader.reporting.export.run import group_rates
 
 DATA = Path(__file__).resolve().parent / "data"
 RUNS = ["h100-run.json", "no-gpu-run.json"]
@@ -70,7 +71,7 @@ def old_run() -> dict:
 
 def test_gradescope_results_follow_the_documented_format(run, tmp_path):
     path = tmp_path / "results.json"
-    write_gradescope(run, path)
+    write_gradescope(read_grade(run), path)
     schema = json.loads(SCHEMA.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(json.loads(path.read_text()), schema, cls=jsonschema.Draft202012Validator)
@@ -85,16 +86,18 @@ def test_the_gradescope_schema_refuses_a_misspelt_field():
 
 
 def test_gradescope_test_scores_add_up_to_the_score_of_the_run(run):
-    results = gradescope_results(run)
+    results = gradescope_results(read_grade(run))
     assert results["score"] == pytest.approx(run["score"], abs=0.01)
     assert sum(t["score"] for t in results["tests"]) == pytest.approx(run["score"], abs=0.01)
     assert sum(t["max_score"] for t in results["tests"]) == pytest.approx(run["max_score"], abs=0.01)
     assert results["execution_time"] >= sum(lab["seconds"] for lab in run["labs"])  # saved before runs had seconds
-    assert gradescope_results({**run, "seconds": 12.3})["execution_time"] == 13  # labs graded at once: the wall time
+    assert (
+        gradescope_results(read_grade({**run, "seconds": 12.3}))["execution_time"] == 13
+    )  # labs graded at once: the wall time
 
 
 def test_gradescope_lists_every_check_worth_points_or_not_passed_and_every_stretch_goal(run):
-    tests = gradescope_results(run)["tests"]
+    tests = gradescope_results(read_grade(run))["tests"]
     listed = [c for c in checks(run) if c["max_points"] > 0 or c["status"] != "passed" or c["category"] == "stretch"]
     assert len(tests) == len(listed)
     assert len({t["number"] for t in tests}) == len(tests)
@@ -111,11 +114,11 @@ def test_gradescope_lists_every_check_worth_points_or_not_passed_and_every_stret
 def test_gradescope_shows_instructor_only_checks_after_publishing():
     run = load("h100-run.json")
     hidden = run["labs"][0]["checks"][1]["name"]
-    tests = gradescope_results(run, instructor_only={hidden})["tests"]
+    tests = gradescope_results(read_grade(run), instructor_only={hidden})["tests"]
     assert {t["visibility"] for t in tests if t["name"].endswith(hidden)} == {"after_published"}
     assert {t["visibility"] for t in tests if not t["name"].endswith(hidden)} == {"visible"}
     with pytest.raises(ValueError, match="visibility"):
-        gradescope_results(run, visibility="students only")
+        gradescope_results(read_grade(run), visibility="students only")
 
 
 # JUnit
@@ -123,10 +126,10 @@ def test_gradescope_shows_instructor_only_checks_after_publishing():
 
 def test_junit_has_a_suite_per_lab_and_counts_failures_and_skips(run, tmp_path):
     path = tmp_path / "junit.xml"
-    write_junit(run, path)
+    write_junit(read_grade(run), path)
     xml = JUnitXml.fromfile(str(path))
     suites = list(xml)
-    assert [s.name for s in suites] == [lab_label(lab) for lab in run["labs"]]
+    assert [s.name for s in suites] == [lab.label for lab in read_grade(run).labs]
     assert suites[0].name == run["labs"][0]["lab"]
     for suite, lab in zip(suites, run["labs"], strict=True):
         statuses = [c["status"] for c in lab["checks"]]
@@ -150,7 +153,7 @@ def test_junit_has_a_suite_per_lab_and_counts_failures_and_skips(run, tmp_path):
 
 def test_junit_stays_well_formed_with_colour_codes_and_markup_in_a_detail(tmp_path):
     path = tmp_path / "junit.xml"
-    write_junit(with_student_text(load("h100-run.json")), path)
+    write_junit(read_grade(with_student_text(load("h100-run.json"))), path)
     root = ET.parse(path).getroot()  # raises on a control character
     failure = root.find("testsuite/testcase/failure")
     assert failure is not None and failure.text is not None
@@ -173,8 +176,8 @@ class Links(HTMLParser):
 
 
 def test_the_html_report_loads_nothing_from_elsewhere_and_is_the_same_each_time(run):
-    page = render_html(run)
-    assert render_html(run) == page
+    page = render_html(read_grade(run))
+    assert render_html(read_grade(run)) == page
     parser = Links()
     parser.feed(page)
     assert parser.links, "expected the lab links at least"
@@ -184,7 +187,7 @@ def test_the_html_report_loads_nothing_from_elsewhere_and_is_the_same_each_time(
 
 
 def test_the_html_report_escapes_what_students_and_compilers_wrote():
-    page = render_html(with_student_text(load("h100-run.json")))
+    page = render_html(read_grade(with_student_text(load("h100-run.json"))))
     parser = Links()
     parser.feed(page)
     assert parser.scripts == 0 and "x" not in parser.links
@@ -212,20 +215,20 @@ def test_the_html_header_shows_what_a_student_needs_and_nothing_internal():
         "graded_at": "2026-11-25T14:03:59+01:00",
         "files_ignored": [f"notes{n}.txt" for n in range(12)],
     }
-    page = render_html(run)
+    page = render_html(read_grade(run))
     facts = header_facts(page)
     assert facts["graded on"].startswith("CPU emulator") and facts["graded"] == "2026-11-25 14:03"
     assert facts["seed"] == "20261123" and facts["files ignored"].endswith("notes9.txt and 2 more")
     assert set(facts) == {"graded on", "graded", "seed", "files ignored"}
     assert not any(word in page for word in ("jobs", "True", "built ahead", "h100.toml", "ab" * 32))
     assert '<div class="score">0.0' in page  # the score, beside the facts
-    on_gpu = header_facts(render_html({**load("h100-run.json"), "student": "carol"}))
+    on_gpu = header_facts(render_html(read_grade({**load("h100-run.json"), "student": "carol"})))
     assert on_gpu["graded on"].endswith("(GPU)") and on_gpu["student"] == "carol"
 
 
 def test_the_html_report_has_a_plot_for_each_measured_lab_and_says_which_were_not_measured(run):
-    page = render_html(run)
-    measured = [lab for lab in run["labs"] if group_rates(lab)]
+    page = render_html(read_grade(run))
+    measured = [lab for lab in read_grade(run).labs if group_rates(lab)]
     assert page.count('<img class="plot"') == len(measured)
     assert page.count("Performance not measured") == len(run["labs"]) - len(measured)
 
@@ -236,22 +239,25 @@ def test_the_h100_run_measured_every_lab_that_built():
         lab["lab"] for lab in run["labs"] for c in lab["checks"] if (c["category"], c["status"]) == ("build", "failed")
     }
     built = [lab for lab in run["labs"] if lab["lab"] not in broken]
-    assert [lab["lab"] for lab in run["labs"] if group_rates(lab)] == [lab["lab"] for lab in built]
-    halo = next(lab for lab in run["labs"] if lab["lab"] == "03_smoothing_halo")
+    recorded = read_grade(run).labs
+    assert [lab.lab for lab in recorded if group_rates(lab)] == [lab["lab"] for lab in built]
+    halo = next(lab for lab in recorded if lab.lab == "03_smoothing_halo")
     rates = {rate.group: rate for rate in group_rates(halo)}
     assert rates["R = 32"].speedup == pytest.approx(1.698 / 0.6525, rel=1e-3)
     assert rates["R = 32"].min_speedup == 1.38 and rates["R = 2"].min_speedup is None
-    gemm = next(lab for lab in run["labs"] if lab["lab"] == "04_tiled_gemm")
+    gemm = next(lab for lab in recorded if lab.lab == "04_tiled_gemm")
     (rate,) = group_rates(gemm)
     assert not rate.correct and rate.speedup is None and not rate.memory_bound
 
 
 def test_exports_read_a_run_without_points_times_or_thresholds(tmp_path):
-    paths = write_exports(old_run(), gradescope=tmp_path / "g.json", junit=tmp_path / "j.xml", html=tmp_path / "r.html")
+    paths = write_exports(
+        read_grade(old_run()), gradescope=tmp_path / "g.json", junit=tmp_path / "j.xml", html=tmp_path / "r.html"
+    )
     assert [p.name for p in paths] == ["g.json", "j.xml", "r.html"] and all(p.stat().st_size for p in paths)
     page = (tmp_path / "r.html").read_text()
     assert "2026-11-23 12:00" in page and "nested" not in page and "not graded" in page
-    assert write_exports(old_run()) == []
+    assert write_exports(read_grade(old_run())) == []
 
 
 # The page in a browser
@@ -283,7 +289,7 @@ def not_blank(png: bytes) -> bool:
 def test_the_html_report_shows_in_chromium_without_errors(browser, tmp_path, name):
     run = with_student_text(load(name))
     path = tmp_path / "report.html"
-    write_html(run, path)
+    write_html(read_grade(run), path)
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     errors, requests = [], []
 
@@ -305,7 +311,7 @@ def test_the_html_report_shows_in_chromium_without_errors(browser, tmp_path, nam
     assert all(url == path.as_uri() or url.startswith("data:") for url in requests), requests
     assert page.title().startswith("cuda-memory-labs")
     assert page.locator("section.lab").count() == len(run["labs"])
-    measured = [lab for lab in run["labs"] if group_rates(lab)]
+    measured = [lab for lab in read_grade(run).labs if group_rates(lab)]
     plots = page.locator("section.lab img.plot")
     assert plots.count() == len(measured)
     for index in range(plots.count()):

@@ -1,5 +1,5 @@
-"""The GPU's readers-writer lock (grader/execution/gpu_lock.py), with threads that hold it until told to let go. A holder
-that must wait says so (the lock's `waiting` callback) before it blocks: the tests wait for that, never for a
+"""The GPU's readers-writer lock (grader/execution/gpu_lock.py), with threads that hold it until told to let go. A
+holder that must wait says so (the lock's `waiting` callback) before it blocks: the tests wait for that, never for a
 clock, and a lock that lets a holder in too early or never is caught by the order in which they got in."""
 
 from __future__ import annotations

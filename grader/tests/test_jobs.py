@@ -1,6 +1,6 @@
 """Labs graded at once (./cml grade --jobs): built ahead together, then the same checks and verdicts as one at
-a time, the labs' steps reported from their own threads, and each lab's time still its own (the waits for the build folder and the GPU
-are steps of their own)."""
+a time, the labs' steps reported from their own threads, and each lab's time still its own (the waits for the build
+folder and the GPU are steps of their own)."""
 
 from __future__ import annotations
 

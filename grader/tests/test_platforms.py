@@ -1,5 +1,5 @@
-"""Where courses grade (grader/platforms, grader/cohort/late.py, grader/cohort/roster.py): Gradescope's autograder zip and
-its results, the speed CSV, the GitHub Classroom workflow and its annotations, Slurm's CPU count and script,
+"""Where courses grade (grader/platforms, grader/cohort/late.py, grader/cohort/roster.py): Gradescope's autograder zip
+and its results, the speed CSV, the GitHub Classroom workflow and its annotations, Slurm's CPU count and script,
 the roster and the late policy. Quick: no grading here (test_batch.py grades a class; the zip is run in a
 clean root by tools/gradescope-check.sh, the workflow's steps by tools/classroom-check.sh)."""
 
@@ -20,6 +20,7 @@ import pytest
 from rich.console import Console
 
 from grader.cohort import late, roster, slurm
+from grader.core.recorded import read_grade
 from grader.platforms import classroom, gradescope
 from grader.reporting.export.gradescope import SCHEMA, gradescope_results
 from grader.reporting.export.junit import write_junit
@@ -35,7 +36,7 @@ def load(name: str) -> dict:
 
 
 def test_speed_not_measured_is_graded_later_worth_nothing_and_not_red():
-    results = gradescope_results(load("no-gpu-run.json"), speed_later=True)
+    results = gradescope_results(read_grade(load("no-gpu-run.json")), speed_later=True)
     jsonschema.validate(results, json.loads(SCHEMA.read_text()))
     speed = [t for t in results["tests"] if "performance" in t["tags"]]
     assert speed and all(t["status"] == "passed" and t["score"] == t["max_score"] == 0 for t in speed)
@@ -46,13 +47,13 @@ def test_speed_not_measured_is_graded_later_worth_nothing_and_not_red():
 
 
 def test_without_speed_later_a_speed_check_not_run_stays_failed():
-    results = gradescope_results(load("no-gpu-run.json"))
+    results = gradescope_results(read_grade(load("no-gpu-run.json")))
     assert all(t["status"] == "failed" for t in results["tests"] if "performance" in t["tags"])
 
 
 def test_a_run_on_a_gpu_is_not_touched_by_speed_later():
     run = load("h100-run.json")
-    assert gradescope_results(run, speed_later=True) == gradescope_results(run)
+    assert gradescope_results(read_grade(run), speed_later=True) == gradescope_results(read_grade(run))
 
 
 @pytest.mark.needs_solutions
@@ -302,7 +303,7 @@ def test_the_classroom_workflow_names_the_graders_repository_and_labs():
 
 def test_junit_checks_become_annotations(tmp_path):
     junit = tmp_path / "junit.xml"
-    write_junit(load("no-gpu-run.json"), junit)
+    write_junit(read_grade(load("no-gpu-run.json")), junit)
     commands, rows = classroom.workflow_commands(junit)
     assert commands and all(
         line.startswith(("::error title=", "::warning title=", "::notice title=")) for line in commands

@@ -1,5 +1,5 @@
-"""The compiler's resource report (grader/steps/resources.py): read from nvcc's objects through cuobjdump in the sandbox,
-parsed defensively, and the labs.toml check on it."""
+"""The compiler's resource report (grader/steps/resources.py): read from nvcc's objects through cuobjdump in the
+sandbox, parsed defensively, and the labs.toml check on it."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 
 from grader.core.config import REPO_ROOT, MechanismCheck
 from grader.core.model import LabGrade, Status
+from grader.core.recorded import read_grade
 from grader.grading import checks, grade
 from grader.reporting import report
 from grader.reporting.export.html import render_html
@@ -199,10 +200,10 @@ def test_grade_json_lists_each_kernel_of_each_lab():
 
 def test_the_html_report_shows_the_kernels_escaped_and_pages_without_them_still_render():
     run = json.loads((Path(__file__).resolve().parent / "data" / "h100-run.json").read_text())
-    assert "<th>kernel</th>" not in render_html(run)  # a run saved before the report was read
+    assert "<th>kernel</th>" not in render_html(read_grade(run))  # a run saved before the report was read
     kernel = dataclasses.asdict(resources.parse(REPORT).kernels[1])
     run["labs"][0]["resources"] = [{**kernel, "name": "<script>alert(1)</script>"}]
-    page = render_html(run)
+    page = render_html(read_grade(run))
     assert "<th>kernel</th>" in page and '<td class="num">464</td>' in page
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 

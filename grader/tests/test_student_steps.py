@@ -1,5 +1,5 @@
-"""The steps that read a student's bytes (grader/steps/student_steps.py, grader/execution/sandbox.py): each writes only its own
-folder, runs within its limits, links with no plugin, and sees nothing an earlier submission left in the build
+"""The steps that read a student's bytes (grader/steps/student_steps.py, grader/execution/sandbox.py): each writes only
+its own folder, runs within its limits, links with no plugin, and sees nothing an earlier submission left in the build
 folder."""
 
 from __future__ import annotations

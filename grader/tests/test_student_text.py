@@ -20,6 +20,7 @@ from grader import cli
 from grader.core.config import REPO_ROOT, load_config
 from grader.core.exits import Exit
 from grader.core.model import Category, Check, LabGrade, Status
+from grader.core.recorded import read_grade
 from grader.execution import proc
 from grader.grading.grade import DETAIL_LIMIT, student_paths
 from grader.reporting import report
@@ -243,6 +244,6 @@ def test_a_folder_name_with_control_characters_still_makes_well_formed_junit(tmp
     grade = marked_up_grade()
     grade.kernel_path = "alice\x01\x1b[31m/01_vector_add/kernel.cu"
     run = report.run_dict([grade], {})
-    write_junit(run, tmp_path / "junit.xml")
+    write_junit(read_grade(run), tmp_path / "junit.xml")
     properties = ET.parse(tmp_path / "junit.xml").getroot().iter("property")
     assert {p.get("name"): p.get("value") for p in properties}["kernel_path"] == "alice/01_vector_add/kernel.cu"

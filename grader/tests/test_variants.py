@@ -23,6 +23,7 @@ from grader.calibration.variants import (
     unseen_checks,
 )
 from grader.core.config import TARGETS_DIR, load_target
+from grader.core.recorded import RecordedCheck, read_grade
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +86,22 @@ def check(name: str, status: str, category: str = "mechanism") -> dict:
     return {"name": name, "status": status, "category": category}
 
 
+def lab_entry(lab: str, checks: list[dict]) -> dict:
+    """A lab's entry in grade.json with these checks, and what every entry holds besides."""
+    facts = {"title": "t", "variant": "student", "kernel_path": "k", "verdict": "?", "points": 0, "max_points": 0}
+    return {"lab": lab, **facts, "checks": checks}
+
+
+def graded(labs: list[dict], **facts) -> dict:
+    """A grade.json holding these labs' entries."""
+    return {"labs": labs, "score": 0, "max_score": 0, **facts}
+
+
+def typed(checks: list[dict]) -> list[RecordedCheck]:
+    """The checks as the grade's reader gives them to judge()."""
+    return read_grade(graded([lab_entry("06_warp_reduction", checks)])).labs[0].checks
+
+
 def variant(kind: str, must_fail: str = "", shows_in: str = "") -> Variant:
     return Variant(
         "06_warp_reduction", "v", VARIANTS_DIR / "v.cu", kind, "d", "", "l" if must_fail else "", must_fail, shows_in
@@ -96,29 +113,30 @@ RACECHECK = "racecheck: no hazard in shared memory, warnings included (the lanes
 
 def test_judge_a_correct_variant_passes_everything_that_ran():
     speed = check("speedup over full tree (unrolled, 1/thread)", "not run", "performance")
-    assert judge(variant("correct"), [check(RACECHECK, "passed"), speed])[0]
-    assert not judge(variant("correct"), [check(RACECHECK, "failed"), speed])[0]
-    assert not judge(variant("correct"), [check(RACECHECK, "not run"), speed])[0]
+    assert judge(variant("correct"), typed([check(RACECHECK, "passed"), speed]))[0]
+    assert not judge(variant("correct"), typed([check(RACECHECK, "failed"), speed]))[0]
+    assert not judge(variant("correct"), typed([check(RACECHECK, "not run"), speed]))[0]
     # A speed check this GPU does not grade (grader/targets) is worth nothing either way.
-    assert judge(variant("correct"), [check(RACECHECK, "passed"), {**speed, "status": "not graded"}])[0]
-    assert not judge(variant("correct"), [check(RACECHECK, "not graded"), speed])[0]
+    assert judge(variant("correct"), typed([check(RACECHECK, "passed"), {**speed, "status": "not graded"}]))[0]
+    assert not judge(variant("correct"), typed([check(RACECHECK, "not graded"), speed]))[0]
 
 
 def test_judge_a_wrong_variant_fails_its_check_or_passes_all_where_its_speed_cannot_be_seen():
     racy = variant("wrong", RACECHECK, "racecheck")
-    assert judge(racy, [check(RACECHECK, "failed"), check("sums", "failed", "correctness")])[0]
-    assert not judge(racy, [check(RACECHECK, "passed")])[0]
+    assert judge(racy, typed([check(RACECHECK, "failed"), check("sums", "failed", "correctness")]))[0]
+    assert not judge(racy, typed([check(RACECHECK, "passed")]))[0]
     slow = variant("wrong", "speedup (unrolled, 1/thread)", "time")
     unrolled = "speedup over full tree (unrolled, 1/thread)"
-    assert judge(slow, [check(RACECHECK, "passed"), check(unrolled, "not run", "performance")])[0]
-    assert judge(slow, [check(unrolled, "failed", "performance")])[0]
-    assert not judge(slow, [check(unrolled, "passed", "performance")])[0]
-    assert not judge(slow, [check(RACECHECK, "failed"), check(unrolled, "not run", "performance")])[0]
+    assert judge(slow, typed([check(RACECHECK, "passed"), check(unrolled, "not run", "performance")]))[0]
+    assert judge(slow, typed([check(unrolled, "failed", "performance")]))[0]
+    assert not judge(slow, typed([check(unrolled, "passed", "performance")]))[0]
+    assert not judge(slow, typed([check(RACECHECK, "failed"), check(unrolled, "not run", "performance")]))[0]
     # Its lesson's check not graded on this GPU, and nothing else fails it: not caught, and said so.
-    caught, why = judge(slow, [check(RACECHECK, "passed"), check(unrolled, "not graded", "performance")])
+    caught, why = judge(slow, typed([check(RACECHECK, "passed"), check(unrolled, "not graded", "performance")]))
     assert not caught and why.startswith("not caught")
     # Without a GPU there are no thresholds, so no groups: one speed check, 'not run'.
-    assert judge(slow, [check(RACECHECK, "passed"), check("speedup over full tree", "not run", "performance")])[0]
+    one_speed_check = typed([check(RACECHECK, "passed"), check("speedup over full tree", "not run", "performance")])
+    assert judge(slow, one_speed_check)[0]
 
 
 def test_judge_a_counter_only_a_gpu_counts_is_not_run_by_rights_where_it_is_unseen():
@@ -126,12 +144,12 @@ def test_judge_a_counter_only_a_gpu_counts_is_not_run_by_rights_where_it_is_unse
     unseen = frozenset({unrolled})
     correct, wrong = variant("correct"), variant("wrong", unrolled, "counter")
     not_run = [check(RACECHECK, "passed"), check(unrolled, "not run")]
-    assert judge(correct, not_run, unseen)[0] and not judge(correct, not_run)[0]
-    caught, why = judge(wrong, not_run, unseen)
+    assert judge(correct, typed(not_run), unseen)[0] and not judge(correct, typed(not_run))[0]
+    caught, why = judge(wrong, typed(not_run), unseen)
     assert caught and "only a GPU counts" in why
-    assert not judge(wrong, not_run)[0]  # on a GPU, not run is no verdict
-    assert not judge(wrong, [check(RACECHECK, "failed"), check(unrolled, "not run")], unseen)[0]
-    assert judge(wrong, [check(RACECHECK, "passed"), check(unrolled, "failed")], unseen)[0]
+    assert not judge(wrong, typed(not_run))[0]  # on a GPU, not run is no verdict
+    assert not judge(wrong, typed([check(RACECHECK, "failed"), check(unrolled, "not run")]), unseen)[0]
+    assert judge(wrong, typed([check(RACECHECK, "passed"), check(unrolled, "failed")]), unseen)[0]
 
 
 def test_unseen_checks_are_the_gpu_only_counters_of_a_grade_on_the_emulator(config):
@@ -139,7 +157,7 @@ def test_unseen_checks_are_the_gpu_only_counters_of_a_grade_on_the_emulator(conf
     gpu_only = {m.name for m in lab.mechanisms if m.gpu_only}
     assert gpu_only, "Lab 6 counts its unrolled version's loads on a GPU only"
     for emulator, expected in ((True, gpu_only), (False, set())):
-        assert unseen_checks({"cpu_emulator": emulator, "labs": []}, lab.name, config) == expected
+        assert unseen_checks(read_grade(graded([], cpu_emulator=emulator)), lab.name, config) == expected
 
 
 SPEED = "speedup over full tree (unrolled, 1/thread)"
@@ -154,7 +172,7 @@ def speed(name: str, ratio: str) -> dict:
 def graded_run(folder: Path, lab: str, checks: list[dict]) -> Path:
     """A GRADES_DIR holding the grade of the variant 'v' with these checks."""
     (folder / lab).mkdir(parents=True)
-    (folder / lab / "v.json").write_text(json.dumps({"labs": [{"lab": lab, "checks": checks}]}))
+    (folder / lab / "v.json").write_text(json.dumps(graded([lab_entry(lab, checks)])))
     return folder
 
 
@@ -228,7 +246,7 @@ def test_counters_come_from_the_measured_field_or_an_old_grade_s_detail():
     new = {**check(UNROLLED_LOADS, "passed"), "detail": "0.05 ...", "measured": 0.054321}
     old = {**check("ncu: shared-memory loads of the shuffle version", "passed"), "detail": "0.00775 (must be ...)"}
     unread = {**check("ncu: not counted", "not run"), "detail": "ncu timed out"}
-    assert _counters([new, old, unread]) == "0.0543; 0.00775"
+    assert _counters(typed([new, old, unread])) == "0.0543; 0.00775"
 
 
 @pytest.mark.needs_solutions

@@ -1,6 +1,6 @@
 """Variants whose lesson the CPU emulator's counters show, graded on it as submissions: each gets the verdict
-variants.toml gives it (grader/calibration/variants.py, judge). The shapes that once passed where they should fail, and their
-controls: a transpose with no tile, unpadded or half-padded tiles with the conflict on the stores, GEMMs with
+variants.toml gives it (grader/calibration/variants.py, judge). The shapes that once passed where they should fail, and
+their controls: a transpose with no tile, unpadded or half-padded tiles with the conflict on the stores, GEMMs with
 one factor tiled or rectangular tiles, launches that fit too few blocks on an SM or do not cover the work, and
 histograms that race on their shared bins or leave the atomics in global memory.
 (tools/grade-variants.sh grades every variant the same way.)"""
@@ -71,7 +71,6 @@ def test_the_variant_gets_the_verdict_variants_toml_gives_it_on_the_emulator(var
     outcome = build.configure(tree, config.timeouts["build"])
     assert outcome.ok, outcome.tail(30)
     grade = graded_without_a_gpu(tree, config, variant.lab, "student")
-    checks = [{"name": c.name, "status": c.status.value, "category": c.category.value} for c in grade.checks]
     unseen = frozenset(m.name for m in config.lab(variant.lab).mechanisms if m.gpu_only)
-    ok, why = judge(variant, checks, unseen)
+    ok, why = judge(variant, grade.checks, unseen)
     assert ok, "\n".join([why, *(f"{c.status.value}: {c.name}: {first_line(c.detail)}" for c in grade.checks)])

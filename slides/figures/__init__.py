@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+
+from grader.core.recorded import load_grade
 
 from . import banks, coalescing, constant_cache, gemm_tiles, halo, hierarchy, occupancy, plots, reduction, registers
 from .measured import read_calibration, read_grade
@@ -88,4 +89,4 @@ def write_all(out: Path, calibration: Path, solutions: Path, learner: Path | Non
 
 
 def _device(path: Path) -> str | None:
-    return json.loads(path.read_text()).get("device")
+    return load_grade(path).device

@@ -3,10 +3,11 @@ grader's JSON results (the reference solutions' run in results/, and the learner
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from grader.core.recorded import load_grade
 
 Row = dict[str, str]
 
@@ -96,23 +97,13 @@ class Bench:
 
 def read_grade(path: Path, variant: str) -> dict[str, Bench]:
     """Lab -> its benchmark, for one variant ('solution' or 'student'); labs that were not timed are left out."""
-    results = json.loads(path.read_text())
     benches = {}
-    for lab in results.get("labs", []):
-        bench = lab.get("bench")
-        if lab.get("variant") != variant or not bench or not bench.get("kernels"):
+    for lab in load_grade(path).labs:
+        if lab.variant != variant or not lab.bench or not lab.bench.kernels:
             continue
         kernels = [
-            Kernel(
-                k["name"],
-                k["role"],
-                k.get("group", ""),
-                k.get("gbps", 0.0),
-                k.get("gflops", 0.0),
-                k.get("spread", 0.0),
-                bool(k.get("correct")) and bool(k.get("attempted", True)),
-            )
-            for k in bench["kernels"]
+            Kernel(k.name, k.role, k.group, k.gbps, k.gflops, k.spread, k.correct and k.attempted)
+            for k in lab.bench.kernels
         ]
-        benches[lab["lab"]] = Bench(lab["lab"], bench.get("copy_gbps", 0.0), kernels)
+        benches[lab.lab] = Bench(lab.lab, lab.bench.copy_gbps, kernels)
     return benches

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from grader.core.recorded import RecordedLab, RecordedRun
 from grader.reporting.export.plots import lab_plot
-from grader.reporting.export.run import GroupRate, group_rates, lab_label, lab_seconds, not_measured_reason, plain
+from grader.reporting.export.run import GroupRate, group_rates, lab_seconds, not_measured_reason, plain
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # How many of a submission's ignored files the page names; the rest are counted.
@@ -24,40 +25,40 @@ STATUS_MEANING = {
 }
 
 
-def device_words(run: dict) -> str:
+def device_words(run: RecordedRun) -> str:
     """Where the run was graded, as a student says it: the GPU's name, or the CPU emulator."""
-    if run.get("device"):
-        return f"{plain(run['device'])} (GPU)"
-    if run.get("cpu_emulator"):
+    if run.device:
+        return f"{plain(run.device)} (GPU)"
+    if run.cpu_emulator:
         return "CPU emulator (no GPU here: the speed checks are graded on a GPU)"
     return "no GPU and no CPU emulator: the checks that need one were not run"
 
 
-def graded_date(run: dict) -> str | None:
+def graded_date(run: RecordedRun) -> str | None:
     """The day and time the run was graded, to the minute, as written in the run ('2026-11-23 12:00')."""
-    when = run.get("graded_at") or run.get("timestamp")
-    return plain(str(when))[:16].replace("T", " ") if when else None
+    when = run.graded_at or run.timestamp
+    return plain(when)[:16].replace("T", " ") if when else None
 
 
-def ignored_files(run: dict) -> str | None:
+def ignored_files(run: RecordedRun) -> str | None:
     """The submission's ignored files, the first IGNORED_SHOWN of them named, the rest counted."""
-    ignored = [plain(str(name)) for name in run.get("files_ignored") or []]
+    ignored = [plain(name) for name in run.files_ignored]
     if not ignored:
         return None
     more = len(ignored) - IGNORED_SHOWN
     return ", ".join(ignored[:IGNORED_SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
-def _run_facts(run: dict) -> list[tuple[str, str]]:
+def _run_facts(run: RecordedRun) -> list[tuple[str, str]]:
     """What a student needs at the top of the page: who, where, when, the seed that replays the run, how late,
     and which files were ignored. The grader's own fields (jobs, seconds, build times, digests, thresholds'
     file) stay in the JSON."""
-    late = run.get("late") or {}
+    late = run.late or {}
     facts = [
-        ("student", plain(str(run.get("name") or run.get("student") or ""))),
+        ("student", plain(run.name or run.student or "")),
         ("graded on", device_words(run)),
         ("graded", graded_date(run)),
-        ("seed", str(run["seed"]) if run.get("seed") is not None else None),
+        ("seed", str(run.seed) if run.seed is not None else None),
         ("days late", str(late["days"]) if late.get("days") else None),
         ("files ignored", ignored_files(run)),
     ]
@@ -81,46 +82,43 @@ def _rate_row(rate: GroupRate) -> dict:
 RESOURCE_COLUMNS = ("name", "registers", "stack_bytes", "local_bytes", "shared_bytes", "constant_bytes")
 
 
-def _lab_view(run: dict, lab: dict) -> dict:
+def _lab_view(run: RecordedRun, lab: RecordedLab) -> dict:
     rates = group_rates(lab)
-    bench = lab.get("bench") or {}
     return {
-        "id": f"lab-{lab['lab']}-{lab.get('variant', 'student')}",
-        "label": lab_label(lab),
-        "title": lab.get("title", ""),
-        "verdict": lab.get("verdict", "?"),
-        "points": lab.get("points", 0.0),
-        "max_points": lab.get("max_points", 0.0),
-        "ungraded_points": lab.get("ungraded_points", 0.0),
+        "id": f"lab-{lab.lab}-{lab.variant}",
+        "label": lab.label,
+        "title": lab.title,
+        "verdict": lab.verdict,
+        "points": lab.points,
+        "max_points": lab.max_points,
+        "ungraded_points": lab.ungraded_points,
         "seconds": lab_seconds(lab),
-        "steps": {plain(step): float(seconds) for step, seconds in (lab.get("steps") or {}).items()},
-        "kernel_path": lab.get("kernel_path", ""),
-        "problem": plain(bench.get("problem", "")),
-        "copy_gbps": bench.get("copy_gbps") or 0.0,
+        "steps": {plain(step): float(seconds) for step, seconds in lab.steps.items()},
+        "kernel_path": lab.kernel_path,
+        "problem": plain(lab.bench.problem if lab.bench else ""),
+        "copy_gbps": (lab.bench.copy_gbps if lab.bench else 0.0) or 0.0,
         "plot": lab_plot(rates) if rates else None,
         "not_measured": None if rates else not_measured_reason(run, lab),
         "rates": [_rate_row(rate) for rate in rates],
         "memory_bound": any(rate.memory_bound for rate in rates),
-        "resources": [
-            {key: plain(str(kernel.get(key, ""))) for key in RESOURCE_COLUMNS} for kernel in lab.get("resources") or []
-        ],
-        "resources_problem": plain(lab.get("resources_problem")),
+        "resources": [{key: plain(str(getattr(kernel, key))) for key in RESOURCE_COLUMNS} for kernel in lab.resources],
+        "resources_problem": plain(lab.resources_problem),
         "checks": [
             {
-                "name": plain(check["name"]),
-                "category": check["category"],
-                "status": check["status"],
-                "points": check.get("points", 0.0),
-                "max_points": check.get("max_points", 0.0),
-                "detail": plain(check.get("detail")).strip(),
-                "hint": plain(check.get("hint")).strip(),
+                "name": plain(check.name),
+                "category": check.category.value,
+                "status": check.status.value,
+                "points": check.points,
+                "max_points": check.max_points,
+                "detail": plain(check.detail).strip(),
+                "hint": plain(check.hint).strip(),
             }
-            for check in lab.get("checks", [])
+            for check in lab.checks
         ],
     }
 
 
-def render_html(run: dict) -> str:
+def render_html(run: RecordedRun) -> str:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=True,
@@ -129,15 +127,15 @@ def render_html(run: dict) -> str:
         lstrip_blocks=True,
     )
     return env.get_template("report.html.j2").render(
-        score=run.get("score", 0.0),
-        max_score=run.get("max_score", 0.0),
+        score=run.score,
+        max_score=run.max_score,
         facts=_run_facts(run),
-        notes=[plain(str(note)) for note in run.get("notes") or []],
-        labs=[_lab_view(run, lab) for lab in run.get("labs", [])],
+        notes=[plain(note) for note in run.notes],
+        labs=[_lab_view(run, lab) for lab in run.labs],
         meanings=STATUS_MEANING,
     )
 
 
-def write_html(run: dict, path: Path) -> None:
+def write_html(run: RecordedRun, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_html(run), encoding="utf-8")

@@ -11,19 +11,20 @@ from pathlib import Path
 from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 
 from grader.core.model import Status
-from grader.reporting.export.run import NOT_PASSED, check_text, lab_label, lab_seconds, plain
+from grader.core.recorded import RecordedCheck, RecordedLab, RecordedRun
+from grader.reporting.export.run import NOT_PASSED, check_text, lab_seconds, plain
 
 
-def _points(check: dict) -> str:
-    return f"points: {check.get('points', 0):g} / {check.get('max_points', 0):g}"
+def _points(check: RecordedCheck) -> str:
+    return f"points: {check.points:g} / {check.max_points:g}"
 
 
-def _testcase(lab: dict, check: dict) -> TestCase:
-    case = TestCase(plain(check["name"]), classname=f"{lab['lab']}.{check['category']}")
-    status, detail = check["status"], plain(check.get("detail")).strip()
+def _testcase(lab: RecordedLab, check: RecordedCheck) -> TestCase:
+    case = TestCase(plain(check.name), classname=f"{lab.lab}.{check.category.value}")
+    status, detail = check.status.value, plain(check.detail).strip()
     if status == Status.FAILED.value:
         message = detail.splitlines()[0] if detail else "failed"
-        failure = Failure(message, check["category"])
+        failure = Failure(message, check.category.value)
         failure.text = check_text(check)
         case.result = [failure]
     elif status in NOT_PASSED:
@@ -35,24 +36,24 @@ def _testcase(lab: dict, check: dict) -> TestCase:
     return case
 
 
-def _testsuite(run: dict, lab: dict) -> TestSuite:
-    suite = TestSuite(lab_label(lab))
+def _testsuite(run: RecordedRun, lab: RecordedLab) -> TestSuite:
+    suite = TestSuite(lab.label)
     for name in ("title", "variant", "verdict", "points", "max_points", "kernel_path", "seed"):
-        if lab.get(name) is not None:
-            suite.add_property(name, plain(str(lab[name])))  # kernel_path: a submission's folder names
-    for name in ("device", "target"):
-        if run.get(name):
-            suite.add_property(name, str(run[name]))
-    suite.add_testcases([_testcase(lab, check) for check in lab.get("checks", [])])
+        if getattr(lab, name) is not None:
+            suite.add_property(name, plain(str(getattr(lab, name))))  # kernel_path: a submission's folder names
+    for name, value in (("device", run.device), ("target", run.target)):
+        if value:
+            suite.add_property(name, value)
+    suite.add_testcases([_testcase(lab, check) for check in lab.checks])
     suite.time = lab_seconds(lab)  # after add_testcases, which sums the (absent) times of the cases
-    if run.get("timestamp"):
-        suite.timestamp = str(run["timestamp"])
+    if run.timestamp:
+        suite.timestamp = run.timestamp
     return suite
 
 
-def junit_xml(run: dict) -> JUnitXml:
+def junit_xml(run: RecordedRun) -> JUnitXml:
     xml = JUnitXml("cuda-memory-labs")
-    suites = [_testsuite(run, lab) for lab in run.get("labs", [])]
+    suites = [_testsuite(run, lab) for lab in run.labs]
     for suite in suites:
         xml.add_testsuite(suite)
     # Not xml.update_statistics(): it would sum the suites' times again from their cases.
@@ -62,6 +63,6 @@ def junit_xml(run: dict) -> JUnitXml:
     return xml
 
 
-def write_junit(run: dict, path: Path) -> None:
+def write_junit(run: RecordedRun, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     junit_xml(run).write(str(path), pretty=True)

@@ -1,12 +1,14 @@
-"""Reading a saved run (the dict report.write_json writes) the way every export shows it: one label per lab,
-what a status that is not `passed` means, text made safe to put anywhere, and the measured rates per group."""
+"""A saved run (report.write_json's file, read by grader/core/recorded.py) the way every export shows it: one
+label per lab, what a status that is not `passed` means, text made safe to put anywhere, and the measured rates
+per group."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from grader.core.model import Status
+from grader.core.model import Category, Status
+from grader.core.recorded import RecordedCheck, RecordedLab, RecordedRun
 
 # Not passed, and why: said in so many words wherever a platform has no status of that name.
 NOT_PASSED = {
@@ -25,28 +27,22 @@ def plain(text: str | None) -> str:
     return _CONTROL.sub("", _ANSI.sub("", text or ""))
 
 
-def lab_label(lab: dict) -> str:
-    """'01_vector_add', or '01_vector_add (solution)' when the reference solution was graded."""
-    variant = lab.get("variant", "student")
-    return lab["lab"] if variant == "student" else f"{lab['lab']} ({variant})"
-
-
-def lab_number(lab: dict, position: int) -> int:
+def lab_number(lab: RecordedLab, position: int) -> int:
     """The lab's number from its folder name ('01_vector_add' -> 1), else its position in the run."""
-    head = lab["lab"].split("_", 1)[0]
+    head = lab.lab.split("_", 1)[0]
     return int(head) if head.isdigit() else position
 
 
-def check_text(check: dict) -> str:
+def check_text(check: RecordedCheck) -> str:
     """What a reader needs of one check: why it did not pass, what was seen, what to do about it."""
-    parts = [NOT_PASSED.get(check["status"], ""), plain(check.get("detail")).strip()]
-    if check.get("hint"):
-        parts.append(f"Hint: {plain(check['hint']).strip()}")
+    parts = [NOT_PASSED.get(check.status.value, ""), plain(check.detail).strip()]
+    if check.hint:
+        parts.append(f"Hint: {plain(check.hint).strip()}")
     return "\n\n".join(part for part in parts if part)
 
 
-def lab_seconds(lab: dict) -> float:
-    return float(lab.get("seconds") or 0.0)
+def lab_seconds(lab: RecordedLab) -> float:
+    return float(lab.seconds or 0.0)
 
 
 @dataclass
@@ -64,35 +60,34 @@ class GroupRate:
     min_copy_fraction: float | None
 
 
-def group_rates(lab: dict) -> list[GroupRate]:
+def group_rates(lab: RecordedLab) -> list[GroupRate]:
     """One GroupRate per benchmark group the student's kernel ran in; [] when nothing was measured."""
-    thresholds = lab.get("thresholds") or {}
     rates = []
-    for measured in lab.get("rates") or []:
-        limits = thresholds.get(measured["group"]) or {}
+    for measured in lab.rates:
+        limits = lab.thresholds.get(measured.group)
         rates.append(
             GroupRate(
-                group=measured["group"],
-                baseline=measured["baseline"],
-                correct=measured["correct"],
-                speedup=measured["speedup"],
-                min_speedup=limits.get("min_speedup"),
-                memory_bound=measured["memory_bound"],
-                copy_fraction=measured["copy_fraction"],
-                min_copy_fraction=limits.get("min_copy_fraction") if measured["memory_bound"] else None,
+                group=measured.group,
+                baseline=measured.baseline,
+                correct=measured.correct,
+                speedup=measured.speedup,
+                min_speedup=limits.min_speedup if limits else None,
+                memory_bound=measured.memory_bound,
+                copy_fraction=measured.copy_fraction,
+                min_copy_fraction=limits.min_copy_fraction if limits and measured.memory_bound else None,
             )
         )
     return rates
 
 
-def not_measured_reason(run: dict, lab: dict) -> str:
+def not_measured_reason(run: RecordedRun, lab: RecordedLab) -> str:
     """Why a lab has no benchmark numbers: no GPU, a step turned off, or the build that failed."""
-    if run.get("gpu_reason"):
-        return plain(run["gpu_reason"])
-    for check in lab.get("checks", []):
-        if check["category"] == "build" and check["status"] == Status.FAILED.value:
+    if run.gpu_reason:
+        return plain(run.gpu_reason)
+    for check in lab.checks:
+        if check.category is Category.BUILD and check.status is Status.FAILED:
             return "the build failed"
-    for check in lab.get("checks", []):
-        if check["category"] == "performance" and check["status"] != Status.PASSED.value and check.get("detail"):
-            return plain(check["detail"]).splitlines()[0]
+    for check in lab.checks:
+        if check.category is Category.PERFORMANCE and check.status is not Status.PASSED and check.detail:
+            return plain(check.detail).splitlines()[0]
     return "no benchmark ran"
