@@ -37,6 +37,9 @@ class Evidence:
     per: str = ""
 
 
+# What the CPU emulator's schedule check reports, one aspect a check (common/emu/src/schedule.hpp).
+SCHEDULE_ASPECTS = ("pinned", "overlap", "returned")
+
 # A launch's shape as Nsight Compute names it (the CPU emulator counts the same: common/emu/README.md).
 LAUNCH_SHAPE = ("launch__block_size", "launch__grid_size", "launch__shared_mem_per_block_dynamic")
 
@@ -44,7 +47,7 @@ LAUNCH_SHAPE = ("launch__block_size", "launch__grid_size", "launch__shared_mem_p
 @dataclass
 class MechanismCheck:
     name: str
-    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck", "ncu", "resources" or "occupancy"
+    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck", "ncu", "resources", "occupancy" or "schedule"
     hint: str = ""
     # ncu: the ratio is numerator / denominator over the student's launches, or, with relative_to =
     # "baseline", the numerator of the student's launches over that of the baseline's, or with neither, the
@@ -76,6 +79,11 @@ class MechanismCheck:
     # (grader/steps/occupancy.py). Its launch must also cover the work: as many floats of tile as the baseline's.
     min_blocks_per_sm: int | None = None
     gpu: str = "h100"
+    # schedule: which findings of the CPU emulator's schedule check the check reports (common/emu/src/schedule.hpp):
+    # "pinned" (copies from pageable memory), "overlap" (never two streams in flight) or "returned" (work, streams,
+    # events or pinned memory left behind by a call). On a GPU it is not run, with the reason `gpu_reason`.
+    schedule: str = ""
+    gpu_reason: str = ""
 
     def __post_init__(self) -> None:
         self.used = [Evidence(**entry) if isinstance(entry, dict) else entry for entry in self.used]
@@ -84,6 +92,8 @@ class MechanismCheck:
             raise ValueError(f"labs.toml: the resources check {self.name!r} names no bound, so it could never fail")
         if self.tool == "occupancy" and not self.min_blocks_per_sm:
             raise ValueError(f"labs.toml: the occupancy check {self.name!r} names no min_blocks_per_sm")
+        if self.tool == "schedule" and self.schedule not in SCHEDULE_ASPECTS:
+            raise ValueError(f"labs.toml: the schedule check {self.name!r} names none of {', '.join(SCHEDULE_ASPECTS)}")
 
     @property
     def metrics(self) -> list[str]:
@@ -122,6 +132,9 @@ class Lab:
     memory_bound: bool = True  # False: rated in GFLOP/s, and no copy-bandwidth fraction is asked
     graded_groups: list[str] = field(default_factory=list)  # benchmark groups calibrate writes thresholds for; [] = all
     grader_sizes: SizeSpec | None = None
+    # Calls this lab teaches, which the integrity check refuses in every other lab (steps/integrity/symbols.py:
+    # TEACHABLE_CALLS, the only ones a lab may name here).
+    allowed_calls: frozenset[str] = frozenset()
 
     @property
     def number(self) -> str:
@@ -211,6 +224,7 @@ def load_config(path: Path = LABS_TOML) -> Config:
             memory_bound=entry.get("memory_bound", True),
             graded_groups=entry.get("graded_groups", []),
             grader_sizes=SizeSpec(**entry["grader_sizes"]) if "grader_sizes" in entry else None,
+            allowed_calls=frozenset(entry.get("allowed_calls", [])),
         )
         for name, entry in sorted(data["lab"].items())
     ]

@@ -21,6 +21,7 @@ LABS = [
     "07_constant_memory",
     "08_registers_local_memory",
     "09_occupancy",
+    "10_host_memory",
 ]
 
 
@@ -68,7 +69,7 @@ def write_all(out: Path, calibration: Path, solutions: Path, learner: Path | Non
     if learner and learner.is_file():
         mine, device = read_grade(learner, "student"), _device(learner)
     for lab in LABS:
-        path = out / f"lab{lab[1]}-yours.svg"
+        path = out / f"lab{int(lab[:2])}-yours.svg"
         bench = mine.get(lab)
         if bench and lab in labs and any(k.correct and k.role in ("student", "stretch") for k in bench.kernels):
             _save_plot(plots.yours(lab, bench, labs[lab], device), path)

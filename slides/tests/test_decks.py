@@ -20,7 +20,7 @@ import pytest
 
 SLIDES = Path(__file__).resolve().parents[1]
 ROOT = SLIDES.parent
-DECKS = sorted(p.stem for p in (SLIDES / "decks").glob("0*.md"))
+DECKS = sorted(p.stem for p in (SLIDES / "decks").glob("[0-9][0-9]_*.md"))
 WIDTH, HEIGHT = 1280, 720
 
 if os.environ.get("CML_SLIDES_UNAVAILABLE"):

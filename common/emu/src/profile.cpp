@@ -17,6 +17,7 @@ extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(std::uint32_t))
 
 #include "options.hpp"
 #include "profile_report.hpp"
+#include "schedule.hpp"
 #include "symbolize.hpp"
 
 namespace cml_emu {
@@ -98,6 +99,7 @@ LineCounters count_request(Space space, bool store, unsigned size, const std::ui
 
 int push_range(const char* message)
 {
+    schedule::range_pushed(message);
     Session& s = session();
     std::lock_guard<std::mutex> lock(s.mutex);
     s.ranges.emplace_back(message ? message : "");
@@ -106,6 +108,7 @@ int push_range(const char* message)
 
 int pop_range()
 {
+    schedule::range_popped();
     Session& s = session();
     std::lock_guard<std::mutex> lock(s.mutex);
     if (s.ranges.empty()) return -1;

@@ -55,13 +55,18 @@ def check_includes(
     return includes.describe(forbidden, lines, source.name, rules)
 
 
-def check_object(library: Path, interface: Interface, harness: frozenset[str] = frozenset()) -> list[str]:
-    """Problems with what a kernel.cu's built object (or static library) defines, calls and runs."""
-    return object_problems(elf.read_object(library), interface.symbols, harness)
+def check_object(
+    library: Path, interface: Interface, harness: frozenset[str] = frozenset(), lab_allows: frozenset[str] = frozenset()
+) -> list[str]:
+    """Problems with what a kernel.cu's built object (or static library) defines, calls and runs. `lab_allows`:
+    the calls the lab teaches (labs.toml: allowed_calls; symbols.TEACHABLE_CALLS)."""
+    return object_problems(elf.read_object(library), interface.symbols, harness, lab_allows)
 
 
-def object_problems(obj: elf.ObjectFile, interface: frozenset[str], harness: frozenset[str]) -> list[str]:
-    return symbols.definitions(obj, interface, harness) + symbols.calls(obj) + code.problems(obj)
+def object_problems(
+    obj: elf.ObjectFile, interface: frozenset[str], harness: frozenset[str], lab_allows: frozenset[str] = frozenset()
+) -> list[str]:
+    return symbols.definitions(obj, interface, harness) + symbols.calls(obj, lab_allows) + code.problems(obj)
 
 
 def summary(problems: list[str]) -> str:
@@ -81,7 +86,9 @@ def search_roots(tool_path: str) -> tuple[Path, ...]:
     return includes.search_roots(shutil.which("nvcc", path=tool_path) or "nvcc", tool_path)
 
 
-def check_build(tree: build.BuildTree, lab: str, variant: str, compiled: bool) -> str:
+def check_build(
+    tree: build.BuildTree, lab: str, variant: str, compiled: bool, lab_allows: frozenset[str] = frozenset()
+) -> str:
     """'' when the kernel.cu of `variant` is fine; else its problems, one a line. Once it `compiled`, judged on
     the files the compile read and on the object; if it did not, on the files it reads alone (so that the
     compiler's errors never quote a file it may not read)."""
@@ -111,11 +118,13 @@ def check_build(tree: build.BuildTree, lab: str, variant: str, compiled: bool) -
             return summary(problems + refused)  # what the object's own code would do is moot: it never links
     if compiled:
         harness = harness_definitions(tree.harness_libraries(lab))
-        problems += check_object(tree.kernel_library(lab, variant), interface, harness)
+        problems += check_object(tree.kernel_library(lab, variant), interface, harness, lab_allows)
     return summary(problems)
 
 
-def check_emulator_build(tree: build.BuildTree, lab: str, variant: str) -> str:
+def check_emulator_build(
+    tree: build.BuildTree, lab: str, variant: str, lab_allows: frozenset[str] = frozenset()
+) -> str:
     """'' when the CPU emulator's object of the kernel.cu of `variant`, once built, is fine; else its problems,
     one a line. The checks of the nvcc object again, for code only the emulator compiles (#ifdef
     CML_EMULATOR), less what the emulator's own headers put there; and every access left to the emulator."""
@@ -131,4 +140,4 @@ def check_emulator_build(tree: build.BuildTree, lab: str, variant: str) -> str:
     allowed = interface.symbols | frozenset(elf.read_object(tree.kernel_library(lab, variant)).defined_globals())
     obj = emulator.without_the_emulators_own(elf.read_object(path), harness_definitions([runtime]))
     harness = harness_definitions([*tree.harness_libraries(lab), runtime])
-    return summary(emulator.problems(path) + object_problems(obj, allowed, harness))
+    return summary(emulator.problems(path) + object_problems(obj, allowed, harness, lab_allows))
