@@ -110,10 +110,8 @@ Stream& stream_of(Log& l, cudaStream_t stream)
     return l.streams[nullptr];  // a handle the log never saw created: as the default stream
 }
 
-std::string stream_name(const Stream& s)
-{
-    return s.number == 0 ? "the default stream" : "stream " + std::to_string(s.number);
-}
+// Findings name no stream's number, nor any size: the same mistake, call after call, is one finding, counted.
+std::string stream_name(const Stream& s) { return s.number == 0 ? "the default stream" : "a stream of its own"; }
 
 const char* work_name(Work work)
 {
@@ -159,13 +157,6 @@ bool is_pinned(const Log& l, std::uintptr_t start, std::size_t bytes)
     return start >= it->first && start + bytes <= it->first + it->second;
 }
 
-std::string hex(std::uintptr_t address)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
-    return text;
-}
-
 void call_started(Log& l, const std::string& message)
 {
     l.call = Call{};
@@ -183,28 +174,32 @@ void call_started(Log& l, const std::string& message)
 void call_returned(Log& l)
 {
     const std::string& name = l.call.name;
-    auto report_pending = [&](const Stream& s) {
-        for (const Pending& p : s.pending) {
-            if (p.work == Work::copy_out)
-                add(l, "returned",
-                    "Race reported between Write access by the copy to the host on " + stream_name(s) + " (" +
-                        std::to_string(p.bytes) + " bytes) and Read access by the caller of " + name +
-                        ", which returned before synchronising that stream");
-            else
-                add(l, "returned",
-                    "Schedule error: " + name + " returned with " + work_name(p.work) + " still queued on " +
-                        stream_name(s) + ": work left running after the function returns");
-        }
-    };
-    for (const Stream& s : l.retired) report_pending(s);
+    // The races first: a copy back still queued is what the caller reads next.
+    for (const bool copies_back : {true, false}) {
+        auto report_pending = [&](const Stream& s) {
+            for (const Pending& p : s.pending) {
+                if ((p.work == Work::copy_out) != copies_back) continue;
+                if (copies_back)
+                    add(l, "returned",
+                        "Race reported between Write access by the copy to the host on " + stream_name(s) +
+                            " and Read access by the caller of " + name +
+                            ", which returned before synchronising that stream");
+                else
+                    add(l, "returned",
+                        "Schedule error: " + name + " returned with " + work_name(p.work) + " still queued on " +
+                            stream_name(s) + ": work left running after the function returns");
+            }
+        };
+        for (const Stream& s : l.retired) report_pending(s);
+        for (const auto& [handle, s] : l.streams) report_pending(s);
+    }
     l.retired.clear();  // the test program's next synchronise waits for it
     for (auto& [handle, s] : l.streams) {
-        report_pending(s);
         s.pending.clear();
         if (s.made_in_call) {
             add(l, "returned",
                 "Schedule error: " + name + " returned with " + stream_name(s) +
-                    " it created still alive: cudaStreamDestroy every stream you create");
+                    " still alive: cudaStreamDestroy every stream you create");
             s.made_in_call = false;
         }
     }
@@ -216,15 +211,14 @@ void call_returned(Log& l)
     }
     for (std::uintptr_t start : l.call.pinned) {
         if (!l.pinned.count(start)) continue;
-        add(l, "returned", "Schedule error: " + name + " returned with " + std::to_string(l.pinned[start]) +
-                           " bytes of host memory it pinned still pinned: cudaFreeHost or cudaHostUnregister "
-                           "what you pin, before you return");
+        add(l, "returned", "Schedule error: " + name + " returned with host memory it pinned still pinned: "
+                           "cudaFreeHost or cudaHostUnregister what you pin, before you return");
     }
     if (l.call.expects_overlap && l.call.enqueued && l.call.most_streams_busy < 2)
         add(l, "overlap",
             "Schedule error: " + name + " never had work in flight on two streams at once (at most " +
                 std::to_string(l.call.most_streams_busy) +
-                "): each chunk's copies and kernel on a stream of its own, with no synchronise between chunks");
+                "): each chunk's copies and kernel on its stream, with no synchronise between chunks");
     l.call_depth = -1;
 }
 
@@ -312,8 +306,7 @@ void host_copy(const void* host, std::size_t bytes, bool to_host, cudaStream_t s
     if (in_call(l) && l.call.expects_pinned && !is_pinned(l, at, bytes))
         add(l, "pinned",
             "Schedule error: " + l.call.name + " copied " + (to_host ? "to" : "from") +
-                " pageable host memory (" + std::string(async ? "cudaMemcpyAsync" : "cudaMemcpy") + " of " +
-                std::to_string(bytes) + " bytes at " + hex(at) +
+                " pageable host memory (" + std::string(async ? "cudaMemcpyAsync" : "cudaMemcpy") +
                 "): the copy engine reads and writes only pinned memory, so the driver stages it through a "
                 "small buffer of its own, a piece at a time");
     if (async) {
