@@ -25,7 +25,7 @@ from grader.reporting.report import measured
 VARIANTS_DIR = GRADER_DIR.parent / "variants"
 MANIFEST = VARIANTS_DIR / "variants.toml"
 KINDS = ("correct", "wrong")
-SHOWS_IN = ("time", "counter", "racecheck", "occupancy", "resources")
+SHOWS_IN = ("time", "counter", "racecheck", "occupancy", "resources", "schedule")
 # must_fail names a mechanism check of labs.toml, or one of these, optionally followed by " (group)" for a lab
 # timed at several settings; the grader's performance checks begin with the matching text.
 PERFORMANCE = {"speedup": "speedup over ", "copy fraction": "fraction of this GPU's copy bandwidth"}
@@ -41,7 +41,7 @@ class Variant:
     idea: str  # the published idea it follows, "" where there is none
     lesson: str = ""  # wrong only: the lesson it breaks
     must_fail: str = ""  # wrong only: the check that must fail for it
-    lesson_shows_in: str = ""  # wrong only: "time", "counter", "racecheck", "occupancy" or "resources"
+    lesson_shows_in: str = ""  # wrong only: "time", "counter", "racecheck", "occupancy", "resources" or "schedule"
 
 
 def load_variants(manifest: Path = MANIFEST) -> list[Variant]:
