@@ -50,6 +50,10 @@ struct KernelUnderTest {
     double bytes = 0.0;                  // fewest bytes one launch must move (napkin math)
     double flops = 0.0;                  // floating-point operations of one launch (0 if memory-bound)
     bool attempted = true;               // false: an optional stretch the student has not switched on
+    // The launcher is a whole pipeline, host memory to host memory, with streams of its own (Lab 10): its time
+    // is the host's clock around the call and a device-wide synchronise, which no stream escapes, not the
+    // events on the default stream.
+    bool whole_pipeline = false;
 };
 
 struct KernelResult {

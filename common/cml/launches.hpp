@@ -9,7 +9,8 @@
 // and one drawn at random in full, like the checked one, the others by a spot check where the lab has one
 // (cml/spot_check.hpp), which includes the outputs the refresh changed. Each timed launch is followed by a
 // device-wide synchronise, timed by the host's clock as well as by CUDA events, and by a look at the L2
-// settings (cml/cache_state.hpp).
+// settings (cml/cache_state.hpp). A whole pipeline (KernelUnderTest::whole_pipeline) is timed by the host's
+// clock alone, from after the flush to after the synchronise.
 #pragma once
 
 #include <string>

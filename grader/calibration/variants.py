@@ -26,7 +26,7 @@ from grader.grading.rejudge import rejudged_checks
 VARIANTS_DIR = GRADER_DIR.parent / "variants"
 MANIFEST = VARIANTS_DIR / "variants.toml"
 KINDS = ("correct", "wrong")
-SHOWS_IN = ("time", "counter", "racecheck", "occupancy", "resources", "machine code")
+SHOWS_IN = ("time", "counter", "racecheck", "occupancy", "resources", "machine code", "schedule")
 # must_fail names a mechanism check of labs.toml, or one of these, optionally followed by " (group)" for a lab
 # timed at several settings; the grader's performance checks begin with the matching text.
 PERFORMANCE = {"speedup": "speedup over ", "copy fraction": "fraction of this GPU's copy bandwidth"}

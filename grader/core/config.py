@@ -38,6 +38,9 @@ class Evidence:
     per: str = ""
 
 
+# What the CPU emulator's schedule check reports, one aspect a check (common/emu/src/schedule.hpp).
+SCHEDULE_ASPECTS = ("pinned", "overlap", "returned")
+
 # A launch's shape as Nsight Compute names it (the CPU emulator counts the same: common/emu/README.md).
 RUNTIME_CALL = re.compile(r"^cuda[A-Z]\w*$")  # what a lab's allowed_calls may name: the CUDA runtime's calls
 SASS_RULES = ("read-only gathers", "texture fetches")
@@ -47,7 +50,7 @@ LAUNCH_SHAPE = ("launch__block_size", "launch__grid_size", "launch__shared_mem_p
 @dataclass
 class MechanismCheck:
     name: str
-    tool: str  # "memcheck", "racecheck", "synccheck", "initcheck", "ncu", "resources", "occupancy" or "sass"
+    tool: str  # memcheck, racecheck, synccheck, initcheck, ncu, resources, occupancy, sass or schedule
     hint: str = ""
     # ncu: the ratio is numerator / denominator over the student's launches, or, with relative_to =
     # "baseline", the numerator of the student's launches over that of the baseline's, or with neither, the
@@ -83,6 +86,11 @@ class MechanismCheck:
     # "read-only gathers", every load whose address comes from a loaded value takes the read-only path, and at
     # least one whose value is read does; "texture fetches", at least one texture fetch whose value is read.
     sass: str = ""
+    # schedule: which findings of the CPU emulator's schedule check the check reports (common/emu/src/schedule.hpp):
+    # "pinned" (copies from pageable memory), "overlap" (never two streams in flight) or "returned" (work, streams,
+    # events or pinned memory left behind by a call). On a GPU it is not run, with the reason `gpu_reason`.
+    schedule: str = ""
+    gpu_reason: str = ""
 
     def __post_init__(self) -> None:
         self.used = [Evidence(**entry) if isinstance(entry, dict) else entry for entry in self.used]
@@ -93,6 +101,8 @@ class MechanismCheck:
             raise ValueError(f"labs.toml: the sass check {self.name!r} names no rule of {', '.join(SASS_RULES)}")
         if self.tool == "occupancy" and not self.min_blocks_per_sm:
             raise ValueError(f"labs.toml: the occupancy check {self.name!r} names no min_blocks_per_sm")
+        if self.tool == "schedule" and self.schedule not in SCHEDULE_ASPECTS:
+            raise ValueError(f"labs.toml: the schedule check {self.name!r} names none of {', '.join(SCHEDULE_ASPECTS)}")
 
     @property
     def metrics(self) -> list[str]:
@@ -131,9 +141,9 @@ class Lab:
     memory_bound: bool = True  # False: rated in GFLOP/s, and no copy-bandwidth fraction is asked
     graded_groups: list[str] = field(default_factory=list)  # benchmark groups calibrate writes thresholds for; [] = all
     grader_sizes: SizeSpec | None = None
-    # CUDA runtime calls this lab's kernel.cu may make besides every lab's allow-list
-    # (grader/steps/integrity/symbols.py): Lab 12's texture objects, which no other lab needs.
-    allowed_calls: list[str] = field(default_factory=list)
+    # Calls this lab teaches, which the integrity check refuses in every other lab: only those of
+    # steps/integrity/symbols.py's TEACHABLE_CALLS count (Lab 10's streams and pinned memory, Lab 12's textures).
+    allowed_calls: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         odd = [name for name in self.allowed_calls if not RUNTIME_CALL.match(name)]
@@ -228,7 +238,7 @@ def load_config(path: Path = LABS_TOML) -> Config:
             memory_bound=entry.get("memory_bound", True),
             graded_groups=entry.get("graded_groups", []),
             grader_sizes=SizeSpec(**entry["grader_sizes"]) if "grader_sizes" in entry else None,
-            allowed_calls=entry.get("allowed_calls", []),
+            allowed_calls=frozenset(entry.get("allowed_calls", [])),
         )
         for name, entry in sorted(data["lab"].items())
     ]

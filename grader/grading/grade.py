@@ -241,8 +241,9 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         # Judged on what the compiler read and wrote, before any compiler error: a definition taken from the
         # harness can make the link fail, and an error message can quote a file kernel.cu may not include.
         compiled = library.exists()
-        lab_calls = frozenset(lab.allowed_calls)
-        problem = integrity.check_build(ctx.tree, lab.name, variant, compiled, lab_calls) if ctx.static_checks else ""
+        problem = (
+            integrity.check_build(ctx.tree, lab.name, variant, compiled, lab.allowed_calls) if ctx.static_checks else ""
+        )
     if problem:
         grade.checks.append(Check(INTEGRITY, Category.BUILD, Status.FAILED, problem, INTEGRITY_HINT))
         return
@@ -267,7 +268,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         with steps.building():
             outcome = build.build_lab(ctx.tree, lab.name, variant, timeouts["build"], emulated=True)
             checked = outcome.ok and ctx.static_checks
-            problem = integrity.check_emulator_build(ctx.tree, lab.name, variant, lab_calls) if checked else ""
+            problem = integrity.check_emulator_build(ctx.tree, lab.name, variant, lab.allowed_calls) if checked else ""
         if not outcome.ok:
             # nvcc compiled it, so it is CUDA; only the emulator cannot run it.
             reason = f"not run: the CPU emulator could not build it:\n{build.compiler_errors(outcome)}"
@@ -441,7 +442,9 @@ def mechanism_check(
         return withheld_unless(object_check(mechanism, report, code), correct)
     if not ctx.gpu.present and not ctx.emulator:
         return not_run(ctx.gpu.reason)
-    if mechanism.tool in sanitize.SANITIZERS:
+    if mechanism.tool == "schedule" and not ctx.emulator:
+        return not_run(mechanism.gpu_reason)
+    if mechanism.tool in sanitize.SANITIZERS or mechanism.tool == "schedule":
         binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
         limit = steps.limit(lab, mechanism.tool)
         if not ctx.emulator:
@@ -450,7 +453,7 @@ def mechanism_check(
             with steps.gpu():
                 run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, limit, env)
         elif mechanism.tool in sanitize.EMULATED_TOOLS:
-            run = sanitize.run_emulated(mechanism.tool, binary, checker, limit, env)
+            run = sanitize.run_emulated(mechanism.tool, binary, checker, limit, env, mechanism.schedule)
         else:
             return not_run(f"no GPU, and the CPU emulator has no {mechanism.tool}")
         steps.ran(mechanism.tool, run.outcome)

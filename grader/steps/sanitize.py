@@ -22,12 +22,13 @@ from grader.steps import suite
 SANITIZER_FOUND = 86
 # compute-sanitizer's tools, as labs.toml names a mechanism's tool and a check's name begins.
 SANITIZERS = ("memcheck", "racecheck", "synccheck", "initcheck")
-# The checks the CPU emulator makes (CML_EMU_CHECK); its initcheck is of shared memory, not global.
-EMULATED_TOOLS = ("memcheck", "racecheck", "initcheck")
+# The checks the CPU emulator makes (CML_EMU_CHECK); its initcheck is of shared memory, not global. Its schedule
+# check, of the runtime calls around host memory and streams, has no compute-sanitizer tool of the same name.
+EMULATED_TOOLS = ("memcheck", "racecheck", "initcheck", "schedule")
 PRINT_LIMIT = 10
 GRADED_CASES = ("--test-suite-exclude=stretch*",)  # doctest's filter: every case but the stretch's
 
-SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*)")
+SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*|SCHEDULE SUMMARY: [^\n]*)")
 
 
 @dataclass
@@ -47,7 +48,7 @@ def first_report(output: str, lines: int = 8) -> str:
         if not line.startswith("========="):
             continue
         body = line.removeprefix("=========").strip()
-        if not block and not re.search(r"Invalid|hazard|Race|Error|Uninitialized|Barrier|Warning", body):
+        if not block and not re.search(r"Invalid|hazard|Race|Error|error|Uninitialized|Barrier|Warning", body):
             continue
         if block and not body:
             break
@@ -74,11 +75,13 @@ def run_sanitizer(
 
 
 def run_emulated(
-    tool: str, binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None
+    tool: str, binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None, schedule: str = ""
 ) -> SanitizerRun:
-    """`tool` as the CPU emulator makes it, over the emulator's build of the test program."""
+    """`tool` as the CPU emulator makes it, over the emulator's build of the test program; for the schedule
+    check, the one aspect of it to report (`schedule`)."""
     checks = {
         "CML_EMU_CHECK": tool,
+        "CML_EMU_SCHEDULE": schedule,
         "CML_EMU_ERROR_EXITCODE": str(SANITIZER_FOUND),
         "CML_EMU_PRINT_LIMIT": str(PRINT_LIMIT),
     }
@@ -92,6 +95,6 @@ def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:
     summary = SUMMARY.search(output)
     # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).
     ended_normally = not outcome.timed_out and not outcome.crashed
-    found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK) SUMMARY: [1-9]", output)
+    found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK|SCHEDULE) SUMMARY: [1-9]", output)
     clean = ended_normally and not found
     return SanitizerRun(tool, outcome, clean, summary.group(1) if summary else "", first_report(output), run.all_passed)

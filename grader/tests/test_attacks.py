@@ -30,7 +30,7 @@ from grader.tests.attacks import VICTIMS, Attack, load_attacks
 SEED = 20261123
 ATTACKS = load_attacks()
 BUILDS = REPO_ROOT / "build-attacks"
-MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources")
+MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule")
 pytestmark = pytest.mark.slow
 
 

@@ -141,6 +141,14 @@ REJECTED_OBJECTS = {
     "creates a stream": (
         kernel(call="cudaStream_t s; CML_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));"),
         ["calls cudaStreamCreateWithFlags: creates a stream of its own"]),
+    # What Lab 10 teaches: refused in every other lab, allowed there (test_a_lab_allows_only_the_calls_it_teaches).
+    "pins host memory, on a stream of its own, with a callback": (
+        kernel("static void CUDART_CB done(void*) {}\n",
+               "cudaStream_t s; CML_CHECK(cudaStreamCreate(&s)); CML_CHECK(cudaHostRegister(c, 4, 0));"
+               "CML_CHECK(cudaLaunchHostFunc(s, done, nullptr)); CML_CHECK(cudaHostUnregister(c));"
+               "CML_CHECK(cudaStreamDestroy(s));"),
+        ["calls cudaStreamCreate: creates a stream of its own", "calls cudaHostRegister: allocates page-locked",
+         "calls cudaLaunchHostFunc: runs host code from a stream"]),
     "sets a device limit": (
         kernel(call="CML_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));"),
         ["calls cudaDeviceSetLimit: changes a device-wide limit"]),
@@ -257,7 +265,23 @@ def test_the_texture_calls_pass_where_the_lab_allows_them_and_nothing_else_does(
     assert any(
         "cudaStreamCreate" in problem for problem in integrity.check_object(stream, interface, lab_calls=lab_calls)
     )
-    assert [lab.name for lab in load_config().labs if lab.allowed_calls] == ["12_readonly_texture"]
+    assert lab_calls <= symbols.TEACHABLE_CALLS, "a lab may allow only calls it can teach"
+
+
+def test_a_lab_allows_only_the_calls_it_teaches(objects, interface):
+    """Lab 10 teaches streams and pinned memory (labs.toml: allowed_calls): its allowance lifts those refusals,
+    for its kernel.cu alone, and never that of a call no lab may allow (a host callback)."""
+    name = "pins host memory, on a stream of its own, with a callback"
+    assert isinstance(objects[name], Path), objects[name]
+    labs = {lab.name: lab.allowed_calls for lab in load_config().labs}
+    assert [lab for lab, allowed in labs.items() if allowed] == ["10_host_memory", "12_readonly_texture"]
+    assert labs["10_host_memory"] <= symbols.TEACHABLE_CALLS, "a lab may allow only calls it can teach"
+    problems = "\n".join(integrity.check_object(objects[name], interface, lab_calls=labs["10_host_memory"]))
+    assert "cudaStreamCreate" not in problems and "cudaHostRegister" not in problems, problems
+    assert "calls cudaLaunchHostFunc: runs host code from a stream" in problems, problems
+    anything = frozenset({"cudaLaunchHostFunc", "cudaStreamCreate"})  # a labs.toml that asks for more
+    problems = "\n".join(integrity.check_object(objects[name], interface, lab_calls=anything))
+    assert "cudaLaunchHostFunc" in problems and "cudaHostRegister" in problems, problems
 
 
 @pytest.mark.parametrize("name", REJECTED_INCLUDES)

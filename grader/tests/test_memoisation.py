@@ -54,7 +54,7 @@ def wrong_launch(config, tree: build.BuildTree, lab: str, tmp_path) -> tuple[str
 
 
 def test_every_memoising_attack_is_tested_here():
-    assert set(MEMOISERS) == {"02_dot_product", "04_tiled_gemm"}
+    assert set(MEMOISERS) == {"02_dot_product", "04_tiled_gemm", "10_host_memory"}
 
 
 def test_a_gemm_that_copies_back_a_kept_c_is_wrong_where_the_refresh_negated_a_row_of_a(memoisers, config, tmp_path):
@@ -67,3 +67,12 @@ def test_a_dot_product_that_writes_back_a_kept_sum_is_wrong_by_what_the_refresh_
     _, got, want = wrong_launch(config, memoisers, "02_dot_product", tmp_path)
     # 16 elements of a negated, each moving the sum by 2 the same way: the kept sum is 32 away.
     assert abs(got - want) == 32
+
+
+def test_a_pipeline_that_copies_back_a_kept_result_is_wrong_where_the_refresh_negated_an_input(
+    memoisers, config, tmp_path
+):
+    _, got, want = wrong_launch(config, memoisers, "10_host_memory", tmp_path)
+    # The kept result is p(x) of an input the refresh has since negated: it differs from p(-x) by at least 1/2
+    # (tests/10_host_memory/reference.hpp).
+    assert abs(got - want) >= 0.5

@@ -22,6 +22,7 @@ LABS = [
     "07_constant_memory",
     "08_registers_local_memory",
     "09_occupancy",
+    "10_host_memory",
     "11_histogram_atomics",
     "12_readonly_texture",
 ]

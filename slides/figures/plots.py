@@ -339,7 +339,7 @@ def constant_memory(cal: Calibration, labs: dict[str, Bench]):
 def yours(lab: str, mine: Bench, reference: Bench, device: str | None):
     """The learner's kernels next to the reference solution's, from the learner's own .results/grade.json."""
     fig, ax = _figure(
-        f"Lab {lab[1]}: yours ({device or 'your GPU'}) and the reference solution (H100)",
+        f"Lab {int(lab[:2])}: yours ({device or 'your GPU'}) and the reference solution (H100)",
         ".results/grade.json (your last ./cml grade) and " + LAB,
         size=(11, 4.6),
     )

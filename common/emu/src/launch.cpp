@@ -13,6 +13,7 @@
 #include "cml_emu/launch.hpp"
 #include "options.hpp"
 #include "runtime_state.hpp"
+#include "schedule.hpp"
 #include "worker.hpp"
 
 namespace cml_emu {
@@ -115,12 +116,19 @@ void at_exit()
 {
     const Options& o = options();
     if (!o.profile.empty()) write_profile();
-    const bool found = o.any_check() && print_summaries();
+    const bool found_by_schedule = o.schedule && schedule::print_summary();
+    const bool found = (o.any_check() && print_summaries()) || found_by_schedule;
     std::fflush(nullptr);
     if (found) _exit(o.error_exitcode);
 }
 
 }  // namespace
+
+void report_at_exit()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { std::atexit(at_exit); });
+}
 
 cudaError_t refuse_launch(cudaError_t error)
 {
@@ -132,8 +140,7 @@ cudaError_t run_kernel(const void* kernel, const LaunchConfig& config, ThreadBod
                        std::size_t closure_bytes)
 {
     const Options& o = options();
-    static std::once_flag once;
-    std::call_once(once, [] { std::atexit(at_exit); });
+    report_at_exit();
     const std::uint64_t threads = std::uint64_t(config.block.x) * config.block.y * config.block.z;
     const std::uint64_t blocks = std::uint64_t(config.grid.x) * config.grid.y * config.grid.z;
     if (threads == 0 || threads > std::uint64_t(device::kMaxThreadsPerBlock) || config.block.z > 64 || blocks == 0 ||
@@ -156,6 +163,7 @@ cudaError_t run_kernel(const void* kernel, const LaunchConfig& config, ThreadBod
     if (o.shared_tracking())
         for (auto& w : p.workers())
             if (!w->shadow) w->shadow = std::make_unique<SharedShadow>();
+    schedule::kernel(config.stream);
     const cudaError_t failure = p.run(launch);
     note_static_shared(kernel, p.static_shared());
     if (o.watching()) {

@@ -23,12 +23,15 @@ Options read_options()
             o.memcheck |= all || tool == "memcheck";
             o.racecheck |= all || tool == "racecheck";
             o.initcheck |= all || tool == "initcheck";
-            if (!all && tool != "memcheck" && tool != "racecheck" && tool != "initcheck" && !tool.empty())
+            o.schedule |= tool == "schedule";  // not in "all": it judges only the calls a test marks
+            if (!all && tool != "memcheck" && tool != "racecheck" && tool != "initcheck" && tool != "schedule" &&
+                !tool.empty())
                 std::fprintf(stderr, "cml_emu: CML_EMU_CHECK: no check named '%s' (there are memcheck, racecheck, "
-                                     "initcheck and all)\n", tool.c_str());
+                                     "initcheck, all and schedule)\n", tool.c_str());
         }
     }
     if (const char* profile = std::getenv("CML_EMU_PROFILE")) o.profile = profile;
+    if (const char* aspects = std::getenv("CML_EMU_SCHEDULE")) o.schedule_aspects = aspects;
     o.print_limit = env_int("CML_EMU_PRINT_LIMIT", o.print_limit);
     o.error_exitcode = env_int("CML_EMU_ERROR_EXITCODE", o.error_exitcode);
     o.workers = env_int("CML_EMU_WORKERS", 0);

@@ -10,6 +10,8 @@ struct Options {
     bool racecheck = false;  // "racecheck": shared-memory hazards between barriers
     bool initcheck = false;  // "initcheck": reads of shared memory no thread of the block wrote
     std::string profile;     // CML_EMU_PROFILE: per-line counters, as JSON to this path ("-": the table only)
+    bool schedule = false;   // "schedule": host memory and streams, at the end of each watched call (schedule.hpp)
+    std::string schedule_aspects;  // CML_EMU_SCHEDULE: which of the schedule's findings to report ("": all)
     int print_limit = 10;    // CML_EMU_PRINT_LIMIT: findings printed per tool
     int error_exitcode = 86; // CML_EMU_ERROR_EXITCODE: the exit status when a check found anything
     int workers = 0;         // CML_EMU_WORKERS: OS threads that run blocks (0: one per core)

@@ -17,6 +17,7 @@ extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(std::uint32_t))
 
 #include "options.hpp"
 #include "profile_report.hpp"
+#include "schedule.hpp"
 #include "symbolize.hpp"
 
 namespace cml_emu {
@@ -99,6 +100,7 @@ LineCounters count_request(Space space, bool store, bool atomic, unsigned size, 
 
 int push_range(const char* message)
 {
+    schedule::range_pushed(message);
     Session& s = session();
     std::lock_guard<std::mutex> lock(s.mutex);
     s.ranges.emplace_back(message ? message : "");
@@ -107,6 +109,7 @@ int push_range(const char* message)
 
 int pop_range()
 {
+    schedule::range_popped();
     Session& s = session();
     std::lock_guard<std::mutex> lock(s.mutex);
     if (s.ranges.empty()) return -1;

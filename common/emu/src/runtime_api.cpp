@@ -17,6 +17,7 @@
 #include "memory.hpp"
 #include "options.hpp"
 #include "runtime_state.hpp"
+#include "schedule.hpp"
 
 namespace cml_emu {
 namespace {
@@ -51,6 +52,15 @@ bool device_side(cudaMemcpyKind kind, bool destination)
     case cudaMemcpyDeviceToDevice: return true;
     default: return false;
     }
+}
+
+// A copy between the host and the device, for the schedule check (schedule.hpp).
+void note_host_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream, bool async)
+{
+    const bool to_host = kind == cudaMemcpyDeviceToHost || (kind == cudaMemcpyDefault && !is_device_range(dst, count));
+    const bool from_host = kind == cudaMemcpyHostToDevice || (kind == cudaMemcpyDefault && !is_device_range(src, count));
+    if (to_host == from_host) return;  // device to device, or host to host
+    schedule::host_copy(to_host ? dst : src, count, to_host, stream, async);
 }
 
 cudaError_t copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
@@ -180,6 +190,8 @@ cudaError_t api_result(cudaError_t error) { return record(error); }
 
 void set_launch_error(cudaError_t error) { record(error); }
 
+cudaError_t api_result(cudaError_t error) { return record(error); }
+
 void set_sticky_error(cudaError_t error)
 {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -206,28 +218,35 @@ cudaError_t cudaFree(void* pointer)
     return record(cml_emu::free_global(pointer) ? cudaSuccess : cudaErrorInvalidValue);
 }
 
-// Pinned host memory is ordinary host memory here (the benchmark reads results back through it).
+// Pinned host memory is ordinary host memory here (the benchmark reads results back through it); the schedule
+// check knows it as pinned.
 cudaError_t cudaMallocHost(void** pointer, size_t size)
 {
     if (!pointer) return record(cudaErrorInvalidValue);
     *pointer = std::malloc(size == 0 ? 1 : size);
+    if (*pointer) cml_emu::schedule::pinned(*pointer, size);
     return record(*pointer ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaFreeHost(void* pointer)
 {
+    cml_emu::schedule::unpinned(pointer);
     std::free(pointer);
     return record(cudaSuccess);
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
 {
-    return cml_emu::copy(dst, src, count, kind);
+    const cudaError_t error = cml_emu::copy(dst, src, count, kind);
+    if (error == cudaSuccess) cml_emu::note_host_copy(dst, src, count, kind, nullptr, false);
+    return error;
 }
 
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t)
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cml_emu::copy(dst, src, count, kind);
+    const cudaError_t error = cml_emu::copy(dst, src, count, kind);
+    if (error == cudaSuccess) cml_emu::note_host_copy(dst, src, count, kind, stream, true);
+    return error;
 }
 
 cudaError_t cudaMemset(void* pointer, int value, size_t count) { return cml_emu::fill(pointer, value, count); }
@@ -335,8 +354,17 @@ cudaError_t cudaDriverGetVersion(int* version)
     return record(cudaSuccess);
 }
 
-cudaError_t cudaDeviceSynchronize(void) { return record(cudaSuccess); }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return record(cudaSuccess); }
+cudaError_t cudaDeviceSynchronize(void)
+{
+    cml_emu::schedule::synchronised_device();
+    return record(cudaSuccess);
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    cml_emu::schedule::synchronised_stream(stream);
+    return record(cudaSuccess);
+}
 cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
 
 cudaError_t cudaGetLastError(void)
@@ -631,7 +659,9 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t stream, cudaStreamAttrID attribu
 
 cudaError_t cudaEventCreate(cudaEvent_t* event)
 {
+    if (!event) return record(cudaErrorInvalidValue);
     *event = reinterpret_cast<cudaEvent_t>(new cml_emu::Event);
+    cml_emu::schedule::event_created(*event);
     return record(cudaSuccess);
 }
 
@@ -639,21 +669,33 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) { return 
 
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
+    cml_emu::schedule::event_destroyed(event);
     delete reinterpret_cast<cml_emu::Event*>(event);
     return record(cudaSuccess);
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t)
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
     auto* e = reinterpret_cast<cml_emu::Event*>(event);
     if (!e) return record(cudaErrorInvalidResourceHandle);
+    cml_emu::schedule::event_recorded(event, stream);
     e->at = std::chrono::steady_clock::now();
     e->recorded = true;
     return record(cudaSuccess);
 }
 
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return record(cudaSuccess); }
-cudaError_t cudaEventQuery(cudaEvent_t) { return record(cudaSuccess); }
+// Every call has finished when it returns here: an event is always reached, and a query says so.
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    cml_emu::schedule::synchronised_event(event);
+    return record(cudaSuccess);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+    cml_emu::schedule::synchronised_event(event);
+    return record(cudaSuccess);
+}
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end)
 {

@@ -110,14 +110,35 @@ NOT_NEEDED = (
 )
 
 
+# Calls a lab may allow because it teaches them (grader/labs.toml: allowed_calls), refused in every other lab (for
+# the reasons of FORBIDDEN, or as not needed). Lab 10's streams, events and pinned memory: its benchmark times the
+# whole call on the host's clock, after a device-wide synchronise, so no work of them escapes its timer
+# (SECURITY.md). Lab 12's texture objects: they read an image, and no other lab needs one. Callbacks, graphs,
+# threads and the rest of FORBIDDEN stay refused everywhere: no lab may allow them.
+TEACHABLE_CALLS = frozenset({
+    # streams of one's own
+    "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaStreamDestroy",
+    "cudaStreamQuery", "cudaStreamWaitEvent",
+    # events that order streams
+    "cudaEventCreate", "cudaEventCreateWithFlags", "cudaEventRecord", "cudaEventRecordWithFlags",
+    "cudaEventSynchronize", "cudaEventQuery", "cudaEventDestroy",
+    # page-locked host memory
+    "cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
+    "cudaHostGetDevicePointer",
+    # texture objects, and the CUDA arrays and channel formats they read
+    "cudaMallocArray", "cudaFreeArray", "cudaMemcpy2DToArray", "cudaCreateChannelDesc", "cudaCreateTextureObject",
+    "cudaDestroyTextureObject",
+})  # fmt: skip
+
+
 def allowed_call(name: str, readable: str, lab_calls: frozenset[str] = frozenset()) -> bool:
-    """Whether a kernel.cu may call `name`: every lab's allow-list, or `lab_calls`, what its lab alone may call
-    besides (labs.toml: allowed_calls)."""
+    """Whether a kernel.cu may call `name`: every lab's allow-list, or what its lab teaches (labs.toml:
+    allowed_calls), of TEACHABLE_CALLS alone."""
     if readable.startswith("std::ios_base::Init::"):
         return True  # <iostream>'s global object: code.startup_code says why it is refused
     return (
-        name in CUDA_CALLS
-        or name in lab_calls
+        name in lab_calls & TEACHABLE_CALLS
+        or name in CUDA_CALLS
         or name in CML_HELPERS
         or C_LIBRARY.match(name) is not None
         or CXX_RUNTIME.match(readable) is not None
@@ -133,7 +154,7 @@ def call_reason(readable: str) -> str:
 
 
 def calls(obj: ObjectFile, lab_calls: frozenset[str] = frozenset()) -> list[str]:
-    """Every undefined symbol not on the allow-list, nor among `lab_calls` (what the lab alone may call besides),
+    """Every undefined symbol not on the allow-list, nor among the TEACHABLE_CALLS its lab allows (`lab_calls`),
     with why. exit, atexit and the registration calls are left to code.nvcc_only_calls, which checks who makes
     them."""
     needed = sorted(obj.undefined() - nvcc.REGISTRATION_CALLS - {"exit"})

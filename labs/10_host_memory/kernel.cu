@@ -1,0 +1,80 @@
+// Lab 10: host memory. The only file you edit; the handout is README.md beside it.
+// The same pipeline each time: host to GPU, a polynomial of each element, back to host. Part A pins the host
+// memory and copies it with cudaMemcpyAsync; Part B cuts the array into chunks over several streams, so that
+// the copies of some chunks overlap the arithmetic of others.
+#include <algorithm>
+
+#include "host_memory.hpp"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+__global__ void polynomial_kernel(const float* __restrict__ in, float* __restrict__ out, int n)
+{
+    const int i = int(blockIdx.x) * blockDim.x + int(threadIdx.x);
+    if (i < n) out[i] = polynomial(in[i]);
+}
+
+void launch_polynomial(const float* in, float* out, int n, cudaStream_t stream)
+{
+    polynomial_kernel<<<cml::ceil_div(n, kBlock), kBlock, 0, stream>>>(in, out, n);
+    CML_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+// ---- Part A: pinned memory ----
+
+void pipeline_pinned(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_dev = nullptr;
+    float* out_dev = nullptr;
+    CML_CHECK(cudaMalloc(&in_dev, bytes));
+    CML_CHECK(cudaMalloc(&out_dev, bytes));
+    cudaStream_t stream = nullptr;  // the default stream, until TODO 1 creates one
+    // TODO 1: page-lock the caller's buffers and create a stream. Then delete the CML_TODO line.
+    //   Hint: cudaHostRegister(pointer, bytes, cudaHostRegisterDefault) on in (cast away its const: registering
+    //   reads nothing) and on out; cudaStreamCreate(&stream). Check each call with CML_CHECK.
+    CML_TODO("TODO 1: pin in and out, and create a stream (labs/10_host_memory/kernel.cu)");
+
+    // TODO 2: copy in to in_dev with cudaMemcpyAsync on the stream, launch the polynomial on the same stream,
+    //   copy out_dev back to out, and wait for the stream. Then delete the CML_TODO line.
+    //   Hint: launch_polynomial already takes a stream. Until the stream is synchronised, out is not yours to
+    //   read, and neither is it the caller's.
+    CML_TODO("TODO 2: copy in, compute, copy back, on one stream (labs/10_host_memory/kernel.cu)");
+    launch_polynomial(in_dev, out_dev, n, stream);
+
+    // TODO 3: undo TODO 1: cudaStreamDestroy, and cudaHostUnregister of in and out. Then delete the CML_TODO
+    //   line. A pinned page or a stream left behind outlives the call, and fails the lab.
+    CML_TODO("TODO 3: destroy the stream and unpin the buffers (labs/10_host_memory/kernel.cu)");
+    CML_CHECK(cudaFree(in_dev));
+    CML_CHECK(cudaFree(out_dev));
+    (void)in;
+    (void)out;
+}
+
+// ---- Part B: copies that overlap the GPU's work ----
+
+void pipeline_overlapped(const float* in, float* out, int n)
+{
+    // TODO 4: pin in and out as in Part A, allocate in_dev and out_dev, and create kStreams streams. Then delete
+    //   the CML_TODO line.
+    //   Hint: cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), so that no stream waits for the default one.
+    CML_TODO("TODO 4: pin, allocate, and create kStreams streams (labs/10_host_memory/kernel.cu)");
+
+    // TODO 5: cut [0, n) into kChunks chunks of cml::ceil_div(n, kChunks) floats (the last one shorter, and none
+    //   at all where n < kChunks leaves them empty). Give chunk c to stream c % kStreams: its copy in, its
+    //   polynomial and its copy back, all three on that stream, at the chunk's offset. Then delete the CML_TODO line.
+    //   Hint: the handout draws the timeline this makes ("Three engines, one timeline").
+    CML_TODO("TODO 5: each chunk's copy in, polynomial and copy back on its stream (labs/10_host_memory/kernel.cu)");
+
+    // TODO 6: wait for every stream, then destroy them, free the device memory and unpin in and out. Then delete
+    //   the CML_TODO line.
+    CML_TODO("TODO 6: synchronise, then release everything (labs/10_host_memory/kernel.cu)");
+    (void)in;
+    (void)out;
+    (void)n;
+}

@@ -1,0 +1,102 @@
+// Lab 10 benchmark: 64M floats (256 MB) from host memory to the GPU, a polynomial of degree kDegree of each, and
+// back. Napkin math: per element 4 bytes each way over the bus and 2 kDegree flops; each function is the whole
+// pipeline, so the time is the host's clock around the call and a device-wide synchronise (cml/launches.hpp),
+// and every output is checked in host memory after every call. The baseline copies from and to the caller's
+// pageable memory, serially.
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "baseline.hpp"
+#include "cml/bench.hpp"
+#include "cml/compare.hpp"
+#include "cml/device_buffer.hpp"
+#include "host_memory.hpp"
+#include "reference.hpp"
+
+namespace {
+
+constexpr long long kDefaultSize = 1LL << 26;
+
+// One instance: its input in ordinary host memory, a pristine copy to compare it with after every call, its
+// output in host memory and the results it must hold.
+struct Instance {
+    std::vector<float> in;
+    std::vector<float> pristine;
+    std::vector<float> out;
+    std::vector<double> want;
+
+    explicit Instance(int n)
+        : in(cml::random_floats(std::size_t(n))), pristine(in), out(std::size_t(n)), want(polynomial_reference(in))
+    {
+    }
+
+    // Before every call (cml/instances.hpp): a few inputs with |x| >= 1/4 negated, each moving its result by at
+    // least 1/2 (reference.hpp).
+    void refresh()
+    {
+        const auto at = cml::draw_positions(in.size(), cml::kRefreshed, [&](std::size_t j) {
+            return std::fabs(pristine[j]) >= 0.25f;
+        });
+        for (std::size_t j : at) {
+            pristine[j] = in[j] = -pristine[j];
+            want[j] = polynomial_reference({in[j]})[0];
+        }
+    }
+
+    void poison() { std::memset(out.data(), cml::kPoisonByte, out.size() * sizeof(float)); }
+
+    // "" when the input is as it was given; otherwise where it first differs, after putting it back.
+    std::string restore_input()
+    {
+        for (std::size_t j = 0; j < in.size(); ++j) {
+            if (in[j] == pristine[j]) continue;
+            const std::string what = "in[" + std::to_string(j) + "] is " + std::to_string(in[j]) + " where " +
+                                     std::to_string(pristine[j]) + " was given";
+            in = pristine;
+            return what;
+        }
+        return "";
+    }
+};
+
+void bench(const cml::BenchArgs& args, cml::BenchReport& report)
+{
+    const int n = int(args.size ? args.size : kDefaultSize);
+    std::vector<Instance> instances = cml::make_instances<Instance>(n);
+    report.problem = "n = " + std::to_string(n) + " floats; per element 4 bytes each way between host and GPU and " +
+                     std::to_string(2 * kDegree) + " flops; host clock around each whole call";
+
+    auto pipeline = [&](std::string group, std::string name, std::string role,
+                        void (*function)(const float*, float*, int)) {
+        cml::KernelUnderTest k;
+        k.group = std::move(group);
+        k.name = std::move(name);
+        k.role = std::move(role);
+        k.whole_pipeline = true;
+        k.refresh = [&](int i) { instances[i].refresh(); };
+        k.prepare = [&](int i) { instances[i].poison(); };
+        k.launch = [&, function](int i) { function(instances[i].in.data(), instances[i].out.data(), n); };
+        k.verify = [&](int i) { return cml::compare(instances[i].out, instances[i].want, polynomial_tolerance()); };
+        k.restore_inputs = [&](int i) { return instances[i].restore_input(); };
+        k.bytes = 8.0 * n;
+        k.flops = 2.0 * kDegree * n;
+        return k;
+    };
+    // Each part against the same baseline, measured beside it: a group each (grader/labs.toml).
+    struct Part {
+        const char* group;
+        const char* name;
+        void (*function)(const float*, float*, int);
+    };
+    for (const Part& part : {Part{"A: pinned", "pinned", pipeline_pinned},
+                             Part{"B: overlapped", "overlapped", pipeline_overlapped}}) {
+        report.run(pipeline(part.group, "pageable, serial", "baseline", pipeline_pageable), args);
+        report.run(pipeline(part.group, part.name, "student", part.function), args);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return cml::bench_main(argc, argv, "10_host_memory", bench); }

@@ -1,0 +1,134 @@
+// Correctness of Lab 10: each pipeline, host to host, against the CPU reference at awkward and random sizes, with
+// its input compared to a pristine copy after every call and a guard zone after its output.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <vector>
+
+#include "cml/compare.hpp"
+#include "cml/device_buffer.hpp"
+#include "cml/gpu_test.hpp"
+#include "cml/grader_sizes.hpp"
+#include "cml/random.hpp"
+#include "cml/watched_call.hpp"
+#include "host_memory.hpp"
+#include "reference.hpp"
+
+namespace {
+
+// A part's function, its name, and what the schedule check expects of each call (cml/watched_call.hpp).
+struct Pipeline {
+    void (*function)(const float*, float*, int);
+    const char* name;
+    unsigned expects;
+};
+
+const Pipeline kPinned = {pipeline_pinned, "pipeline_pinned", cml::kExpectPinnedCopies};
+const Pipeline kOverlapped = {pipeline_overlapped, "pipeline_overlapped",
+                              cml::kExpectPinnedCopies | cml::kExpectTwoStreams};
+
+// Host memory as the pipeline left it, through the device and back: the checker, which runs none of kernel.cu,
+// reads these values from the record (cml/record.hpp).
+std::vector<float> recorded(const std::vector<float>& values)
+{
+    cml::DeviceBuffer<float> on_device(values);
+    return on_device.download();
+}
+
+constexpr int kGuard = 1024;
+constexpr float kSentinel = 12345.0f;
+
+// One call of the pipeline on n random floats: its output must match the reference, not one of the kGuard floats
+// after out[n - 1] may change, and its input must be exactly what it was given.
+void check_call(const Pipeline& pipeline, int n)
+{
+    CAPTURE(n);
+    const std::vector<float> pristine = cml::random_floats(std::size_t(n));
+    std::vector<float> in = pristine;
+    std::vector<float> out(std::size_t(n) + kGuard, kSentinel);
+    // A single float is a single chunk: no second stream has anything to do.
+    const unsigned expects = n < 2 ? pipeline.expects & ~cml::kExpectTwoStreams : pipeline.expects;
+    cml::watched_call(pipeline.name, expects, [&] { pipeline.function(in.data(), out.data(), n); });
+
+    const std::vector<float> after = recorded(out);
+    int overwritten = 0;
+    for (std::size_t i = std::size_t(n); i < after.size(); ++i) overwritten += after[i] != kSentinel;
+    CHECK_MESSAGE(overwritten == 0, overwritten << " of the " << kGuard << " floats after out[n-1] were written");
+    const std::vector<float> written(after.begin(), after.begin() + n);
+    const cml::Comparison result = cml::compare(written, polynomial_reference(pristine), polynomial_tolerance());
+    CHECK_MESSAGE(result.ok, result.describe());
+
+    const std::vector<float> input_after = recorded(in);
+    std::size_t changed = 0;
+    for (std::size_t i = 0; i < pristine.size(); ++i) changed += input_after[i] != pristine[i];
+    CHECK_MESSAGE(changed == 0, changed << " of the " << n << " input floats were changed");
+}
+
+// Sizes at the edges of blocks and of Part B's chunks: fewer elements than chunks, one more than a multiple.
+const std::vector<int> kEdges = {0, 1, 3, kChunks - 1, kChunks + 1, 255, 257, 4097, 65'537, 1'000'003};
+
+std::vector<int> random_sizes(int count, int largest)
+{
+    std::uniform_int_distribution<int> size(1, largest);
+    std::vector<int> sizes;
+    for (int i = 0; i < count; ++i) sizes.push_back(size(cml::rng()));
+    return sizes;
+}
+
+// Two calls in a row, the second on different data: a result kept from the first call is wrong in the second.
+void check_two_calls(const Pipeline& pipeline)
+{
+    for (int n : {4097, 4097, 100'003}) check_call(pipeline, n);
+}
+
+}  // namespace
+
+TEST_SUITE("A: pinned")
+{
+    TEST_CASE("pinned: matches the CPU reference for 0, 1, 3, 15, 17, 255, 257, 4097, 65537 and 1000003 floats, "
+              "output and nothing past it, input untouched" *
+              cml::needs_gpu())
+    {
+        for (int n : kEdges) check_call(kPinned, n);
+    }
+
+    TEST_CASE("pinned: matches the CPU reference at 8 random sizes up to 3000000" * cml::needs_gpu())
+    {
+        for (int n : random_sizes(8, 3'000'000)) check_call(kPinned, n);
+    }
+
+    TEST_CASE("pinned: each call computes its own inputs, none from the call before" * cml::needs_gpu())
+    {
+        check_two_calls(kPinned);
+    }
+
+    TEST_CASE("pinned: matches at the sizes the grader drew for this run" * cml::needs_grader_sizes())
+    {
+        for (const std::vector<int>& size : cml::grader_sizes(1, "n")) check_call(kPinned, size[0]);
+    }
+}
+
+TEST_SUITE("B: overlapped")
+{
+    TEST_CASE("overlapped: matches the CPU reference for 0, 1, 3, 15, 17, 255, 257, 4097, 65537 and 1000003 "
+              "floats, output and nothing past it, input untouched" *
+              cml::needs_gpu())
+    {
+        for (int n : kEdges) check_call(kOverlapped, n);
+    }
+
+    TEST_CASE("overlapped: matches the CPU reference at 8 random sizes up to 3000000" * cml::needs_gpu())
+    {
+        for (int n : random_sizes(8, 3'000'000)) check_call(kOverlapped, n);
+    }
+
+    TEST_CASE("overlapped: each call computes its own inputs, none from the call before" * cml::needs_gpu())
+    {
+        check_two_calls(kOverlapped);
+    }
+
+    TEST_CASE("overlapped: matches at the sizes the grader drew for this run" * cml::needs_grader_sizes())
+    {
+        for (const std::vector<int>& size : cml::grader_sizes(1, "n")) check_call(kOverlapped, size[0]);
+    }
+}
