@@ -190,8 +190,6 @@ cudaError_t api_result(cudaError_t error) { return record(error); }
 
 void set_launch_error(cudaError_t error) { record(error); }
 
-cudaError_t api_result(cudaError_t error) { return record(error); }
-
 void set_sticky_error(cudaError_t error)
 {
     std::lock_guard<std::mutex> lock(g_mutex);

@@ -16,8 +16,6 @@ cudaError_t api_result(cudaError_t error);
 void set_launch_error(cudaError_t error);
 // A kernel that failed: every later call returns it, as after a fault on a GPU.
 void set_sticky_error(cudaError_t error);
-// An API call's result: an error is kept for cudaGetLastError; once a kernel failed, its error instead.
-cudaError_t api_result(cudaError_t error);
 // The checks' summaries and exit status at the program's end: from the first launch, or the first watched call.
 void report_at_exit();
 
