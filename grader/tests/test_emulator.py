@@ -203,9 +203,9 @@ def test_racecheck_tracks_bytes_as_compute_sanitizer_does(selftest, config):
 def assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab: str):
     by_category = {category: [c for c in grade.checks if c.category is category] for category in Category}
     gpu_only = {m.name: m.gpu_only for m in config.lab(lab).mechanisms if m.gpu_only}
-    # The compiler's resource report is nvcc's, read as on a GPU: nothing of it is emulated, and it says so by
-    # bearing no emulator mark.
-    from_nvcc = {m.name for m in config.lab(lab).mechanisms if m.tool == "resources"}
+    # The compiler's resource report and the object's machine code are nvcc's, read as on a GPU: nothing of them
+    # is emulated, and they say so by bearing no emulator mark.
+    from_nvcc = {m.name for m in config.lab(lab).mechanisms if m.tool in ("resources", "sass")}
     for check in by_category[Category.CORRECTNESS] + by_category[Category.MECHANISM]:
         if check.name in gpu_only:  # not run here, and the report says why: never passed
             assert (check.status, check.detail) == (Status.NOT_RUN, f"counted on a GPU only: {gpu_only[check.name]}")
