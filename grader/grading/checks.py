@@ -159,14 +159,18 @@ RESOURCE_BOUNDS = (
 )
 
 
+def unreadable(mechanism: MechanismCheck, problem: str, no_tool: bool) -> Check:
+    """A check of the compiled object whose report could not be read: failed, since the object is the
+    submission's, unless this machine lacks the tool to read it (not run)."""
+    status = Status.NOT_RUN if no_tool else Status.FAILED
+    return Check(mechanism.name, Category.MECHANISM, status, problem, "" if no_tool else mechanism.hint)
+
+
 def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
     """Every kernel of the student's object within the check's bounds, by the compiler's resource report. An
     unreadable report fails (the object is the submission's), unless the machine has no tool to read it."""
     if not report.read:
-        status = Status.NOT_RUN if report.no_tool else Status.FAILED
-        return Check(
-            mechanism.name, Category.MECHANISM, status, report.problem, "" if report.no_tool else mechanism.hint
-        )
+        return unreadable(mechanism, report.problem, report.no_tool)
     if not report.kernels:
         detail = "the compiled kernel.cu holds no kernel, so there is nothing to judge"
         return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
@@ -203,8 +207,7 @@ def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:
         return Check(name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
 
     if not report.read:
-        status = Status.NOT_RUN if report.no_tool else Status.FAILED
-        return Check(name, Category.MECHANISM, status, report.problem, "" if report.no_tool else mechanism.hint)
+        return unreadable(mechanism, report.problem, report.no_tool)
     if mechanism.sass == "texture fetches":
         fetches = report.fetches()
         if not any(load.value_read for load in fetches):

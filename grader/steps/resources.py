@@ -80,11 +80,11 @@ def read_report(obj: Path, tool: Path | None) -> ResourceReport:
     return report
 
 
-def dump(obj: Path, tool: Path, what: str) -> proc.Outcome:
-    """cuobjdump `what` of the object, in the sandbox, its output bounded."""
-    command = [str(tool), what, str(obj)]
+def dump(obj: Path, tool: Path, what: str, env: tuple[str, ...] = (), output_limit: int = OUTPUT_LIMIT) -> proc.Outcome:
+    """cuobjdump `what` of the object, in the sandbox, its output bounded; `env`: NAME=VALUE settings for it."""
+    command = [*(["env", *env] if env else []), str(tool), what, str(obj)]
     wrapped = sandbox.step_command(command, [obj, tool.resolve().parent], None, Path("/"), limits=sandbox.TOOL_LIMITS)
-    return proc.run(wrapped, TIMEOUT_S, output_limit=OUTPUT_LIMIT)
+    return proc.run(wrapped, TIMEOUT_S, output_limit=output_limit)
 
 
 def said(ran: proc.Outcome, obj: Path) -> str:

@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.execution import proc, sandbox
 from grader.steps import resources
 from grader.steps.integrity.elf import demangle
 
@@ -97,9 +96,8 @@ def read_report(obj: Path, folders: list[Path]) -> SassReport:
         return SassReport(problem=f"{UNREADABLE}: no compiled object")
     obj = obj.resolve()
     # cuobjdump runs nvdisasm, which it looks for on PATH or where NVDISASM_PATH says: not always beside itself.
-    command = ["env", f"NVDISASM_PATH={disassembler.parent}", str(tool), "-sass", str(obj)]
-    wrapped = sandbox.step_command(command, [obj, tool.resolve().parent], None, Path("/"), limits=sandbox.TOOL_LIMITS)
-    ran = proc.run(wrapped, resources.TIMEOUT_S, output_limit=resources.OUTPUT_LIMIT * 16)
+    nvdisasm_path = (f"NVDISASM_PATH={disassembler.parent}",)
+    ran = resources.dump(obj, tool, "-sass", env=nvdisasm_path, output_limit=resources.OUTPUT_LIMIT * 16)
     if not ran.ok:
         return SassReport(
             problem=f"{UNREADABLE}: {resources.TOOL} -sass {ran.how_it_ended()}: {resources.said(ran, obj)}"
