@@ -419,7 +419,9 @@ def command_calibrate(args, console: Console) -> int:
         done = read_measurements(args.measurements, session.device).get("step_seconds" if args.times_only else "labs")
         labs = [lab for lab in labs if lab.name not in (done or {})]
     with console.status("") as status:
-        context = session.build(status.update)
+        # Into a log (no terminal), each step as a line: a calibration takes minutes, and a spinner shows nothing.
+        say = status.update if console.is_terminal else lambda text: console.print(escape(text))
+        context = session.build(say)
         timed = functools.partial(time_steps, context)
         path, measured = calibrate(
             session.config,
@@ -429,7 +431,7 @@ def command_calibrate(args, console: Console) -> int:
             labs,
             args.measurements,
             args.output,
-            status.update,
+            say,
             timed,
             args.times_only,
         )

@@ -7,8 +7,7 @@ other program (grader/execution/gpu_turn.py). An ncu run holds it shared: its co
 Reader-preferring: a shared holder starts whenever no exclusive one holds the GPU, even while one waits. A
 run's shared work is finite (its labs' tests, sanitizers and ncu runs), so no benchmark waits forever, and the
 run ends soonest when that work overlaps as much as it can. Under writer preference one benchmark waiting for
-Lab 4's racecheck (about 20 s on the H100) kept every other lab's tests and sanitizers waiting as well (issue
-17)."""
+Lab 4's racecheck (about 20 s on the H100) kept every other lab's tests and sanitizers waiting as well."""
 
 from __future__ import annotations
 

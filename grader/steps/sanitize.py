@@ -39,6 +39,7 @@ class SanitizerRun:
     summary: str  # the tool's summary line
     first_report: str  # the first report, with the kernel and source line it names
     results_right: bool = False  # the checker passed every required case of this run's record
+    first_wrong: str = ""  # the first required case this run's record failed: its name and message
 
 
 def first_report(output: str, lines: int = 8) -> str:
@@ -97,4 +98,7 @@ def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:
     ended_normally = not outcome.timed_out and not outcome.crashed
     found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK|SCHEDULE) SUMMARY: [1-9]", output)
     clean = ended_normally and not found
-    return SanitizerRun(tool, outcome, clean, summary.group(1) if summary else "", first_report(output), run.all_passed)
+    wrong = next((case for case in run.cases if not case.suite.startswith("stretch") and not case.passed), None)
+    first_wrong = f"{wrong.name}: {wrong.message}" if wrong else ""
+    found_summary = summary.group(1) if summary else ""
+    return SanitizerRun(tool, outcome, clean, found_summary, first_report(output), run.all_passed, first_wrong)

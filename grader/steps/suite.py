@@ -63,9 +63,11 @@ class SuiteRun:
 
 
 def printed_todos(stderr: str) -> list[str]:
-    """The "FILE:LINE: TEXT" of each TODO line a run printed, each cut to MESSAGE_LIMIT characters."""
-    lines = (line for line in stderr.splitlines() if line.startswith(TODO_PREFIX))
-    return [proc.bounded(line.removeprefix(TODO_PREFIX)) for line in lines]
+    """The "FILE:LINE: TEXT" of each TODO line a run printed, each cut to MESSAGE_LIMIT characters. A line may
+    start inside another: doctest's report, written to the same stream through a buffer of its own, can be cut
+    by it mid-word ("ERRTODO not done: ...")."""
+    found = (line.partition(TODO_PREFIX) for line in stderr.splitlines())
+    return [proc.bounded(todo) for _, prefix, todo in found if prefix]
 
 
 def skeleton_todos(skeleton: Path) -> set[str]:

@@ -12,8 +12,9 @@ import pytest
 
 from grader.core.config import REPO_ROOT
 
-# The word and a number (after a '#' too), but not a fraction: "the warps issue 0.302 of the loads".
-ISSUE = re.compile(r"\bissue #?\d+(?!\.\d)", re.IGNORECASE)
+# The word and a number (after a '#' too), but not a fraction: "the warps issue 0.302 of the loads". A comment
+# wrapped between the two is one citation: "(issue" at a line's end, "# 17)" on the next.
+ISSUE = re.compile(r"\bissue(?:\s*(?:#|//|\*)?\s*\n\s*(?:#|//|\*|>)*)?\s*#?\d+(?!\.\d)", re.IGNORECASE)
 # An absolute path on a development machine: not a folder of that name inside another path ("$container/root/").
 MACHINE_PATH = re.compile(r"(?<![\w$}./-])/(?:work|root|home)/")
 RECORDED = "results/"  # a program's output, as written: it names the paths of the machine it ran on
@@ -37,14 +38,16 @@ def findings(pattern: re.Pattern) -> list[str]:
             text = (REPO_ROOT / name).read_text(encoding="utf-8")
         except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
             continue  # a binary file, or one deleted in the working tree
-        for number, line in enumerate(text.splitlines(), 1):
-            if pattern.search(line):
-                found.append(f"{name}:{number}: {line.strip()[:100]}")
+        for match in pattern.finditer(text):  # over the whole text: a citation may wrap onto the next line
+            number = text.count("\n", 0, match.start()) + 1
+            line = text.splitlines()[number - 1]
+            found.append(f"{name}:{number}: {line.strip()[:100]}")
     return found
 
 
 def test_the_patterns_find_what_they_are_for():
     assert ISSUE.search("linked once (iss" + "ue 17).") and ISSUE.search("Iss" + "ue #19: the tile")
+    assert ISSUE.search("waiting as well (iss" + "ue\n17).") and ISSUE.search("the tile (iss" + "ue\n    # 17)")
     assert not ISSUE.search("the warps issue 0.302 of the loads") and not ISSUE.search("issues 4 FMAs per clock")
     # Split, so that this file holds no such path itself.
     assert MACHINE_PATH.search("see /wo" + "rk/shared/notes.md") and MACHINE_PATH.search('"/ho' + 'me/ann/x"')

@@ -299,3 +299,24 @@ def test_a_speed_check_time_cannot_separate_gives_its_points_to_the_mechanisms()
 def test_the_report_says_where_a_student_stands_against_the_reference():
     (check,) = performance_checks(LAB, bench(student_ms=1.0), {"": Thresholds(5.0, reference_speedup=12.5)}, "H100")
     assert "threshold x5.00" in check.detail and "the reference solution x12.50" in check.detail
+
+
+def test_a_clean_sanitizer_run_with_wrong_results_fails_as_order_dependent():
+    """compute-sanitizer's racecheck has no report for a plain store and an atomic on one shared word; when its
+    run's results come out wrong where the tests alone were right, the check fails and says why."""
+    from grader.grading.checks import order_dependent
+    from grader.steps.sanitize import read_run
+
+    mechanism = MechanismCheck("racecheck: bins zeroed first", "racecheck", hint="a barrier after the zeroing")
+    clean = outcome(1, "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)")
+    cases = [
+        CaseResult("counts text", "histogram", True, False, "bin 101: got 4, want 5"),
+        CaseResult("n = 0", "s", True, True),
+    ]
+    run = read_run("racecheck", SuiteRun(clean, cases))
+    assert run.clean and not run.results_right and run.first_wrong == "counts text: bin 101: got 4, want 5"
+    check = order_dependent(mechanism, run)
+    assert check.status is Status.FAILED and check.hint == mechanism.hint
+    assert "order the threads run in" in check.detail and "bin 101" in check.detail
+    right = read_run("racecheck", SuiteRun(clean, [CaseResult("n = 0", "s", True, True)]))
+    assert right.results_right and right.first_wrong == ""

@@ -129,6 +129,12 @@ def test_a_todo_line_is_shown_only_where_its_text_is_the_skeletons():
     assert "[/x]" not in str(shown)
 
 
+def test_a_todo_line_cut_into_by_doctests_report_is_still_found():
+    ours = sorted(suite.skeleton_todos(SKELETON))[0]
+    stderr = f"test.cpp:70: ERRTODO not done: /b/student/01_vector_add/kernel.cu:29: {ours}\nOR: CHECK( ok )"
+    assert suite.shown_todos(suite.printed_todos(stderr), LAB.name, SKELETON) == [f"01_vector_add/kernel.cu:29: {ours}"]
+
+
 def test_many_todo_lines_of_a_students_own_are_counted_not_listed():
     stderr = "\n".join(f"TODO not done: k/kernel.cu:{line}: mine" for line in range(100))
     shown = suite.shown_todos(suite.printed_todos(stderr), LAB.name, SKELETON)
