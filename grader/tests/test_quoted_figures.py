@@ -94,8 +94,8 @@ def ratio(top: Callable[[], float], bottom: Callable[[], float]) -> Callable[[],
 
 @cache
 def graded_report() -> dict:
-    """The graded runs of the reference solutions, their labs in one list: Labs 1 to 7 in one run, and Labs 8
-    and 9, which came later, in another."""
+    """The graded runs of the reference solutions, their labs in one list: Labs 1 to 7 in one run, Labs 8
+    and 9, which came later, in another, and Labs 10 to 12 in a third."""
     runs = [json.loads((REPO_ROOT / path).read_text()) for path in GRADED_RUNS]
     return {"labs": [lab for run in runs for lab in run["labs"]]}
 
@@ -136,7 +136,8 @@ H100 = "grader/targets/h100.toml"
 BOOK = "results/calibration/h100-textbook-kernels.md"
 GRADED = "results/h100-grade.json"
 GRADED_LATER = "results/h100-grade-08-09.json"
-GRADED_RUNS = (GRADED, GRADED_LATER)
+GRADED_NEWEST = "results/h100-grade-10-12.json"
+GRADED_RUNS = (GRADED, GRADED_LATER, GRADED_NEWEST)
 COPY = textbook("Physical limit", "cudaMemcpy device-to-device")
 ADD, DOT, WARP = "Lab: vector add", "Lab: dot product", "Lab: warp-synchronous"
 TRANSPOSE, CONSTANT = "Lab: transpose", "Lab: constant memory"
@@ -380,6 +381,22 @@ QUOTES = [
         GRADED_LATER,
         (r"\[08 registers and local memory\].*time \((?P<n>x[\d.]+)\)", graded("08_registers_local_memory", "speedup")),
         (r"\[09 occupancy\].*time \((?P<n>x[\d.]+)\)", graded("09_occupancy", "speedup")),
+    ),
+    *on(
+        "README.md",
+        GRADED_NEWEST,
+        (r"\[11 histogram and atomics\].*time \((?P<n>x[\d.]+)\)", graded("11_histogram_atomics", "speedup")),
+        (r"\[12 read-only data and textures\].*resample \((?P<n>x[\d.]+)\)", graded("12_readonly_texture", "speedup")),
+    ),
+    *on(
+        "slides/decks/12_readonly_texture.md",
+        GRADED_NEWEST,
+        (r"request \(Part B\) \| (?P<n>\d+) on the H100", graded("12_readonly_texture", "texture requests")),
+    ),
+    *on(
+        "labs/12_readonly_texture/README.md",
+        GRADED_NEWEST,
+        (r"per pixel measures (?P<n>\d+) on the H100", graded("12_readonly_texture", "texture requests")),
     ),
     *on(
         "slides/decks/08_registers_local_memory.md",

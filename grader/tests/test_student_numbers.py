@@ -19,6 +19,7 @@ SPEEDUP = re.compile(
 GRADE_SLIDE = re.compile(r"^## What the grade (?:measured|checks)")
 COUNTER_ROW = re.compile(r"^(?:\w+: )?ncu")  # "ncu: ...", or in a lab with parts "A: ncu ..."
 BOUND = re.compile(r"^(<=|>=) ([0-9.]+)$")
+BETWEEN = re.compile(r"^([0-9.]+) to ([0-9.]+)$")  # a check bounded on both sides
 LABS = [lab.name for lab in load_config().labs]
 
 
@@ -60,7 +61,9 @@ def test_the_grade_slide_gives_the_counter_bounds_of_labs_toml(lab):
         pytest.skip(f"{deck.relative_to(REPO_ROOT)} has no slide of what the grade checks")
     mechanisms = next(entry for entry in load_config().labs if entry.name == lab).mechanisms
     shipped = sorted(
-        f"{'<=' if m.max is not None else '>='} {m.max if m.max is not None else m.min:g}"
+        f"{m.min:g} to {m.max:g}"
+        if m.min is not None and m.max is not None
+        else f"{'<=' if m.max is not None else '>='} {m.max if m.max is not None else m.min:g}"
         for m in mechanisms
         if m.tool == "ncu"
     )
@@ -68,9 +71,12 @@ def test_the_grade_slide_gives_the_counter_bounds_of_labs_toml(lab):
     for cells in rows:
         check, bound = cells[0], cells[-1]
         if COUNTER_ROW.match(check):
-            matched = BOUND.match(bound)
-            assert matched, f"{deck.name}: {check!r} should give its bound as '<= N' or '>= N', not {bound!r}"
-            shown.append(f"{matched[1]} {float(matched[2]):g}")
+            matched, between = BOUND.match(bound), BETWEEN.match(bound)
+            assert matched or between, f"{deck.name}: {check!r} should give its bound as '<= N', '>= N' or 'N to M'"
+            if between:
+                shown.append(f"{float(between[1]):g} to {float(between[2]):g}")
+            elif matched:
+                shown.append(f"{matched[1]} {float(matched[2]):g}")
         else:  # a speed bar belongs on the generated slide; a sanitizer's bound is 0
             assert bound in ("next slide", "0", ""), f"{deck.name}: {check!r} states {bound!r}"
     assert sorted(shown) == shipped, f"{deck.name}: the counter bounds shown are not those of grader/labs.toml"
