@@ -186,10 +186,10 @@ class ProgramRun:
             options += gpu_devices()
         if self.gpu_turn is not None:
             options += ["--bind", str(self.gpu_turn), str(GPU_TURN)]
-        for inside, outside in self.files.items():
+        for inside, source in self.files.items():
             readable = self.scratch / inside.name
             if not readable.exists():
-                shutil.copy2(outside, readable)
+                shutil.copy2(source, readable)
             readable.chmod(0o644)
             options += ["--ro-bind", str(readable), str(inside)]
         options += passed_variables(self._variables(str(GPU_TURN)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import stat
+from typing import Any
 
 import pytest
 
@@ -93,7 +94,7 @@ def test_without_a_sandbox_the_variables_name_the_recorder_itself(recorded_progr
 
 def recorded(monkeypatch, tmp_path, returncode: int, stderr: str) -> sanitize.SanitizerRun:
     """run_recorded over a made-up run of the test program that ended with `returncode`, printing `stderr`."""
-    seen = {}
+    seen: dict[str, Any] = {}
 
     def run_suite(binary, checker, timeout_s, env=None, tool=(), args=(), files=None):
         seen.update(env=env, files=files, args=args)
@@ -114,7 +115,9 @@ FINDING = "========= Schedule error: pipeline_overlapped never had work in fligh
 def test_the_recorders_summary_is_read_as_the_emulators(monkeypatch, tmp_path):
     clean = recorded(monkeypatch, tmp_path, 0, "========= SCHEDULE SUMMARY: 0 errors\n")
     assert clean.clean and clean.summary == "SCHEDULE SUMMARY: 0 errors"
-    found = recorded(monkeypatch, tmp_path, sanitize.SANITIZER_FOUND, f"{FINDING}\n========= SCHEDULE SUMMARY: 1 error\n")
+    found = recorded(
+        monkeypatch, tmp_path, sanitize.SANITIZER_FOUND, f"{FINDING}\n========= SCHEDULE SUMMARY: 1 error\n"
+    )
     assert not found.clean and "never had work in flight" in found.first_report
 
 
