@@ -25,6 +25,15 @@
 
 namespace {
 
+// The activity records this CUPTI writes: their layouts change with its major version.
+#if CUPTI_API_VERSION >= 130000
+using CopyRecord = CUpti_ActivityMemcpy6;
+using KernelRecord = CUpti_ActivityKernel10;
+#else
+using CopyRecord = CUpti_ActivityMemcpy5;
+using KernelRecord = CUpti_ActivityKernel9;
+#endif
+
 using cml::schedule::Activity;
 using cml::schedule::Work;
 
@@ -70,7 +79,7 @@ std::uint32_t stream_id(CUcontext context, cudaStream_t stream)
     return id;
 }
 
-// A runtime call that returned success: what it made, destroyed, pinned or unpinned.
+// A runtime call that returned success: what it made, destroyed, pinned, unpinned or waited for.
 void runtime_returned(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUpti_CallbackData* api)
 {
     const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
@@ -118,6 +127,14 @@ void runtime_returned(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUp
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000:
         t.unpinned(address(params_of<cudaHostUnregister_v4000_params>(api).ptr));
         break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: {
+        cudaStream_t s = params_of<cudaStreamSynchronize_v3020_params>(api).stream;
+        t.synchronised(api->correlationId, false, stream_id(api->context, s), now());
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
+        t.synchronised(api->correlationId, true, 0, now());
+        break;
     default: break;
     }
 }
@@ -141,6 +158,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
         r.timeline.api_entered(api->correlationId, now());
         return;
     }
+    r.timeline.api_returned(api->correlationId, now());
     const auto* returned = static_cast<const cudaError_t*>(api->functionReturnValue);
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && returned && *returned == cudaSuccess)
         runtime_returned(r.timeline, id, api);
@@ -157,7 +175,7 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
 bool read_record(const CUpti_Activity* record, Activity& a)
 {
     if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-        const auto* copy = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        const auto* copy = reinterpret_cast<const CopyRecord*>(record);
         if (copy->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD)
             a = Activity{Work::copy_in, copy->streamId, copy->srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE};
         else if (copy->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH)
@@ -171,7 +189,7 @@ bool read_record(const CUpti_Activity* record, Activity& a)
         return true;
     }
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-        const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        const auto* kernel = reinterpret_cast<const KernelRecord*>(record);
         a = Activity{Work::kernel, kernel->streamId, false, true, kernel->start, kernel->end, kernel->correlationId};
         return true;
     }
@@ -203,6 +221,8 @@ void at_exit()
     std::string lost = r.failure.empty() ? "" : "Schedule error: CUPTI could not record this run (" + r.failure + ")";
     if (lost.empty() && r.dropped > 0)
         lost = "Schedule error: CUPTI dropped " + std::to_string(r.dropped) + " of this run's activity records";
+    if (lost.empty() && r.timeline.calls() == 0)
+        lost = "Schedule error: no watched call reached the recorder (NVTX_INJECTION64_PATH must name it or CUPTI)";
     for (const char* aspect : {cml::schedule::kPinned, cml::schedule::kOverlap, cml::schedule::kReturned})
         if (!lost.empty() && findings.reports(aspect)) {
             findings.add(aspect, lost);

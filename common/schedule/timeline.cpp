@@ -46,6 +46,30 @@ void Timeline::api_entered(std::uint32_t correlation, std::uint64_t at)
     if (in_call() && correlation != 0) issued_[correlation] = Issue{current(), at};
 }
 
+void Timeline::api_returned(std::uint32_t correlation, std::uint64_t at)
+{
+    auto it = issued_.find(correlation);
+    if (it != issued_.end()) it->second.returned = at;
+}
+
+void Timeline::synchronised(std::uint32_t correlation, bool device_wide, std::uint32_t stream, std::uint64_t at)
+{
+    auto it = issued_.find(correlation);
+    if (it != issued_.end()) waits_.push_back(Wait{device_wide, stream, it->second.at, at});
+}
+
+std::uint64_t Timeline::ended_by(const Activity& a, std::uint64_t issued, bool waited) const
+{
+    std::uint64_t end = a.end;
+    if (waited) {
+        auto it = issued_.find(a.correlation);
+        if (it != issued_.end() && it->second.returned != 0) end = std::min(end, it->second.returned);
+    }
+    for (const Wait& w : waits_)
+        if ((w.device_wide || w.stream == a.stream) && w.entered >= issued) end = std::min(end, w.returned);
+    return std::max(end, a.start);
+}
+
 void Timeline::stream_created(std::uintptr_t handle, std::uint32_t id)
 {
     streams_[handle] = in_call();
@@ -103,29 +127,30 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
     const WatchedCall& call = calls_[index];
     const std::string& name = call.mark.name;
     std::vector<Interval> in_flight;
-    std::vector<const Activity*> work;
+    std::vector<Activity> work;
     for (const Activity& a : activities_) {
         auto issue = issued_.find(a.correlation);
         const bool issued_in_call = issue != issued_.end() && issue->second.call == index;
         const bool started_in_call = issue == issued_.end() && a.start >= call.pushed &&
                                      (!call.returned || a.start <= call.popped);
         if (!issued_in_call && !started_in_call) continue;
-        work.push_back(&a);
+        const std::uint64_t issued = issued_in_call ? issue->second.at : a.start;
+        work.push_back(a);
+        work.back().end = ended_by(a, issued, a.work != Work::kernel && !a.async);
         // As the emulator counts them, the streams the program made: the default stream waits for them.
-        if (!default_stream(a.stream))
-            in_flight.push_back(Interval{a.stream, issued_in_call ? issue->second.at : a.start, a.end});
+        if (!default_stream(a.stream)) in_flight.push_back(Interval{a.stream, issued, work.back().end});
     }
-    std::sort(work.begin(), work.end(), [](const Activity* a, const Activity* b) { return a->start < b->start; });
+    std::sort(work.begin(), work.end(), [](const Activity& a, const Activity& b) { return a.start < b.start; });
     if (call.mark.expects_pinned)
-        for (const Activity* a : work)
-            if (a->work != Work::kernel && a->pageable)
-                findings.add(kPinned, pageable_copy(name, a->work == Work::copy_out, a->async));
+        for (const Activity& a : work)
+            if (a.work != Work::kernel && a.pageable)
+                findings.add(kPinned, pageable_copy(name, a.work == Work::copy_out, a.async));
     if (!call.returned) return;  // the program ended inside the call: nothing it left behind to judge
     // The races first: a copy back still running is what the caller reads next.
     for (const bool copies_back : {true, false})
-        for (const Activity* a : work)
-            if ((a->work == Work::copy_out) == copies_back && a->end > call.popped)
-                findings.add(kReturned, left_queued(name, a->work, default_stream(a->stream)));
+        for (const Activity& a : work)
+            if ((a.work == Work::copy_out) == copies_back && a.end > call.popped)
+                findings.add(kReturned, left_queued(name, a.work, default_stream(a.stream)));
     for (int i = 0; i < call.streams_left; ++i) findings.add(kReturned, stream_left_alive(name, false));
     for (int i = 0; i < call.events_left; ++i) findings.add(kReturned, event_left_alive(name));
     for (int i = 0; i < call.pinned_left; ++i) findings.add(kReturned, pinned_left_pinned(name));

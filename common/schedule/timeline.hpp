@@ -8,6 +8,11 @@
 // in flight from its issue (the API call's entry) to its end on the GPU, so that work two streams hold queued at
 // once counts as overlapping even where each piece is short; as in the emulator, only the streams the program
 // made count there. Times are nanoseconds of one clock (CUPTI's).
+//
+// The GPU's times are converted to the host's clock, and may lead it by a little. What the host saw come back
+// bounds them: a piece of work has ended by the time a call that waited for it returned (a cudaMemcpy, or a
+// synchronise of its stream or of the device entered after it was issued), so that a copy the pipeline waited
+// for never counts as running past the call's end, nor as overlapping what was issued after that wait.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +47,11 @@ public:
     // The NVTX ranges: a "cml call: " range, when no watched call is open, starts one.
     void range_pushed(const std::string& message, std::uint64_t at);
     void range_popped(std::uint64_t at);
-    // Any runtime or driver API call, at its entry.
+    // Any runtime or driver API call, at its entry and as it returns.
     void api_entered(std::uint32_t correlation, std::uint64_t at);
+    void api_returned(std::uint32_t correlation, std::uint64_t at);
+    // A call that waited for a stream's work (`device_wide`: for all of it) returned, at `at`.
+    void synchronised(std::uint32_t correlation, bool device_wide, std::uint32_t stream, std::uint64_t at);
 
     void stream_created(std::uintptr_t handle, std::uint32_t id);
     void stream_destroyed(std::uintptr_t handle);
@@ -54,6 +62,8 @@ public:
 
     void add(const Activity& activity) { activities_.push_back(activity); }
 
+    std::size_t calls() const { return calls_.size(); }  // the watched calls seen so far
+
     // Every watched call's findings, in the order of the calls.
     void judge(Findings& findings) const;
 
@@ -61,16 +71,24 @@ private:
     struct Issue {
         std::size_t call;
         std::uint64_t at;
+        std::uint64_t returned = 0;  // 0: not yet
+    };
+    struct Wait {
+        bool device_wide;
+        std::uint32_t stream;
+        std::uint64_t entered, returned;
     };
     bool in_call() const { return call_depth_ >= 0; }
     std::size_t current() const { return calls_.size() - 1; }
     void call_returned(std::uint64_t at);
     void judge_call(std::size_t index, Findings& findings) const;
     bool default_stream(std::uint32_t id) const { return own_streams_.count(id) == 0; }
+    std::uint64_t ended_by(const Activity& a, std::uint64_t issued, bool waited) const;
 
     std::vector<WatchedCall> calls_;
     std::vector<Activity> activities_;
     std::map<std::uint32_t, Issue> issued_;    // correlation id -> the watched call it was made in, and when
+    std::vector<Wait> waits_;                  // the synchronises made in watched calls
     std::set<std::uint32_t> own_streams_;      // the ids of the streams the program created
     std::map<std::uintptr_t, bool> streams_;   // handle -> made in the open watched call
     std::map<std::uintptr_t, bool> events_;

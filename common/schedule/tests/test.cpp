@@ -135,6 +135,52 @@ TEST_CASE("a copy from pageable memory fails pinned, in a call that expects pinn
     CHECK(judged(unwatched).size() == 0);
 }
 
+// The GPU's times, converted to the host's clock, may lead it: what the host saw come back bounds them.
+TEST_CASE("a copy the call waited for has ended by the time the wait returned, whatever its recorded end")
+{
+    SUBCASE("a synchronise of its stream")
+    {
+        Timeline t = two_streams_and_a_call();
+        work(t, Work::copy_out, kIdA, 1, 110, 120, 1010);
+        t.api_entered(2, 500);
+        t.synchronised(2, false, kIdA, 900);
+        t.range_popped(1000);
+        CHECK(judged(t, "returned").size() == 0);
+    }
+    SUBCASE("a synchronise of another stream, or one entered before the copy was issued, does not count")
+    {
+        Timeline t = two_streams_and_a_call();
+        t.api_entered(1, 105);
+        t.synchronised(1, true, 0, 108);
+        work(t, Work::copy_out, kIdA, 2, 110, 120, 1010);
+        t.api_entered(3, 500);
+        t.synchronised(3, false, kIdB, 900);
+        t.range_popped(1000);
+        CHECK(judged(t, "returned").size() == 1);
+    }
+    SUBCASE("a cudaMemcpy, which returns once its copy is done")
+    {
+        Timeline t;
+        t.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 100);
+        t.api_entered(1, 110);
+        t.add(Activity{Work::copy_out, kDefaultId, false, false, 120, 1010, 1});
+        t.api_returned(1, 950);
+        t.range_popped(1000);
+        CHECK(judged(t).size() == 0);
+    }
+}
+
+TEST_CASE("a chunk issued after a synchronise of the previous one's stream does not overlap it")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::kernel, kIdA, 1, 110, 200, 420);  // its recorded end leads the host's clock
+    t.api_entered(2, 150);
+    t.synchronised(2, false, kIdA, 400);
+    work(t, Work::kernel, kIdB, 3, 410, 430, 600);
+    t.range_popped(1000);
+    CHECK(says(judged(t, "overlap"), cml::schedule::never_overlapped("pipeline_overlapped", 1)));
+}
+
 TEST_CASE("streams, events and pinned memory made in a call and alive when it returns fail returned")
 {
     Timeline t;
