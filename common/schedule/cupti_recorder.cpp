@@ -90,13 +90,15 @@ void runtime_returned(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUp
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000: {
-        cudaStream_t s = *params_of<cudaStreamCreateWithFlags_v5000_params>(api).pStream;
-        t.stream_created(address(s), stream_id(api->context, s));
+        const auto& p = params_of<cudaStreamCreateWithFlags_v5000_params>(api);
+        const bool blocking = !(p.flags & cudaStreamNonBlocking);
+        t.stream_created(address(*p.pStream), stream_id(api->context, *p.pStream), blocking);
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050: {
-        cudaStream_t s = *params_of<cudaStreamCreateWithPriority_v5050_params>(api).pStream;
-        t.stream_created(address(s), stream_id(api->context, s));
+        const auto& p = params_of<cudaStreamCreateWithPriority_v5050_params>(api);
+        const bool blocking = !(p.flags & cudaStreamNonBlocking);
+        t.stream_created(address(*p.pStream), stream_id(api->context, *p.pStream), blocking);
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020:
@@ -132,8 +134,27 @@ void runtime_returned(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUp
         t.synchronised(api->correlationId, false, stream_id(api->context, s), now());
         break;
     }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020: {  // returned cudaSuccess: the stream is done
+        cudaStream_t s = params_of<cudaStreamQuery_v3020_params>(api).stream;
+        t.synchronised(api->correlationId, false, stream_id(api->context, s), now());
+        break;
+    }
     case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
         t.synchronised(api->correlationId, true, 0, now());
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+        t.copied_synchronously(api->correlationId, now());
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020: {
+        const auto& p = params_of<cudaEventRecord_v3020_params>(api);
+        t.event_recorded(address(p.event), stream_id(api->context, p.stream), api->correlationId);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020:
+        t.event_synchronised(address(params_of<cudaEventSynchronize_v3020_params>(api).event), now());
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020:  // returned cudaSuccess: the event has happened
+        t.event_synchronised(address(params_of<cudaEventQuery_v3020_params>(api).event), now());
         break;
     default: break;
     }

@@ -52,28 +52,67 @@ void Timeline::api_returned(std::uint32_t correlation, std::uint64_t at)
     if (it != issued_.end()) it->second.returned = at;
 }
 
-void Timeline::synchronised(std::uint32_t correlation, bool device_wide, std::uint32_t stream, std::uint64_t at)
+void Timeline::wait(std::uint32_t correlation, Wait w)
 {
-    auto it = issued_.find(correlation);
-    if (it != issued_.end()) waits_.push_back(Wait{device_wide, stream, it->second.at, at});
+    auto it = issued_.find(correlation);  // only the waits made in watched calls
+    if (it == issued_.end()) return;
+    if (w.covers == 0) w.covers = it->second.at;
+    waits_.push_back(w);
 }
 
-std::uint64_t Timeline::ended_by(const Activity& a, std::uint64_t issued, bool waited) const
+void Timeline::synchronised(std::uint32_t correlation, bool device_wide, std::uint32_t stream, std::uint64_t at)
+{
+    wait(correlation, Wait{device_wide, !device_wide && default_stream(stream), stream, 0, at});
+}
+
+void Timeline::copied_synchronously(std::uint32_t correlation, std::uint64_t at)
+{
+    wait(correlation, Wait{false, true, 0, 0, at});
+}
+
+void Timeline::event_recorded(std::uintptr_t handle, std::uint32_t stream, std::uint32_t correlation)
+{
+    auto it = issued_.find(correlation);
+    if (it != issued_.end()) recorded_[handle] = Recorded{stream, it->second.at};
+}
+
+void Timeline::event_synchronised(std::uintptr_t handle, std::uint64_t at)
+{
+    auto it = recorded_.find(handle);
+    if (it != recorded_.end() && in_call())
+        waits_.push_back(Wait{false, default_stream(it->second.stream), it->second.stream, it->second.at, at});
+}
+
+bool Timeline::covers(const Wait& w, const Activity& a, std::uint64_t issued) const
+{
+    const bool stream = w.device_wide || w.stream == a.stream ||
+                        (w.legacy && (default_stream(a.stream) || non_blocking_.count(a.stream) == 0));
+    return stream && issued <= w.covers;
+}
+
+std::uint64_t Timeline::ended_by(const Activity& a, std::uint64_t issued) const
 {
     std::uint64_t end = a.end;
-    if (waited) {
-        auto it = issued_.find(a.correlation);
-        if (it != issued_.end() && it->second.returned != 0) end = std::min(end, it->second.returned);
-    }
+    auto it = issued_.find(a.correlation);
+    if (!a.async && it != issued_.end() && it->second.returned != 0) end = std::min(end, it->second.returned);
     for (const Wait& w : waits_)
-        if ((w.device_wide || w.stream == a.stream) && w.entered >= issued) end = std::min(end, w.returned);
+        if (covers(w, a, issued)) end = std::min(end, w.returned);
     return std::max(end, a.start);
 }
 
-void Timeline::stream_created(std::uintptr_t handle, std::uint32_t id)
+bool Timeline::waited_for(const Activity& a, std::uint64_t issued, std::uint64_t by) const
+{
+    if (a.work != Work::kernel && !a.async) return true;  // a cudaMemcpy returns once its copy is done
+    for (const Wait& w : waits_)
+        if (w.returned <= by && covers(w, a, issued)) return true;
+    return false;
+}
+
+void Timeline::stream_created(std::uintptr_t handle, std::uint32_t id, bool blocking)
 {
     streams_[handle] = in_call();
     own_streams_.insert(id);
+    if (!blocking) non_blocking_.insert(id);
 }
 
 void Timeline::stream_destroyed(std::uintptr_t handle) { streams_.erase(handle); }
@@ -136,7 +175,10 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
         if (!issued_in_call && !started_in_call) continue;
         const std::uint64_t issued = issued_in_call ? issue->second.at : a.start;
         work.push_back(a);
-        work.back().end = ended_by(a, issued, a.work != Work::kernel && !a.async);
+        work.back().end = ended_by(a, issued);
+        // Work the call returned without waiting for ends, as far as the call knows, after it returned.
+        if (call.returned && !waited_for(a, issued, call.popped))
+            work.back().end = std::max(work.back().end, call.popped + 1);
         // As the emulator counts them, the streams the program made: the default stream waits for them.
         if (!default_stream(a.stream)) in_flight.push_back(Interval{a.stream, issued, work.back().end});
     }

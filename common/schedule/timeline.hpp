@@ -9,10 +9,16 @@
 // once counts as overlapping even where each piece is short; as in the emulator, only the streams the program
 // made count there. Times are nanoseconds of one clock (CUPTI's).
 //
-// The GPU's times are converted to the host's clock, and may lead it by a little. What the host saw come back
-// bounds them: a piece of work has ended by the time a call that waited for it returned (a cudaMemcpy, or a
-// synchronise of its stream or of the device entered after it was issued), so that a copy the pipeline waited
-// for never counts as running past the call's end, nor as overlapping what was issued after that wait.
+// A call has left work behind when a copy or kernel it issued ended after its range was popped, or when the call
+// returned before waiting for it, as the emulator judges: a wait is a synchronise of its stream, of the device or
+// of an event recorded after it on its stream, a query that said done, or, for the legacy default stream and
+// the streams that wait for it, a cudaMemcpy or a synchronise of that stream; a cudaMemcpy's own copy is waited
+// for. A GPU may end such work before the call returns all the same (a cudaFree waits for the device), but
+// nothing in the program said so, and the caller's read of a copy back is then a race.
+//
+// The GPU's times are converted to the host's clock, and may lead it by a little. A wait bounds them: a piece of
+// work has ended by the time a wait for it returned, so that a copy the pipeline waited for never counts as
+// running past the call's end, nor as overlapping what was issued after that wait.
 #pragma once
 
 #include <cstdint>
@@ -50,10 +56,15 @@ public:
     // Any runtime or driver API call, at its entry and as it returns.
     void api_entered(std::uint32_t correlation, std::uint64_t at);
     void api_returned(std::uint32_t correlation, std::uint64_t at);
-    // A call that waited for a stream's work (`device_wide`: for all of it) returned, at `at`.
+    // A call that waited for a stream's work (`device_wide`: for all of it) returned, at `at`; a wait for the
+    // legacy default stream waits for the blocking streams too.
     void synchronised(std::uint32_t correlation, bool device_wide, std::uint32_t stream, std::uint64_t at);
+    // A cudaMemcpy (not Async) returned: it waited for the legacy default stream, as a synchronise of it does.
+    void copied_synchronously(std::uint32_t correlation, std::uint64_t at);
+    void event_recorded(std::uintptr_t handle, std::uint32_t stream, std::uint32_t correlation);
+    void event_synchronised(std::uintptr_t handle, std::uint64_t at);  // or queried, and found done
 
-    void stream_created(std::uintptr_t handle, std::uint32_t id);
+    void stream_created(std::uintptr_t handle, std::uint32_t id, bool blocking = true);
     void stream_destroyed(std::uintptr_t handle);
     void event_created(std::uintptr_t handle);
     void event_destroyed(std::uintptr_t handle);
@@ -75,21 +86,32 @@ private:
     };
     struct Wait {
         bool device_wide;
+        bool legacy;             // the legacy default stream, and the blocking streams with it
         std::uint32_t stream;
-        std::uint64_t entered, returned;
+        std::uint64_t covers;    // the work issued up to this time
+        std::uint64_t returned;
+    };
+    struct Recorded {
+        std::uint32_t stream;
+        std::uint64_t at;
     };
     bool in_call() const { return call_depth_ >= 0; }
     std::size_t current() const { return calls_.size() - 1; }
     void call_returned(std::uint64_t at);
     void judge_call(std::size_t index, Findings& findings) const;
     bool default_stream(std::uint32_t id) const { return own_streams_.count(id) == 0; }
-    std::uint64_t ended_by(const Activity& a, std::uint64_t issued, bool waited) const;
+    bool covers(const Wait& w, const Activity& a, std::uint64_t issued) const;
+    std::uint64_t ended_by(const Activity& a, std::uint64_t issued) const;
+    bool waited_for(const Activity& a, std::uint64_t issued, std::uint64_t by) const;
+    void wait(std::uint32_t correlation, Wait w);
 
     std::vector<WatchedCall> calls_;
     std::vector<Activity> activities_;
     std::map<std::uint32_t, Issue> issued_;    // correlation id -> the watched call it was made in, and when
     std::vector<Wait> waits_;                  // the synchronises made in watched calls
     std::set<std::uint32_t> own_streams_;      // the ids of the streams the program created
+    std::set<std::uint32_t> non_blocking_;     // of those, the ones that do not wait for the legacy default stream
+    std::map<std::uintptr_t, Recorded> recorded_;  // event -> its stream and the time of its last record
     std::map<std::uintptr_t, bool> streams_;   // handle -> made in the open watched call
     std::map<std::uintptr_t, bool> events_;
     std::set<std::uintptr_t> pinned_;          // every start pinned now

@@ -39,6 +39,13 @@ void work(Timeline& t, Work kind, std::uint32_t stream, std::uint32_t correlatio
     t.add(Activity{kind, stream, pageable, true, start, end, correlation});
 }
 
+// The call waits for the whole device (cudaDeviceSynchronize, API call `correlation`) from `entered` to `returned`.
+void synchronise_device(Timeline& t, std::uint32_t correlation, std::uint64_t entered, std::uint64_t returned)
+{
+    t.api_entered(correlation, entered);
+    t.synchronised(correlation, true, 0, returned);
+}
+
 Findings judged(const Timeline& t, const std::string& aspects = "")
 {
     Findings findings(aspects);
@@ -56,6 +63,7 @@ TEST_CASE("a call whose copies end before it returns, on two streams in flight a
     work(t, Work::copy_in, kIdA, 1, 110, 120, 300);
     work(t, Work::copy_in, kIdB, 2, 130, 300, 500);  // queued on B while A's copy runs
     work(t, Work::copy_out, kIdA, 3, 140, 500, 700);
+    synchronise_device(t, 4, 150, 710);
     t.range_popped(1000);
     CHECK(judged(t).size() == 0);
 }
@@ -65,11 +73,61 @@ TEST_CASE("a copy back that ends after the call's range is popped fails returned
     Timeline t = two_streams_and_a_call();
     work(t, Work::copy_in, kIdA, 1, 110, 120, 300);
     work(t, Work::copy_out, kIdB, 2, 130, 300, 1200);
+    t.api_entered(3, 140);
+    t.synchronised(3, false, kIdA, 310);
     t.range_popped(1000);
     const Findings f = judged(t);
     CHECK(f.size() == 1);
     CHECK(says(f, cml::schedule::left_queued("pipeline_overlapped", Work::copy_out, false)));
     CHECK(f.texts()[0].rfind("Race reported between Write access by the copy to the host", 0) == 0);
+}
+
+TEST_CASE("a copy back the call never waited for is a race, even where the GPU ended it before the call returned")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::copy_out, kIdB, 1, 130, 300, 500);  // a cudaFree's wait, say, is no wait of the program's
+    t.range_popped(1000);
+    CHECK(says(judged(t, "returned"), cml::schedule::left_queued("pipeline_overlapped", Work::copy_out, false)));
+}
+
+TEST_CASE("a wait covers what its stream held when it was entered, or when its event was recorded")
+{
+    SUBCASE("an event recorded after the copy, then synchronised")
+    {
+        Timeline t = two_streams_and_a_call();
+        work(t, Work::copy_out, kIdA, 1, 110, 120, 300);
+        t.api_entered(2, 130);
+        t.event_recorded(0xe0, kIdA, 2);
+        t.api_entered(3, 140);
+        t.event_synchronised(0xe0, 310);
+        t.range_popped(1000);
+        CHECK(judged(t, "returned").size() == 0);
+    }
+    SUBCASE("an event recorded before the copy waits for nothing of it")
+    {
+        Timeline t = two_streams_and_a_call();
+        t.api_entered(1, 105);
+        t.event_recorded(0xe0, kIdA, 1);
+        work(t, Work::copy_out, kIdA, 2, 110, 120, 300);
+        t.event_synchronised(0xe0, 310);
+        t.range_popped(1000);
+        CHECK(judged(t, "returned").size() == 1);
+    }
+    SUBCASE("a cudaMemcpy waits for the blocking streams, not for the non-blocking ones")
+    {
+        Timeline t;
+        t.stream_created(kStreamA, kIdA, true);
+        t.stream_created(kStreamB, kIdB, false);
+        t.range_pushed(kOverlapped, 100);
+        work(t, Work::kernel, kIdA, 1, 110, 120, 300);
+        work(t, Work::kernel, kIdB, 2, 115, 120, 300);
+        t.api_entered(3, 200);
+        t.copied_synchronously(3, 320);
+        t.range_popped(1000);
+        const Findings f = judged(t, "returned");
+        CHECK(f.size() == 1);
+        CHECK(f.count(cml::schedule::left_queued("pipeline_overlapped", Work::kernel, false)) == 1);
+    }
 }
 
 TEST_CASE("a kernel still running after the call names the default stream when it ran there")
@@ -88,14 +146,18 @@ TEST_CASE("work of two streams whose intervals overlap passes overlap; back to b
         Timeline t = two_streams_and_a_call();
         work(t, Work::kernel, kIdA, 1, 110, 200, 400);
         work(t, Work::kernel, kIdB, 2, 399, 399, 600);
+        synchronise_device(t, 3, 400, 610);
         t.range_popped(1000);
         CHECK(judged(t, "overlap").size() == 0);
     }
     SUBCASE("back to back: one ends as the other is issued")
     {
         Timeline t = two_streams_and_a_call();
+        t.api_entered(3, 111);
+        t.synchronised(3, false, kIdA, 400);
         work(t, Work::kernel, kIdA, 1, 110, 200, 400);
         work(t, Work::kernel, kIdB, 2, 400, 450, 600);
+        synchronise_device(t, 4, 401, 610);
         t.range_popped(1000);
         const Findings f = judged(t, "overlap");
         CHECK(f.size() == 1);
@@ -114,6 +176,7 @@ TEST_CASE("overlap counts only the streams the program made, and no call that ex
     Timeline serial;
     serial.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 100);
     work(serial, Work::kernel, kDefaultId, 1, 110, 200, 400);
+    synchronise_device(serial, 2, 120, 410);
     serial.range_popped(600);
     CHECK(judged(serial).size() == 0);
 }
@@ -132,7 +195,7 @@ TEST_CASE("a copy from pageable memory fails pinned, in a call that expects pinn
     unwatched.range_pushed("cml call: pipeline_pageable; expects:", 100);
     work(unwatched, Work::copy_in, kDefaultId, 1, 110, 120, 300, true);
     unwatched.range_popped(1000);
-    CHECK(judged(unwatched).size() == 0);
+    CHECK(judged(unwatched, "pinned").size() == 0);
 }
 
 // The GPU's times, converted to the host's clock, may lead it: what the host saw come back bounds them.
@@ -205,6 +268,7 @@ TEST_CASE("work belongs to the call that issued it, not to the harness's copies 
 {
     Timeline t = two_streams_and_a_call();
     work(t, Work::copy_out, kIdA, 1, 110, 120, 300);
+    synchronise_device(t, 3, 150, 310);
     t.range_popped(1000);
     t.api_entered(2, 1100);  // the test reads the output back: outside any call
     t.add(Activity{Work::copy_out, kDefaultId, true, false, 1100, 1400, 2});  // pageable, after the pop
