@@ -5,6 +5,7 @@
 // GPU cases are skipped.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <unistd.h>
 
@@ -86,6 +87,9 @@ int main(int argc, char** argv)
                  static_cast<unsigned long long>(cml::run_seed()));
     if (!cml::gpu_available())
         std::fprintf(stderr, "GPU test cases skipped: %s\n", cml::gpu_absence_reason().c_str());
+    // NVTX reads NVTX_INJECTION64_PATH at its first call: made here, before the tools' variables are hidden, so
+    // that a tool's NVTX injection (on a GPU, the schedule check's recorder) sees the ranges of every test case.
+    nvtxInitialize(nullptr);
     cml::hide_tool_variables_if_asked();  // CUDA has started (gpu_available): the tools are in
 
     doctest::Context context(int(args.size()), args.data());

@@ -1,6 +1,7 @@
 // One call of a student's host-side pipeline, marked for the checks that judge what it left behind: an NVTX
 // range named "cml call: NAME; expects: ...", open for exactly the call. The CPU emulator's schedule check
-// (CML_EMU_CHECK=schedule: common/emu/src/schedule.hpp) reads it; on a GPU it is an NVTX range like any other.
+// (CML_EMU_CHECK=schedule: common/emu/src/schedule.hpp) reads it, and on a GPU the grader's CUPTI recorder
+// (common/schedule/cupti_recorder.cpp), through NVTX's injection.
 #pragma once
 
 #include <string>

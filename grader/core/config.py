@@ -38,7 +38,7 @@ class Evidence:
     per: str = ""
 
 
-# What the CPU emulator's schedule check reports, one aspect a check (common/emu/src/schedule.hpp).
+# What the schedule check reports, one aspect a check (common/schedule/findings.hpp).
 SCHEDULE_ASPECTS = ("pinned", "overlap", "returned")
 
 # A launch's shape as Nsight Compute names it (the CPU emulator counts the same: common/emu/README.md).
@@ -86,10 +86,12 @@ class MechanismCheck:
     # "read-only gathers", every load whose address comes from a loaded value takes the read-only path, and at
     # least one whose value is read does; "texture fetches", at least one texture fetch whose value is read.
     sass: str = ""
-    # schedule: which findings of the CPU emulator's schedule check the check reports (common/emu/src/schedule.hpp):
-    # "pinned" (copies from pageable memory), "overlap" (never two streams in flight) or "returned" (work, streams,
-    # events or pinned memory left behind by a call). On a GPU it is not run, with the reason `gpu_reason`.
+    # schedule: which findings of the schedule check the check reports (the CPU emulator's,
+    # common/emu/src/schedule.hpp, or on a GPU CUPTI's recorder, common/schedule/cupti_recorder.cpp): "pinned"
+    # (copies from pageable memory), "overlap" (never two streams in flight) or "returned" (work, streams, events
+    # or pinned memory left behind by a call).
     schedule: str = ""
+    # A check made by the CPU emulator alone: on a GPU it is not run, with this reason.
     gpu_reason: str = ""
 
     def __post_init__(self) -> None:

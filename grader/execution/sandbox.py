@@ -3,7 +3,7 @@
 
 A program sees, read-only, the system's programs and libraries (/usr and the links into it), the few /etc files
 the dynamic loader and the CUDA tools read, Nsight Compute's folder, /sys, the GPU's device nodes, and its own
-binary at /cml/program; it may write only a private, size-limited /tmp and /dev/shm and the one file the grader
+binary at /cml/program (and, for Lab 10's schedule check on a GPU, the grader's recorder beside it); it may write only a private, size-limited /tmp and /dev/shm and the one file the grader
 gave it, /cml/record. It has no network, its own process, IPC and host-name namespaces, a new session, and an
 environment of a few variables; it dies with the grader, and nothing it started outlives it (it is PID 1's
 child in its own PID namespace). Where the grader runs as root, the program runs as nobody: root inside a
@@ -150,6 +150,9 @@ class ProgramRun:
     gpu: bool = True
     record_writable: bool = True  # False for the checker, which only reads a record
     gpu_turn: Path | None = None  # the socket of the run's turn on the GPU, for a benchmark the grader times
+    # Files of the grader's own the program may read, each copied into `scratch` and seen read-only where the
+    # key says (inside /cml): the schedule check's recorder, which CUDA loads into the program.
+    files: dict[Path, Path] = field(default_factory=dict)
 
     @property
     def record(self) -> Path:
@@ -183,6 +186,12 @@ class ProgramRun:
             options += gpu_devices()
         if self.gpu_turn is not None:
             options += ["--bind", str(self.gpu_turn), str(GPU_TURN)]
+        for inside, source in self.files.items():
+            readable = self.scratch / inside.name
+            if not readable.exists():
+                shutil.copy2(source, readable)
+            readable.chmod(0o644)
+            options += ["--ro-bind", str(readable), str(inside)]
         options += passed_variables(self._variables(str(GPU_TURN)))
         return [*options, "--remount-ro", "/", "--chdir", str(INSIDE), "--", *argv_inside]
 
@@ -191,9 +200,12 @@ class ProgramRun:
         return str(self.record) if unavailable() else str(RECORD)
 
     def environment(self) -> dict[str, str]:
-        """The variables to add where the sandbox is off (inside it, command() sets them)."""
+        """The variables to add where the sandbox is off (inside it, command() sets them); a value that names one
+        of `files` as the program sees it names the file itself."""
         if unavailable():
-            return {**self._variables(str(self.gpu_turn)), "CML_RECORD": str(self.record)}
+            outside = {str(inside): str(path) for inside, path in self.files.items()}
+            variables = {name: outside.get(value, value) for name, value in self._variables(str(self.gpu_turn)).items()}
+            return {**variables, "CML_RECORD": str(self.record)}
         return dict(self.env)
 
     def _variables(self, gpu_turn: str) -> dict[str, str]:

@@ -442,12 +442,18 @@ def mechanism_check(
         return withheld_unless(object_check(mechanism, report, code), correct)
     if not ctx.gpu.present and not ctx.emulator:
         return not_run(ctx.gpu.reason)
-    if mechanism.tool == "schedule" and not ctx.emulator:
+    if mechanism.gpu_reason and not ctx.emulator:
         return not_run(mechanism.gpu_reason)
     if mechanism.tool in sanitize.SANITIZERS or mechanism.tool == "schedule":
         binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
         limit = steps.limit(lab, mechanism.tool)
-        if not ctx.emulator:
+        if mechanism.tool == "schedule" and not ctx.emulator:
+            recorder = ctx.tree.schedule_recorder()
+            if not recorder.is_file():
+                return not_run(sanitize.NO_RECORDER)
+            with steps.gpu():
+                run = sanitize.run_recorded(recorder, binary, checker, limit, env, mechanism.schedule)
+        elif not ctx.emulator:
             if ctx.sanitizer is None:
                 return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
             with steps.gpu():

@@ -19,6 +19,7 @@ from grader.steps import student_steps
 from grader.steps.student_steps import StudentSteps
 
 VARIANTS = ("student", "solution")
+RECORDER_TARGET = "cml_schedule_recorder"  # meson.build: the schedule check's recorder on a GPU
 # meson.build configures the CPU emulator's targets (common/emu) only where it finds both.
 EMULATOR_MISSING = (
     "the CPU emulator is not built here: it needs clang++ and Boost.Context "
@@ -88,11 +89,28 @@ class BuildTree:
 
     def has_emulator(self) -> bool:
         """Whether Meson configured the CPU emulator's targets (meson.build, option `emulator`)."""
+        return self.has_target("cml_emu_selftest")
+
+    def has_target(self, name: str) -> bool:
+        """Whether Meson configured a target of this name."""
         try:
             targets = json.loads((self.directory / "meson-info" / "intro-targets.json").read_text())
         except (OSError, ValueError):
             return False
-        return any(target.get("name") == "cml_emu_selftest" for target in targets)
+        return any(target.get("name") == name for target in targets)
+
+    def schedule_recorder(self) -> Path:
+        """The schedule check's recorder for a GPU (common/schedule/cupti_recorder.cpp), built where CUPTI is."""
+        return self.directory / f"lib{RECORDER_TARGET}.so"
+
+    def own_targets(self, lab: str, emulated: bool) -> list[str]:
+        """The grader's own parts of a lab a student's programs need: its checker and baseline, and the recorder."""
+        harness = [f"{lab}_checker", f"{lab}_baseline_emu_o" if emulated else f"{lab}_baseline"]
+        return harness + self.recorder_targets(emulated)
+
+    def recorder_targets(self, emulated: bool) -> list[str]:
+        """The schedule check's recorder, for a GPU, where the build has it: its target, or none."""
+        return [RECORDER_TARGET] if not emulated and self.has_target(RECORDER_TARGET) else []
 
     def kernel_source(self, lab: str, variant: str) -> Path:
         folder = REPO_ROOT / "solutions" if variant == "solution" else self.student_dir
@@ -226,9 +244,9 @@ def build_lab(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulate
     if variant != "student":
         if not emulated:
             tree.kernel_library(lab, variant).unlink(missing_ok=True)  # never judge a stale one
-        return compile_targets(tree, [f"{lab}_{variant}_emu" if emulated else f"{lab}_{variant}"], timeout_s)
-    harness = [f"{lab}_checker", f"{lab}_baseline_emu_o" if emulated else f"{lab}_baseline"]
-    built = compile_targets(tree, harness, timeout_s)
+        targets = [f"{lab}_{variant}_emu" if emulated else f"{lab}_{variant}"]
+        return compile_targets(tree, targets + tree.recorder_targets(emulated), timeout_s)
+    built = compile_targets(tree, tree.own_targets(lab, emulated), timeout_s)
     if not built.ok:
         raise GraderError(f"the grader's own part of {lab} does not build: {built.tail(3)}")
     steps = tree.student(lab, emulated)
@@ -266,7 +284,7 @@ def build_ahead(
             if variant != "student":
                 ours.append(f"{lab}_{variant}{suffix}")
                 continue
-            ours += [f"{lab}_checker", f"{lab}_baseline_emu_o" if emulated else f"{lab}_baseline"]
+            ours += tree.own_targets(lab, emulated)
             objects += tree.objects(f"{lab}_student{suffix}_test") + tree.objects(f"{lab}_student{suffix}_bench")
             kernels.append(tree.student(lab, emulated))
     if ours:

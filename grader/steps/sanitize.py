@@ -1,5 +1,6 @@
 """compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a lab's test program, or, with no GPU,
-the CPU emulator's own checks (common/emu), which print the same reports and summaries. The program runs as in
+the CPU emulator's own checks (common/emu), which print the same reports and summaries; and Lab 10's schedule
+check, on a GPU from CUPTI's record (common/schedule/cupti_recorder.cpp), which prints what the emulator's does. The program runs as in
 its correctness run (same variables and files: grader/steps/suite.py) over the graded cases, and the checker judges
 the record of this very run: a clean report counts only if this run's results were right.
 
@@ -14,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.execution import proc
+from grader.execution import proc, sandbox
 from grader.steps import suite
 
 # The sanitizer exits with this when it found anything (racecheck's hazard warnings included), and with
@@ -28,6 +29,14 @@ EMULATED_TOOLS = ("memcheck", "racecheck", "initcheck", "schedule")
 PRINT_LIMIT = 10
 GRADED_CASES = ("--test-suite-exclude=stretch*",)  # doctest's filter: every case but the stretch's
 
+# The schedule check's recorder, as the test program sees it: CUDA loads it (CUDA_INJECTION64_PATH), and NVTX
+# hands its ranges to CUPTI through it (NVTX_INJECTION64_PATH).
+RECORDER = sandbox.INSIDE / "schedule-recorder.so"
+NO_RECORDER = "the schedule recorder was not built: the build found no CUPTI (libcupti and cupti.h) in the CUDA toolkit"
+NO_SUMMARY = (
+    "the schedule recorder printed no summary: CUDA did not load it, or the program ended without running its exit "
+    "handlers"
+)
 SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*|SCHEDULE SUMMARY: [^\n]*)")
 
 
@@ -88,6 +97,31 @@ def run_emulated(
     }
     run = suite.run_suite(binary, checker, timeout_s, {**(env or {}), **checks}, args=GRADED_CASES)
     return read_run(tool, run)
+
+
+def recorder_variables(schedule: str) -> dict[str, str]:
+    """What a test program's run under the schedule recorder adds to its variables: `schedule`, the one aspect
+    of the check to report."""
+    return {
+        "CUDA_INJECTION64_PATH": str(RECORDER),
+        "NVTX_INJECTION64_PATH": str(RECORDER),
+        "CML_SCHEDULE": schedule,
+        "CML_SCHEDULE_ERROR_EXITCODE": str(SANITIZER_FOUND),
+        "CML_SCHEDULE_PRINT_LIMIT": str(PRINT_LIMIT),
+    }
+
+
+def run_recorded(
+    recorder: Path, binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None, schedule: str = ""
+) -> SanitizerRun:
+    """The schedule check on a GPU: the test program, in the sandbox as ever, with the grader's `recorder` (built
+    by meson.build from common/schedule, never from a submission) seen read-only at RECORDER and injected."""
+    variables = {**(env or {}), **recorder_variables(schedule)}
+    run = suite.run_suite(binary, checker, timeout_s, variables, args=GRADED_CASES, files={RECORDER: recorder})
+    found = read_run("schedule", run)
+    if not found.summary and found.clean:  # its verdict missing is never a clean one
+        found.clean, found.first_report = False, NO_SUMMARY
+    return found
 
 
 def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:

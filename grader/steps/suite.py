@@ -159,12 +159,23 @@ def run_folder():
 
 
 def program_run(
-    binary: Path, scratch: Path, env: dict | None = None, gpu: bool = True, turn: GpuTurn | None = None
+    binary: Path,
+    scratch: Path,
+    env: dict | None = None,
+    gpu: bool = True,
+    turn: GpuTurn | None = None,
+    files: dict[Path, Path] | None = None,
 ) -> sandbox.ProgramRun:
     """A program built from a submission, as the grader runs it: in the sandbox, with the limits it sets itself
-    (CML_CONFINE), writing its record in `scratch`; a benchmark with `turn` asks for the GPU alone through it."""
+    (CML_CONFINE), writing its record in `scratch`; a benchmark with `turn` asks for the GPU alone through it;
+    `files`, the grader's own it may read (sandbox.ProgramRun.files)."""
     return sandbox.ProgramRun(
-        binary, scratch, {**(env or {}), "CML_CONFINE": "1"}, gpu=gpu, gpu_turn=turn.path if turn else None
+        binary,
+        scratch,
+        {**(env or {}), "CML_CONFINE": "1"},
+        gpu=gpu,
+        gpu_turn=turn.path if turn else None,
+        files=files or {},
     )
 
 
@@ -205,14 +216,20 @@ def judge(checker: Path, record: Path, timeout_s: proc.Limit, env: dict | None =
 
 
 def run_suite(
-    binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None, tool: tuple = (), args: tuple = ()
+    binary: Path,
+    checker: Path,
+    timeout_s: proc.Limit,
+    env: dict | None = None,
+    tool: tuple = (),
+    args: tuple = (),
+    files: dict[Path, Path] | None = None,
 ) -> SuiteRun:
-    """The test program's run (under `tool` where given, with doctest's `args`) and the checker's verdict on its
-    record. Both draw their inputs from the same seed: the run's, or one drawn here. A case the run left out is
-    judged as one the program skipped."""
+    """The test program's run (under `tool` where given, with doctest's `args`, seeing `files` of the grader's)
+    and the checker's verdict on its record. Both draw their inputs from the same seed: the run's, or one drawn
+    here. A case the run left out is judged as one the program skipped."""
     env = {"CML_SEED": str(secrets.randbits(48)), **(env or {})}
     with run_folder() as scratch:
-        program = program_run(binary, scratch, env)
+        program = program_run(binary, scratch, env, files=files)
         outcome = run_program(program, timeout_s, tool, args)
         no_gpu = NO_GPU_START.match(outcome.stderr)
         if no_gpu:

@@ -5,21 +5,20 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "options.hpp"
 #include "runtime_state.hpp"
+#include "schedule/findings.hpp"
 
 namespace cml_emu::schedule {
 namespace {
 
-constexpr const char* kPrefix = "=========";
-constexpr const char* kCallPrefix = "cml call: ";
-constexpr const char* kExpects = "; expects: ";
-
-enum class Work : std::uint8_t { copy_in, copy_out, kernel };
+namespace words = cml::schedule;  // the findings' words, shared with the GPU's recorder
+using words::Work;
 
 struct Pending {
     Work work;
@@ -51,12 +50,6 @@ struct Call {
     std::set<std::uintptr_t> pinned;  // pinned during the call, not yet unpinned
 };
 
-struct Finding {
-    std::string aspect;  // pinned, overlap or returned
-    std::string text;
-    unsigned long long count = 0;
-};
-
 struct Log {
     std::mutex mutex;
     std::map<std::uintptr_t, std::size_t> pinned;  // start -> bytes
@@ -67,32 +60,13 @@ struct Log {
     int depth = 0;                       // NVTX ranges open
     int call_depth = -1;                 // the depth of the watched call's range, -1 when none is open
     Call call;
-    std::map<std::string, Finding> findings;  // by text: one finding however many calls repeat it
-    std::vector<std::string> order;
+    words::Findings findings{options().schedule_aspects};  // by text: one finding however many calls repeat it
 };
 
 Log& log()
 {
     static Log* l = new Log;  // never destroyed: the exit handler reads it
     return *l;
-}
-
-bool aspect_on(const std::string& aspect)
-{
-    const std::string& wanted = options().schedule_aspects;
-    if (wanted.empty()) return true;
-    return ("," + wanted + ",").find("," + aspect + ",") != std::string::npos;
-}
-
-void add(Log& l, const std::string& aspect, const std::string& text)
-{
-    if (!aspect_on(aspect)) return;
-    Finding& f = l.findings[text];
-    if (f.count++ == 0) {
-        f.aspect = aspect;
-        f.text = text;
-        l.order.push_back(text);
-    }
 }
 
 bool in_call(const Log& l) { return l.call_depth >= 0; }
@@ -110,17 +84,7 @@ Stream& stream_of(Log& l, cudaStream_t stream)
     return l.streams[nullptr];  // a handle the log never saw created: as the default stream
 }
 
-// Findings name no stream's number, nor any size: the same mistake, call after call, is one finding, counted.
-std::string stream_name(const Stream& s) { return s.number == 0 ? "the default stream" : "a stream of its own"; }
-
-const char* work_name(Work work)
-{
-    switch (work) {
-    case Work::copy_in: return "the copy to the GPU";
-    case Work::copy_out: return "the copy to the host";
-    default: return "the kernel";
-    }
-}
+bool is_default(const Stream& s) { return s.number == 0; }
 
 void note_busy(Log& l)
 {
@@ -157,16 +121,12 @@ bool is_pinned(const Log& l, std::uintptr_t start, std::size_t bytes)
     return start >= it->first && start + bytes <= it->first + it->second;
 }
 
-void call_started(Log& l, const std::string& message)
+void call_started(Log& l, const words::CallMark& mark)
 {
     l.call = Call{};
-    const std::size_t expects = message.find(kExpects);
-    l.call.name = message.substr(std::string(kCallPrefix).size(),
-                                 expects == std::string::npos ? std::string::npos
-                                                              : expects - std::string(kCallPrefix).size());
-    const std::string wanted = expects == std::string::npos ? "" : message.substr(expects);
-    l.call.expects_pinned = wanted.find("pinned copies") != std::string::npos;
-    l.call.expects_overlap = wanted.find("2 streams") != std::string::npos;
+    l.call.name = mark.name;
+    l.call.expects_pinned = mark.expects_pinned;
+    l.call.expects_overlap = mark.expects_overlap;
     l.call_depth = l.depth;
 }
 
@@ -179,15 +139,7 @@ void call_returned(Log& l)
         auto report_pending = [&](const Stream& s) {
             for (const Pending& p : s.pending) {
                 if ((p.work == Work::copy_out) != copies_back) continue;
-                if (copies_back)
-                    add(l, "returned",
-                        "Race reported between Write access by the copy to the host on " + stream_name(s) +
-                            " and Read access by the caller of " + name +
-                            ", which returned before synchronising that stream");
-                else
-                    add(l, "returned",
-                        "Schedule error: " + name + " returned with " + work_name(p.work) + " still queued on " +
-                            stream_name(s) + ": work left running after the function returns");
+                l.findings.add(words::kReturned, words::left_queued(name, p.work, is_default(s)));
             }
         };
         for (const Stream& s : l.retired) report_pending(s);
@@ -197,28 +149,21 @@ void call_returned(Log& l)
     for (auto& [handle, s] : l.streams) {
         s.pending.clear();
         if (s.made_in_call) {
-            add(l, "returned",
-                "Schedule error: " + name + " returned with " + stream_name(s) +
-                    " still alive: cudaStreamDestroy every stream you create");
+            l.findings.add(words::kReturned, words::stream_left_alive(name, is_default(s)));
             s.made_in_call = false;
         }
     }
     for (auto& [handle, e] : l.events) {
         if (!e.made_in_call) continue;
-        add(l, "returned", "Schedule error: " + name + " returned with an event it created still alive: "
-                           "cudaEventDestroy every event you create");
+        l.findings.add(words::kReturned, words::event_left_alive(name));
         e.made_in_call = false;
     }
     for (std::uintptr_t start : l.call.pinned) {
         if (!l.pinned.count(start)) continue;
-        add(l, "returned", "Schedule error: " + name + " returned with host memory it pinned still pinned: "
-                           "cudaFreeHost or cudaHostUnregister what you pin, before you return");
+        l.findings.add(words::kReturned, words::pinned_left_pinned(name));
     }
     if (l.call.expects_overlap && l.call.enqueued && l.call.most_streams_busy < 2)
-        add(l, "overlap",
-            "Schedule error: " + name + " never had work in flight on two streams at once (at most " +
-                std::to_string(l.call.most_streams_busy) +
-                "): each chunk's copies and kernel on its stream, with no synchronise between chunks");
+        l.findings.add(words::kOverlap, words::never_overlapped(name, l.call.most_streams_busy));
     l.call_depth = -1;
 }
 
@@ -304,11 +249,7 @@ void host_copy(const void* host, std::size_t bytes, bool to_host, cudaStream_t s
     std::lock_guard<std::mutex> lock(l.mutex);
     const auto at = reinterpret_cast<std::uintptr_t>(host);
     if (in_call(l) && l.call.expects_pinned && !is_pinned(l, at, bytes))
-        add(l, "pinned",
-            "Schedule error: " + l.call.name + " copied " + (to_host ? "to" : "from") +
-                " pageable host memory (" + std::string(async ? "cudaMemcpyAsync" : "cudaMemcpy") +
-                "): the copy engine reads and writes only pinned memory, so the driver stages it through a "
-                "small buffer of its own, a piece at a time");
+        l.findings.add(words::kPinned, words::pageable_copy(l.call.name, to_host, async));
     if (async) {
         enqueue(l, stream, Pending{to_host ? Work::copy_out : Work::copy_in, 0, at, bytes});
         return;
@@ -365,10 +306,10 @@ void range_pushed(const char* message)
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    const std::string text = message ? message : "";
-    if (!in_call(l) && text.rfind(kCallPrefix, 0) == 0) {
+    const std::optional<words::CallMark> mark = words::call_mark(message ? message : "");
+    if (!in_call(l) && mark) {
         report_at_exit();
-        call_started(l, text);
+        call_started(l, *mark);
     }
     ++l.depth;
 }
@@ -386,17 +327,7 @@ bool print_summary()
 {
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    int shown = 0;
-    unsigned long long errors = 0;
-    for (const std::string& text : l.order) {
-        const Finding& f = l.findings[text];
-        errors += 1;
-        if (shown++ >= options().print_limit) continue;
-        std::fprintf(stderr, "%s %s\n%s     (%llu time%s)\n%s\n", kPrefix, f.text.c_str(), kPrefix, f.count,
-                     f.count == 1 ? "" : "s", kPrefix);
-    }
-    std::fprintf(stderr, "%s SCHEDULE SUMMARY: %llu error%s\n", kPrefix, errors, errors == 1 ? "" : "s");
-    return errors > 0;
+    return l.findings.print(stderr, options().print_limit) > 0;
 }
 
 }  // namespace cml_emu::schedule

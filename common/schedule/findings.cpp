@@ -1,0 +1,110 @@
+#include "findings.hpp"
+
+namespace cml::schedule {
+namespace {
+
+constexpr const char* kPrefix = "=========";
+constexpr const char* kCallPrefix = "cml call: ";
+constexpr const char* kExpects = "; expects: ";
+
+std::string stream_name(bool default_stream) { return default_stream ? "the default stream" : "a stream of its own"; }
+
+const char* work_name(Work work)
+{
+    switch (work) {
+    case Work::copy_in: return "the copy to the GPU";
+    case Work::copy_out: return "the copy to the host";
+    default: return "the kernel";
+    }
+}
+
+}  // namespace
+
+std::optional<CallMark> call_mark(const std::string& message)
+{
+    const std::string prefix = kCallPrefix;
+    if (message.rfind(prefix, 0) != 0) return std::nullopt;
+    CallMark mark;
+    const std::size_t expects = message.find(kExpects);
+    mark.name = message.substr(prefix.size(), expects == std::string::npos ? std::string::npos
+                                                                           : expects - prefix.size());
+    const std::string wanted = expects == std::string::npos ? "" : message.substr(expects);
+    mark.expects_pinned = wanted.find("pinned copies") != std::string::npos;
+    mark.expects_overlap = wanted.find("2 streams") != std::string::npos;
+    return mark;
+}
+
+std::string pageable_copy(const std::string& call, bool to_host, bool async)
+{
+    return "Schedule error: " + call + " copied " + (to_host ? "to" : "from") + " pageable host memory (" +
+           (async ? "cudaMemcpyAsync" : "cudaMemcpy") +
+           "): the copy engine reads and writes only pinned memory, so the driver stages it through a small buffer "
+           "of its own, a piece at a time";
+}
+
+std::string left_queued(const std::string& call, Work work, bool default_stream)
+{
+    if (work == Work::copy_out)
+        return "Race reported between Write access by the copy to the host on " + stream_name(default_stream) +
+               " and Read access by the caller of " + call + ", which returned before synchronising that stream";
+    return "Schedule error: " + call + " returned with " + work_name(work) + " still queued on " +
+           stream_name(default_stream) + ": work left running after the function returns";
+}
+
+std::string stream_left_alive(const std::string& call, bool default_stream)
+{
+    return "Schedule error: " + call + " returned with " + stream_name(default_stream) +
+           " still alive: cudaStreamDestroy every stream you create";
+}
+
+std::string event_left_alive(const std::string& call)
+{
+    return "Schedule error: " + call + " returned with an event it created still alive: "
+                                       "cudaEventDestroy every event you create";
+}
+
+std::string pinned_left_pinned(const std::string& call)
+{
+    return "Schedule error: " + call + " returned with host memory it pinned still pinned: "
+                                       "cudaFreeHost or cudaHostUnregister what you pin, before you return";
+}
+
+std::string never_overlapped(const std::string& call, int most_streams_busy)
+{
+    return "Schedule error: " + call + " never had work in flight on two streams at once (at most " +
+           std::to_string(most_streams_busy) +
+           "): each chunk's copies and kernel on its stream, with no synchronise between chunks";
+}
+
+bool Findings::reports(const std::string& aspect) const
+{
+    return aspects_.empty() || ("," + aspects_ + ",").find("," + aspect + ",") != std::string::npos;
+}
+
+void Findings::add(const std::string& aspect, const std::string& text)
+{
+    if (!reports(aspect)) return;
+    if (counts_[text]++ == 0) order_.push_back(text);
+}
+
+unsigned long long Findings::count(const std::string& text) const
+{
+    auto it = counts_.find(text);
+    return it == counts_.end() ? 0 : it->second;
+}
+
+unsigned long long Findings::print(std::FILE* to, int print_limit) const
+{
+    int shown = 0;
+    for (const std::string& text : order_) {
+        if (shown++ >= print_limit) continue;
+        const unsigned long long times = counts_.at(text);
+        std::fprintf(to, "%s %s\n%s     (%llu time%s)\n%s\n", kPrefix, text.c_str(), kPrefix, times,
+                     times == 1 ? "" : "s", kPrefix);
+    }
+    const unsigned long long errors = order_.size();
+    std::fprintf(to, "%s SCHEDULE SUMMARY: %llu error%s\n", kPrefix, errors, errors == 1 ? "" : "s");
+    return errors;
+}
+
+}  // namespace cml::schedule

@@ -1,0 +1,63 @@
+// What the schedule check says about a watched call (cml/watched_call.hpp), worded once for both of its makers:
+// the CPU emulator's log of the runtime calls (common/emu/src/schedule.cpp) and, on a GPU, the CUPTI recorder
+// (cupti_recorder.cpp). Both print the same findings and summary, so the grader reads either the same way
+// (grader/steps/sanitize.py).
+#pragma once
+
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cml::schedule {
+
+// The aspects a check reports, as CML_EMU_SCHEDULE or CML_SCHEDULE names them (a comma list; "" for all).
+constexpr const char* kPinned = "pinned";
+constexpr const char* kOverlap = "overlap";
+constexpr const char* kReturned = "returned";
+
+// A watched call, from its NVTX range's message "cml call: NAME; expects: ...".
+struct CallMark {
+    std::string name;
+    bool expects_pinned = false;   // "pinned copies": every copy between the host and the GPU from pinned memory
+    bool expects_overlap = false;  // "2 streams": work in flight on two streams at once
+};
+
+// The mark of a range's message, none when the range is not a watched call's.
+std::optional<CallMark> call_mark(const std::string& message);
+
+enum class Work : unsigned char { copy_in, copy_out, kernel };
+
+// The findings' words. None names a stream's number or a size: the same mistake, call after call, is one
+// finding, counted.
+std::string pageable_copy(const std::string& call, bool to_host, bool async);
+std::string left_queued(const std::string& call, Work work, bool default_stream);  // a copy back: the caller's race
+std::string stream_left_alive(const std::string& call, bool default_stream);
+std::string event_left_alive(const std::string& call);
+std::string pinned_left_pinned(const std::string& call);
+std::string never_overlapped(const std::string& call, int most_streams_busy);
+
+// The findings of one run, each once with the number of times it was seen, in the order first seen.
+class Findings {
+public:
+    explicit Findings(std::string aspects = "") : aspects_(std::move(aspects)) {}
+
+    bool reports(const std::string& aspect) const;  // the aspect is one of those asked for
+    void add(const std::string& aspect, const std::string& text);
+
+    std::size_t size() const { return order_.size(); }
+    unsigned long long count(const std::string& text) const;
+    const std::vector<std::string>& texts() const { return order_; }
+
+    // The findings (the first `print_limit`) and the summary line, as compute-sanitizer prints them; the
+    // number of findings.
+    unsigned long long print(std::FILE* to, int print_limit) const;
+
+private:
+    std::string aspects_;
+    std::map<std::string, unsigned long long> counts_;
+    std::vector<std::string> order_;
+};
+
+}  // namespace cml::schedule

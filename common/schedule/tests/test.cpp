@@ -1,0 +1,326 @@
+// The schedule check's judge on a GPU (timeline.hpp), on records made up here: what a call's copies, kernels,
+// streams and pinned memory did, and the findings that must follow, in the emulator's words.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "schedule/findings.hpp"
+#include "schedule/timeline.hpp"
+
+namespace {
+
+using cml::schedule::Activity;
+using cml::schedule::Findings;
+using cml::schedule::Timeline;
+using cml::schedule::Work;
+
+constexpr const char* kOverlapped = "cml call: pipeline_overlapped; expects: pinned copies, 2 streams,";
+constexpr std::uintptr_t kStreamA = 0xa0, kStreamB = 0xb0;
+constexpr std::uint32_t kIdA = 7, kIdB = 8, kDefaultId = 1;
+
+// A program that makes two streams outside any watched call, then one watched call from t = 100 to t = 1000
+// (what is made inside it is each test's).
+Timeline two_streams_and_a_call()
+{
+    Timeline t;
+    t.stream_created(kStreamA, kIdA);
+    t.stream_created(kStreamB, kIdB);
+    t.range_pushed(kOverlapped, 100);
+    return t;
+}
+
+// One copy or kernel, issued by API call `correlation` at `issued`, on the GPU from start to end.
+void work(Timeline& t, Work kind, std::uint32_t stream, std::uint32_t correlation, std::uint64_t issued,
+          std::uint64_t start, std::uint64_t end, bool pageable = false)
+{
+    t.api_entered(correlation, issued);
+    t.add(Activity{kind, stream, pageable, true, start, end, correlation});
+}
+
+// The call waits for the whole device (cudaDeviceSynchronize, API call `correlation`) from `entered` to `returned`.
+void synchronise_device(Timeline& t, std::uint32_t correlation, std::uint64_t entered, std::uint64_t returned)
+{
+    t.api_entered(correlation, entered);
+    t.synchronised(correlation, true, 0, returned);
+}
+
+Findings judged(const Timeline& t, const std::string& aspects = "")
+{
+    Findings findings(aspects);
+    t.judge(findings);
+    return findings;
+}
+
+bool says(const Findings& f, const std::string& text) { return f.count(text) > 0; }
+
+}  // namespace
+
+TEST_CASE("a call whose copies end before it returns, on two streams in flight at once, has no finding")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::copy_in, kIdA, 1, 110, 120, 300);
+    work(t, Work::copy_in, kIdB, 2, 130, 300, 500);  // queued on B while A's copy runs
+    work(t, Work::copy_out, kIdA, 3, 140, 500, 700);
+    synchronise_device(t, 4, 150, 710);
+    t.range_popped(1000);
+    CHECK(judged(t).size() == 0);
+}
+
+TEST_CASE("a copy back that ends after the call's range is popped fails returned, as a race with the caller")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::copy_in, kIdA, 1, 110, 120, 300);
+    work(t, Work::copy_out, kIdB, 2, 130, 300, 1200);
+    t.api_entered(3, 140);
+    t.synchronised(3, false, kIdA, 310);
+    t.range_popped(1000);
+    const Findings f = judged(t);
+    CHECK(f.size() == 1);
+    CHECK(says(f, cml::schedule::left_queued("pipeline_overlapped", Work::copy_out, false)));
+    CHECK(f.texts()[0].rfind("Race reported between Write access by the copy to the host", 0) == 0);
+}
+
+TEST_CASE("a copy back the call never waited for is a race, even where the GPU ended it before the call returned")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::copy_out, kIdB, 1, 130, 300, 500);  // a cudaFree's wait, say, is no wait of the program's
+    t.range_popped(1000);
+    CHECK(says(judged(t, "returned"), cml::schedule::left_queued("pipeline_overlapped", Work::copy_out, false)));
+}
+
+TEST_CASE("a wait covers what its stream held when it was entered, or when its event was recorded")
+{
+    SUBCASE("an event recorded after the copy, then synchronised")
+    {
+        Timeline t = two_streams_and_a_call();
+        work(t, Work::copy_out, kIdA, 1, 110, 120, 300);
+        t.api_entered(2, 130);
+        t.event_recorded(0xe0, kIdA, 2);
+        t.api_entered(3, 140);
+        t.event_synchronised(0xe0, 310);
+        t.range_popped(1000);
+        CHECK(judged(t, "returned").size() == 0);
+    }
+    SUBCASE("an event recorded before the copy waits for nothing of it")
+    {
+        Timeline t = two_streams_and_a_call();
+        t.api_entered(1, 105);
+        t.event_recorded(0xe0, kIdA, 1);
+        work(t, Work::copy_out, kIdA, 2, 110, 120, 300);
+        t.event_synchronised(0xe0, 310);
+        t.range_popped(1000);
+        CHECK(judged(t, "returned").size() == 1);
+    }
+    SUBCASE("a cudaMemcpy waits for the blocking streams, not for the non-blocking ones")
+    {
+        Timeline t;
+        t.stream_created(kStreamA, kIdA, true);
+        t.stream_created(kStreamB, kIdB, false);
+        t.range_pushed(kOverlapped, 100);
+        work(t, Work::kernel, kIdA, 1, 110, 120, 300);
+        work(t, Work::kernel, kIdB, 2, 115, 120, 300);
+        t.api_entered(3, 200);
+        t.copied_synchronously(3, 320);
+        t.range_popped(1000);
+        const Findings f = judged(t, "returned");
+        CHECK(f.size() == 1);
+        CHECK(f.count(cml::schedule::left_queued("pipeline_overlapped", Work::kernel, false)) == 1);
+    }
+}
+
+TEST_CASE("a kernel still running after the call names the default stream when it ran there")
+{
+    Timeline t;
+    t.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 100);
+    work(t, Work::kernel, kDefaultId, 1, 110, 120, 1500);
+    t.range_popped(1000);
+    CHECK(says(judged(t), cml::schedule::left_queued("pipeline_pinned", Work::kernel, true)));
+}
+
+TEST_CASE("work of two streams whose intervals overlap passes overlap; back to back, it fails")
+{
+    SUBCASE("overlapping")
+    {
+        Timeline t = two_streams_and_a_call();
+        work(t, Work::kernel, kIdA, 1, 110, 200, 400);
+        work(t, Work::kernel, kIdB, 2, 399, 399, 600);
+        synchronise_device(t, 3, 400, 610);
+        t.range_popped(1000);
+        CHECK(judged(t, "overlap").size() == 0);
+    }
+    SUBCASE("back to back: one ends as the other is issued")
+    {
+        Timeline t = two_streams_and_a_call();
+        t.api_entered(3, 111);
+        t.synchronised(3, false, kIdA, 400);
+        work(t, Work::kernel, kIdA, 1, 110, 200, 400);
+        work(t, Work::kernel, kIdB, 2, 400, 450, 600);
+        synchronise_device(t, 4, 401, 610);
+        t.range_popped(1000);
+        const Findings f = judged(t, "overlap");
+        CHECK(f.size() == 1);
+        CHECK(says(f, cml::schedule::never_overlapped("pipeline_overlapped", 1)));
+    }
+}
+
+TEST_CASE("overlap counts only the streams the program made, and no call that expects none")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::kernel, kIdA, 1, 110, 200, 400);
+    work(t, Work::kernel, kDefaultId, 2, 120, 300, 500);
+    t.range_popped(600);
+    CHECK(judged(t, "overlap").size() == 1);
+
+    Timeline serial;
+    serial.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 100);
+    work(serial, Work::kernel, kDefaultId, 1, 110, 200, 400);
+    synchronise_device(serial, 2, 120, 410);
+    serial.range_popped(600);
+    CHECK(judged(serial).size() == 0);
+}
+
+TEST_CASE("a copy from pageable memory fails pinned, in a call that expects pinned copies only")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::copy_in, kIdA, 1, 110, 120, 300, true);
+    work(t, Work::copy_in, kIdB, 2, 130, 130, 300);
+    t.range_popped(1000);
+    const Findings f = judged(t, "pinned");
+    CHECK(f.size() == 1);
+    CHECK(says(f, cml::schedule::pageable_copy("pipeline_overlapped", false, true)));
+
+    Timeline unwatched;
+    unwatched.range_pushed("cml call: pipeline_pageable; expects:", 100);
+    work(unwatched, Work::copy_in, kDefaultId, 1, 110, 120, 300, true);
+    unwatched.range_popped(1000);
+    CHECK(judged(unwatched, "pinned").size() == 0);
+}
+
+// The GPU's times, converted to the host's clock, may lead it: what the host saw come back bounds them.
+TEST_CASE("a copy the call waited for has ended by the time the wait returned, whatever its recorded end")
+{
+    SUBCASE("a synchronise of its stream")
+    {
+        Timeline t = two_streams_and_a_call();
+        work(t, Work::copy_out, kIdA, 1, 110, 120, 1010);
+        t.api_entered(2, 500);
+        t.synchronised(2, false, kIdA, 900);
+        t.range_popped(1000);
+        CHECK(judged(t, "returned").size() == 0);
+    }
+    SUBCASE("a synchronise of another stream, or one entered before the copy was issued, does not count")
+    {
+        Timeline t = two_streams_and_a_call();
+        t.api_entered(1, 105);
+        t.synchronised(1, true, 0, 108);
+        work(t, Work::copy_out, kIdA, 2, 110, 120, 1010);
+        t.api_entered(3, 500);
+        t.synchronised(3, false, kIdB, 900);
+        t.range_popped(1000);
+        CHECK(judged(t, "returned").size() == 1);
+    }
+    SUBCASE("a cudaMemcpy, which returns once its copy is done")
+    {
+        Timeline t;
+        t.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 100);
+        t.api_entered(1, 110);
+        t.add(Activity{Work::copy_out, kDefaultId, false, false, 120, 1010, 1});
+        t.api_returned(1, 950);
+        t.range_popped(1000);
+        CHECK(judged(t).size() == 0);
+    }
+}
+
+TEST_CASE("a chunk issued after a synchronise of the previous one's stream does not overlap it")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::kernel, kIdA, 1, 110, 200, 420);  // its recorded end leads the host's clock
+    t.api_entered(2, 150);
+    t.synchronised(2, false, kIdA, 400);
+    work(t, Work::kernel, kIdB, 3, 410, 430, 600);
+    t.range_popped(1000);
+    CHECK(says(judged(t, "overlap"), cml::schedule::never_overlapped("pipeline_overlapped", 1)));
+}
+
+TEST_CASE("streams, events and pinned memory made in a call and alive when it returns fail returned")
+{
+    Timeline t;
+    t.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 100);
+    t.stream_created(kStreamA, kIdA);
+    t.stream_created(kStreamB, kIdB);
+    t.stream_destroyed(kStreamB);
+    t.event_created(0xe0);
+    t.pinned(0x1000);
+    t.pinned(0x2000);
+    t.unpinned(0x2000);
+    t.range_popped(1000);
+    const Findings f = judged(t, "returned");
+    CHECK(f.size() == 3);
+    CHECK(f.count(cml::schedule::stream_left_alive("pipeline_pinned", false)) == 1);
+    CHECK(says(f, cml::schedule::event_left_alive("pipeline_pinned")));
+    CHECK(f.count(cml::schedule::pinned_left_pinned("pipeline_pinned")) == 1);
+    CHECK(f.texts()[2].find("still pinned") != std::string::npos);
+}
+
+TEST_CASE("work belongs to the call that issued it, not to the harness's copies between calls")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::copy_out, kIdA, 1, 110, 120, 300);
+    synchronise_device(t, 3, 150, 310);
+    t.range_popped(1000);
+    t.api_entered(2, 1100);  // the test reads the output back: outside any call
+    t.add(Activity{Work::copy_out, kDefaultId, true, false, 1100, 1400, 2});  // pageable, after the pop
+    CHECK(judged(t, "pinned,returned").size() == 0);
+}
+
+TEST_CASE("a copy the record ties to no API call belongs to the call it started in")
+{
+    Timeline t = two_streams_and_a_call();
+    t.add(Activity{Work::copy_out, kIdA, false, true, 500, 1300, 0});
+    t.range_popped(1000);
+    CHECK(judged(t, "returned").size() == 1);
+}
+
+TEST_CASE("nested ranges inside a watched call do not end it, and the same mistake twice is one finding")
+{
+    Timeline t;
+    for (std::uint64_t at : {100, 2000}) {
+        t.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", at);
+        t.range_pushed("cml call: inner", at + 1);  // not a second watched call
+        t.range_popped(at + 2);
+        t.pinned(at);
+        t.range_popped(at + 900);
+    }
+    const Findings f = judged(t);
+    CHECK(f.size() == 1);
+    CHECK(f.count(cml::schedule::pinned_left_pinned("pipeline_pinned")) == 2);
+}
+
+TEST_CASE("the findings and the summary are printed as the emulator prints them")
+{
+    Findings f("returned");
+    f.add("pinned", "not asked for");
+    f.add("returned", "Schedule error: x");
+    f.add("returned", "Schedule error: x");
+    std::FILE* out = std::tmpfile();
+    REQUIRE(out != nullptr);
+    CHECK(f.print(out, 10) == 1);
+    std::rewind(out);
+    char text[512] = {};
+    const std::size_t read = std::fread(text, 1, sizeof text - 1, out);
+    std::fclose(out);
+    CHECK(std::string(text, read) ==
+          "========= Schedule error: x\n=========     (2 times)\n=========\n========= SCHEDULE SUMMARY: 1 error\n");
+}
+
+TEST_CASE("a range's message is a watched call's only with the prefix, and names what it expects")
+{
+    CHECK_FALSE(cml::schedule::call_mark("pipeline_pinned").has_value());
+    const auto mark = cml::schedule::call_mark(kOverlapped);
+    REQUIRE(mark.has_value());
+    CHECK(mark->name == "pipeline_overlapped");
+    CHECK(mark->expects_pinned);
+    CHECK(mark->expects_overlap);
+}

@@ -1,0 +1,205 @@
+#include "timeline.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace cml::schedule {
+
+void Timeline::range_pushed(const std::string& message, std::uint64_t at)
+{
+    if (!in_call()) {
+        if (std::optional<CallMark> mark = call_mark(message)) {
+            calls_.push_back(WatchedCall{*mark, at, 0, false, 0, 0, 0});
+            pinned_in_call_.clear();
+            call_depth_ = depth_;
+        }
+    }
+    ++depth_;
+}
+
+void Timeline::range_popped(std::uint64_t at)
+{
+    if (depth_ > 0) --depth_;
+    if (in_call() && depth_ == call_depth_) call_returned(at);
+}
+
+void Timeline::call_returned(std::uint64_t at)
+{
+    WatchedCall& call = calls_.back();
+    call.popped = at;
+    call.returned = true;
+    for (auto& [handle, made_in_call] : streams_) {
+        call.streams_left += made_in_call;
+        made_in_call = false;
+    }
+    for (auto& [handle, made_in_call] : events_) {
+        call.events_left += made_in_call;
+        made_in_call = false;
+    }
+    for (std::uintptr_t start : pinned_in_call_) call.pinned_left += pinned_.count(start) > 0;
+    pinned_in_call_.clear();
+    call_depth_ = -1;
+}
+
+void Timeline::api_entered(std::uint32_t correlation, std::uint64_t at)
+{
+    if (in_call() && correlation != 0) issued_[correlation] = Issue{current(), at};
+}
+
+void Timeline::api_returned(std::uint32_t correlation, std::uint64_t at)
+{
+    auto it = issued_.find(correlation);
+    if (it != issued_.end()) it->second.returned = at;
+}
+
+void Timeline::wait(std::uint32_t correlation, Wait w)
+{
+    auto it = issued_.find(correlation);  // only the waits made in watched calls
+    if (it == issued_.end()) return;
+    if (w.covers == 0) w.covers = it->second.at;
+    waits_.push_back(w);
+}
+
+void Timeline::synchronised(std::uint32_t correlation, bool device_wide, std::uint32_t stream, std::uint64_t at)
+{
+    wait(correlation, Wait{device_wide, !device_wide && default_stream(stream), stream, 0, at});
+}
+
+void Timeline::copied_synchronously(std::uint32_t correlation, std::uint64_t at)
+{
+    wait(correlation, Wait{false, true, 0, 0, at});
+}
+
+void Timeline::event_recorded(std::uintptr_t handle, std::uint32_t stream, std::uint32_t correlation)
+{
+    auto it = issued_.find(correlation);
+    if (it != issued_.end()) recorded_[handle] = Recorded{stream, it->second.at};
+}
+
+void Timeline::event_synchronised(std::uintptr_t handle, std::uint64_t at)
+{
+    auto it = recorded_.find(handle);
+    if (it != recorded_.end() && in_call())
+        waits_.push_back(Wait{false, default_stream(it->second.stream), it->second.stream, it->second.at, at});
+}
+
+bool Timeline::covers(const Wait& w, const Activity& a, std::uint64_t issued) const
+{
+    const bool stream = w.device_wide || w.stream == a.stream ||
+                        (w.legacy && (default_stream(a.stream) || non_blocking_.count(a.stream) == 0));
+    return stream && issued <= w.covers;
+}
+
+std::uint64_t Timeline::ended_by(const Activity& a, std::uint64_t issued) const
+{
+    std::uint64_t end = a.end;
+    auto it = issued_.find(a.correlation);
+    if (!a.async && it != issued_.end() && it->second.returned != 0) end = std::min(end, it->second.returned);
+    for (const Wait& w : waits_)
+        if (covers(w, a, issued)) end = std::min(end, w.returned);
+    return std::max(end, a.start);
+}
+
+bool Timeline::waited_for(const Activity& a, std::uint64_t issued, std::uint64_t by) const
+{
+    if (a.work != Work::kernel && !a.async) return true;  // a cudaMemcpy returns once its copy is done
+    for (const Wait& w : waits_)
+        if (w.returned <= by && covers(w, a, issued)) return true;
+    return false;
+}
+
+void Timeline::stream_created(std::uintptr_t handle, std::uint32_t id, bool blocking)
+{
+    streams_[handle] = in_call();
+    own_streams_.insert(id);
+    if (!blocking) non_blocking_.insert(id);
+}
+
+void Timeline::stream_destroyed(std::uintptr_t handle) { streams_.erase(handle); }
+void Timeline::event_created(std::uintptr_t handle) { events_[handle] = in_call(); }
+void Timeline::event_destroyed(std::uintptr_t handle) { events_.erase(handle); }
+
+void Timeline::pinned(std::uintptr_t start)
+{
+    if (start == 0) return;
+    pinned_.insert(start);
+    if (in_call()) pinned_in_call_.insert(start);
+}
+
+void Timeline::unpinned(std::uintptr_t start) { pinned_.erase(start); }
+
+int most_streams_busy(std::vector<Interval> work)
+{
+    struct Edge {
+        std::uint64_t at;
+        bool opens;  // false sorts first: an end before an issue at the same time
+        std::uint32_t stream;
+    };
+    std::vector<Edge> edges;
+    for (const Interval& w : work) {
+        edges.push_back(Edge{w.from, true, w.stream});
+        edges.push_back(Edge{std::max(w.from, w.to), false, w.stream});
+    }
+    std::sort(edges.begin(), edges.end(),
+              [](const Edge& a, const Edge& b) { return std::tie(a.at, a.opens) < std::tie(b.at, b.opens); });
+    std::map<std::uint32_t, int> open;  // stream -> its intervals open
+    int busy = 0, most = 0;
+    for (const Edge& e : edges) {
+        int& count = open[e.stream];
+        if (e.opens) {
+            busy += count++ == 0;
+            most = std::max(most, busy);
+        } else {
+            busy -= --count == 0;
+        }
+    }
+    return most;
+}
+
+void Timeline::judge(Findings& findings) const
+{
+    for (std::size_t i = 0; i < calls_.size(); ++i) judge_call(i, findings);
+}
+
+void Timeline::judge_call(std::size_t index, Findings& findings) const
+{
+    const WatchedCall& call = calls_[index];
+    const std::string& name = call.mark.name;
+    std::vector<Interval> in_flight;
+    std::vector<Activity> work;
+    for (const Activity& a : activities_) {
+        auto issue = issued_.find(a.correlation);
+        const bool issued_in_call = issue != issued_.end() && issue->second.call == index;
+        const bool started_in_call = issue == issued_.end() && a.start >= call.pushed &&
+                                     (!call.returned || a.start <= call.popped);
+        if (!issued_in_call && !started_in_call) continue;
+        const std::uint64_t issued = issued_in_call ? issue->second.at : a.start;
+        work.push_back(a);
+        work.back().end = ended_by(a, issued);
+        // Work the call returned without waiting for ends, as far as the call knows, after it returned.
+        if (call.returned && !waited_for(a, issued, call.popped))
+            work.back().end = std::max(work.back().end, call.popped + 1);
+        // As the emulator counts them, the streams the program made: the default stream waits for them.
+        if (!default_stream(a.stream)) in_flight.push_back(Interval{a.stream, issued, work.back().end});
+    }
+    std::sort(work.begin(), work.end(), [](const Activity& a, const Activity& b) { return a.start < b.start; });
+    if (call.mark.expects_pinned)
+        for (const Activity& a : work)
+            if (a.work != Work::kernel && a.pageable)
+                findings.add(kPinned, pageable_copy(name, a.work == Work::copy_out, a.async));
+    if (!call.returned) return;  // the program ended inside the call: nothing it left behind to judge
+    // The races first: a copy back still running is what the caller reads next.
+    for (const bool copies_back : {true, false})
+        for (const Activity& a : work)
+            if ((a.work == Work::copy_out) == copies_back && a.end > call.popped)
+                findings.add(kReturned, left_queued(name, a.work, default_stream(a.stream)));
+    for (int i = 0; i < call.streams_left; ++i) findings.add(kReturned, stream_left_alive(name, false));
+    for (int i = 0; i < call.events_left; ++i) findings.add(kReturned, event_left_alive(name));
+    for (int i = 0; i < call.pinned_left; ++i) findings.add(kReturned, pinned_left_pinned(name));
+    if (call.mark.expects_overlap && !work.empty()) {
+        const int most = most_streams_busy(in_flight);
+        if (most < 2) findings.add(kOverlap, never_overlapped(name, most));
+    }
+}
+
+}  // namespace cml::schedule

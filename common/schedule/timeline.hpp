@@ -1,0 +1,131 @@
+// The schedule check on a GPU, apart from CUPTI: what the program asked for around each watched call, and what
+// the GPU's record says it did, judged as the CPU emulator judges its log (common/emu/src/schedule.hpp), with
+// the findings' words shared (findings.hpp). cupti_recorder.cpp feeds it from CUPTI's callbacks and activity
+// record; tests/test.cpp, from records made up on the CPU.
+//
+// A copy or kernel belongs to the watched call that issued it: the API call that made it (its correlation id) was
+// made inside the call's NVTX range, or, where the record names no such call, it started inside the range. It is
+// in flight from its issue (the API call's entry) to its end on the GPU, so that work two streams hold queued at
+// once counts as overlapping even where each piece is short; as in the emulator, only the streams the program
+// made count there. Times are nanoseconds of one clock (CUPTI's).
+//
+// A call has left work behind when a copy or kernel it issued ended after its range was popped, or when the call
+// returned before waiting for it, as the emulator judges: a wait is a synchronise of its stream, of the device or
+// of an event recorded after it on its stream, a query that said done, or, for the legacy default stream and
+// the streams that wait for it, a cudaMemcpy or a synchronise of that stream; a cudaMemcpy's own copy is waited
+// for. A GPU may end such work before the call returns all the same (a cudaFree waits for the device), but
+// nothing in the program said so, and the caller's read of a copy back is then a race.
+//
+// The GPU's times are converted to the host's clock, and may lead it by a little. A wait bounds them: a piece of
+// work has ended by the time a wait for it returned, so that a copy the pipeline waited for never counts as
+// running past the call's end, nor as overlapping what was issued after that wait.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "findings.hpp"
+
+namespace cml::schedule {
+
+// A copy between the host and the GPU, or a kernel, as the GPU's activity record has it.
+struct Activity {
+    Work work = Work::kernel;
+    std::uint32_t stream = 0;          // the record's stream id
+    bool pageable = false;             // a copy whose host side is pageable memory
+    bool async = false;                // a cudaMemcpy*Async
+    std::uint64_t start = 0, end = 0;  // on the GPU
+    std::uint32_t correlation = 0;     // of the API call that issued it (0: none)
+};
+
+struct WatchedCall {
+    CallMark mark;
+    std::uint64_t pushed = 0, popped = 0;
+    bool returned = false;  // its range was popped
+    int streams_left = 0, events_left = 0, pinned_left = 0;  // made or pinned in it, alive when it returned
+};
+
+class Timeline {
+public:
+    // The NVTX ranges: a "cml call: " range, when no watched call is open, starts one.
+    void range_pushed(const std::string& message, std::uint64_t at);
+    void range_popped(std::uint64_t at);
+    // Any runtime or driver API call, at its entry and as it returns.
+    void api_entered(std::uint32_t correlation, std::uint64_t at);
+    void api_returned(std::uint32_t correlation, std::uint64_t at);
+    // A call that waited for a stream's work (`device_wide`: for all of it) returned, at `at`; a wait for the
+    // legacy default stream waits for the blocking streams too.
+    void synchronised(std::uint32_t correlation, bool device_wide, std::uint32_t stream, std::uint64_t at);
+    // A cudaMemcpy (not Async) returned: it waited for the legacy default stream, as a synchronise of it does.
+    void copied_synchronously(std::uint32_t correlation, std::uint64_t at);
+    void event_recorded(std::uintptr_t handle, std::uint32_t stream, std::uint32_t correlation);
+    void event_synchronised(std::uintptr_t handle, std::uint64_t at);  // or queried, and found done
+
+    void stream_created(std::uintptr_t handle, std::uint32_t id, bool blocking = true);
+    void stream_destroyed(std::uintptr_t handle);
+    void event_created(std::uintptr_t handle);
+    void event_destroyed(std::uintptr_t handle);
+    void pinned(std::uintptr_t start);  // cudaMallocHost, cudaHostAlloc, cudaHostRegister
+    void unpinned(std::uintptr_t start);  // cudaFreeHost, cudaHostUnregister
+
+    void add(const Activity& activity) { activities_.push_back(activity); }
+
+    std::size_t calls() const { return calls_.size(); }  // the watched calls seen so far
+
+    // Every watched call's findings, in the order of the calls.
+    void judge(Findings& findings) const;
+
+private:
+    struct Issue {
+        std::size_t call;
+        std::uint64_t at;
+        std::uint64_t returned = 0;  // 0: not yet
+    };
+    struct Wait {
+        bool device_wide;
+        bool legacy;             // the legacy default stream, and the blocking streams with it
+        std::uint32_t stream;
+        std::uint64_t covers;    // the work issued up to this time
+        std::uint64_t returned;
+    };
+    struct Recorded {
+        std::uint32_t stream;
+        std::uint64_t at;
+    };
+    bool in_call() const { return call_depth_ >= 0; }
+    std::size_t current() const { return calls_.size() - 1; }
+    void call_returned(std::uint64_t at);
+    void judge_call(std::size_t index, Findings& findings) const;
+    bool default_stream(std::uint32_t id) const { return own_streams_.count(id) == 0; }
+    bool covers(const Wait& w, const Activity& a, std::uint64_t issued) const;
+    std::uint64_t ended_by(const Activity& a, std::uint64_t issued) const;
+    bool waited_for(const Activity& a, std::uint64_t issued, std::uint64_t by) const;
+    void wait(std::uint32_t correlation, Wait w);
+
+    std::vector<WatchedCall> calls_;
+    std::vector<Activity> activities_;
+    std::map<std::uint32_t, Issue> issued_;    // correlation id -> the watched call it was made in, and when
+    std::vector<Wait> waits_;                  // the synchronises made in watched calls
+    std::set<std::uint32_t> own_streams_;      // the ids of the streams the program created
+    std::set<std::uint32_t> non_blocking_;     // of those, the ones that do not wait for the legacy default stream
+    std::map<std::uintptr_t, Recorded> recorded_;  // event -> its stream and the time of its last record
+    std::map<std::uintptr_t, bool> streams_;   // handle -> made in the open watched call
+    std::map<std::uintptr_t, bool> events_;
+    std::set<std::uintptr_t> pinned_;          // every start pinned now
+    std::set<std::uintptr_t> pinned_in_call_;  // pinned during the open watched call
+    int depth_ = 0;                            // NVTX ranges open
+    int call_depth_ = -1;                      // the open watched call's depth, -1 when none is open
+};
+
+// The most streams with work in flight at once among `work` (intervals [issued, end]); an end and an issue at
+// the same time do not overlap.
+struct Interval {
+    std::uint32_t stream;
+    std::uint64_t from, to;
+};
+int most_streams_busy(std::vector<Interval> work);
+
+}  // namespace cml::schedule

@@ -1,0 +1,141 @@
+"""Lab 10's schedule check on a GPU: the recorder the grader injects into the test program
+(common/schedule/cupti_recorder.cpp), its judge's own tests on the host, and the command that runs it, checked
+here without a GPU; the recorded run itself needs one (skipped here)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+from typing import Any
+
+import pytest
+
+from grader.execution import proc, sandbox
+from grader.steps import build, sanitize, suite
+
+LAB = "10_host_memory"
+
+
+def test_the_schedule_judge_passes_its_own_tests(built_tree, config):
+    target = "cml_schedule_judge_selftest"
+    compiled = proc.run(["meson", "compile", "-C", str(built_tree.directory), target], config.timeouts["build"])
+    assert compiled.ok, build.compiler_errors(compiled, source=None)
+    run = proc.run([str(built_tree.directory / target)], config.timeouts["tests"])
+    assert run.ok and "Status: SUCCESS!" in run.stdout, run.tail(30)
+
+
+def test_the_recorder_builds_where_cupti_is_and_offers_both_injection_entries(built_tree, config):
+    if not built_tree.has_target(build.RECORDER_TARGET):
+        pytest.skip("this CUDA toolkit has no CUPTI, so the build has no schedule recorder")
+    compiled = build.compile_targets(built_tree, [build.RECORDER_TARGET], config.timeouts["build"])
+    assert compiled.ok, build.compiler_errors(compiled, source=None)
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("nm (binutils) is not installed")
+    exported = proc.run([nm, "-D", "--defined-only", str(built_tree.schedule_recorder())], 60).stdout.split()
+    assert "InitializeInjection" in exported and "InitializeInjectionNvtx2" in exported
+
+
+def test_the_grader_builds_the_recorder_with_a_lab_for_a_gpu_only(tmp_path):
+    tree = build.BuildTree(tmp_path, tmp_path, "sm_90")
+    assert tree.recorder_targets(emulated=False) == []  # not configured: no target to ask Ninja for
+    (tmp_path / "meson-info").mkdir()
+    (tmp_path / "meson-info" / "intro-targets.json").write_text(json.dumps([{"name": build.RECORDER_TARGET}]))
+    assert tree.own_targets(LAB, emulated=False) == [f"{LAB}_checker", f"{LAB}_baseline", build.RECORDER_TARGET]
+    assert tree.own_targets(LAB, emulated=True) == [f"{LAB}_checker", f"{LAB}_baseline_emu_o"]
+    assert tree.schedule_recorder() == tmp_path / f"lib{build.RECORDER_TARGET}.so"
+
+
+@pytest.fixture
+def recorded_program(tmp_path):
+    """A test program's run as the schedule check on a GPU sets it up, and the grader's recorder it sees."""
+    recorder = tmp_path / "build" / "libcml_schedule_recorder.so"
+    recorder.parent.mkdir()
+    recorder.write_bytes(b"\x7fELF the grader's recorder")
+    binary = tmp_path / "build" / "10_host_memory_student_test"
+    binary.write_bytes(b"\x7fELF a test program")
+    scratch = tmp_path / "run"
+    scratch.mkdir()
+    env = sanitize.recorder_variables("returned")
+    return suite.program_run(binary, scratch, env, files={sanitize.RECORDER: recorder}), recorder
+
+
+def settings(command: list[str]) -> dict[str, str]:
+    return {command[i + 1]: command[i + 2] for i, arg in enumerate(command) if arg == "--setenv"}
+
+
+def test_in_the_sandbox_the_recorder_is_a_read_only_copy_that_cuda_and_nvtx_load(recorded_program, monkeypatch):
+    monkeypatch.setattr(sandbox, "unavailable", lambda: "")
+    monkeypatch.setattr(sandbox, "bwrap", lambda: "/usr/bin/bwrap")
+    program, recorder = recorded_program
+    command = program.command([str(sandbox.PROGRAM)])
+    copy = program.scratch / sanitize.RECORDER.name
+    at = command.index(str(sanitize.RECORDER))
+    assert command[at - 2 : at] == ["--ro-bind", str(copy)]  # the grader's own copy, never a writable path
+    assert str(recorder) not in command
+    assert copy.read_bytes() == recorder.read_bytes()
+    assert not copy.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    assert command.index("--remount-ro") > at  # and bound before the whole view is made read-only
+    variables = settings(command)
+    assert variables["CUDA_INJECTION64_PATH"] == variables["NVTX_INJECTION64_PATH"] == str(sanitize.RECORDER)
+    assert variables["CML_SCHEDULE"] == "returned"
+    assert variables["CML_SCHEDULE_ERROR_EXITCODE"] == str(sanitize.SANITIZER_FOUND)
+    assert variables["CML_CONFINE"] == "1"  # confined as every run of a submission's program
+
+
+def test_without_a_sandbox_the_variables_name_the_recorder_itself(recorded_program, monkeypatch):
+    monkeypatch.setattr(sandbox, "unavailable", lambda: "turned off (--no-sandbox)")
+    program, recorder = recorded_program
+    assert program.command([str(sandbox.PROGRAM)]) == [str(program.binary)]
+    variables = program.environment()
+    assert variables["CUDA_INJECTION64_PATH"] == variables["NVTX_INJECTION64_PATH"] == str(recorder)
+
+
+def recorded(monkeypatch, tmp_path, returncode: int, stderr: str) -> sanitize.SanitizerRun:
+    """run_recorded over a made-up run of the test program that ended with `returncode`, printing `stderr`."""
+    seen: dict[str, Any] = {}
+
+    def run_suite(binary, checker, timeout_s, env=None, tool=(), args=(), files=None):
+        seen.update(env=env, files=files, args=args)
+        return suite.SuiteRun(proc.Outcome(["program"], returncode, "", stderr, 60))
+
+    monkeypatch.setattr(suite, "run_suite", run_suite)
+    recorder = tmp_path / "recorder.so"
+    run = sanitize.run_recorded(recorder, tmp_path / "test", tmp_path / "checker", 60, {"CML_SEED": "1"}, "overlap")
+    assert seen["files"] == {sanitize.RECORDER: recorder}
+    assert seen["env"]["CML_SEED"] == "1" and seen["env"]["CML_SCHEDULE"] == "overlap"
+    assert seen["args"] == sanitize.GRADED_CASES
+    return run
+
+
+FINDING = "========= Schedule error: pipeline_overlapped never had work in flight on two streams at once (at most 1)"
+
+
+def test_the_recorders_summary_is_read_as_the_emulators(monkeypatch, tmp_path):
+    clean = recorded(monkeypatch, tmp_path, 0, "========= SCHEDULE SUMMARY: 0 errors\n")
+    assert clean.clean and clean.summary == "SCHEDULE SUMMARY: 0 errors"
+    found = recorded(
+        monkeypatch, tmp_path, sanitize.SANITIZER_FOUND, f"{FINDING}\n========= SCHEDULE SUMMARY: 1 error\n"
+    )
+    assert not found.clean and "never had work in flight" in found.first_report
+
+
+def test_a_forged_clean_summary_hides_no_finding(monkeypatch, tmp_path):
+    forged = f"========= SCHEDULE SUMMARY: 0 errors\n{FINDING}\n========= SCHEDULE SUMMARY: 1 error\n"
+    assert not recorded(monkeypatch, tmp_path, sanitize.SANITIZER_FOUND, forged).clean
+
+
+def test_a_run_the_recorder_printed_no_summary_for_is_never_clean(monkeypatch, tmp_path):
+    run = recorded(monkeypatch, tmp_path, 0, "")
+    assert not run.clean and run.first_report == sanitize.NO_SUMMARY
+
+
+def test_on_a_gpu_the_solution_leaves_nothing_behind(built_tree, config, needs_gpu):
+    if not built_tree.has_target(build.RECORDER_TARGET):
+        pytest.skip("this CUDA toolkit has no CUPTI, so the build has no schedule recorder")
+    built = build.build_lab(built_tree, LAB, "solution", config.timeouts["build"])
+    assert built.ok, built.tail(20)
+    binary, checker = built_tree.binary(LAB, "solution", "test"), built_tree.checker(LAB)
+    run = sanitize.run_recorded(built_tree.schedule_recorder(), binary, checker, config.timeouts["sanitizer"])
+    assert run.clean and run.results_right, f"{run.summary}\n{run.first_report}\n{run.outcome.tail(20)}"
