@@ -3,8 +3,8 @@
 
 A program sees, read-only, the system's programs and libraries (/usr and the links into it), the few /etc files
 the dynamic loader and the CUDA tools read, Nsight Compute's folder, /sys, the GPU's device nodes, and its own
-binary at /cml/program (and, for Lab 10's schedule check on a GPU, the grader's recorder beside it); it may write only a private, size-limited /tmp and /dev/shm and the one file the grader
-gave it, /cml/record. It has no network, its own process, IPC and host-name namespaces, a new session, and an
+binary at /cml/program (and, for Lab 10's schedule check on a GPU, the grader's recorder beside it); it may
+write only a private, size-limited /tmp and /dev/shm and the one file the grader gave it, /cml/record. It has no network, its own process, IPC and host-name namespaces, a new session, and an
 environment of a few variables; it dies with the grader, and nothing it started outlives it (it is PID 1's
 child in its own PID namespace). Where the grader runs as root, the program runs as nobody: root inside a
 sandbox could still write the host's /proc/sys. The checkout (solutions, grader, results), the submissions and every

@@ -1,8 +1,9 @@
 """compute-sanitizer (memcheck, racecheck, synccheck, initcheck) over a lab's test program, or, with no GPU,
 the CPU emulator's own checks (common/emu), which print the same reports and summaries; and Lab 10's schedule
-check, on a GPU from CUPTI's record (common/schedule/cupti_recorder.cpp), which prints what the emulator's does. The program runs as in
-its correctness run (same variables and files: grader/steps/suite.py) over the graded cases, and the checker judges
-the record of this very run: a clean report counts only if this run's results were right.
+check, on a GPU from CUPTI's record (common/schedule/cupti_recorder.cpp), which prints what the emulator's does.
+The program runs as in its correctness run (same variables and files: grader/steps/suite.py) over the graded
+cases, and the checker judges the record of this very run: a clean report counts only if this run's results
+were right.
 
 The stretch's cases (their doctest suites are named "stretch: ...") are left out: a mechanism check is about
 the graded kernel, and a stretch carries no points. They come last in every test.cpp, so up to the last graded
