@@ -1,6 +1,7 @@
-// The reference solution's 32 x 32 tiles, with the register-blocked stretch as it was before cp.async: the next
-// step's slices are loaded from global memory into registers while this one is used, then stored to the other
-// buffer. The benchmark of this file against the solution's measures what cp.async gains on that kernel.
+// Lab 4 variant, wrong on purpose for the stretch only: the reference solution's 32 x 32 tiles, with the
+// register-blocked stretch as it was before cp.async: the next step's slices are loaded from global memory into
+// registers while this one is used, then stored to the other buffer. Right answers; the stretch's machine-code
+// check fails it (no LDGSTS). Its benchmark against the solution's measures what cp.async gains on that kernel.
 #include "gemm.hpp"
 
 namespace {
