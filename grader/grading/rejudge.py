@@ -17,6 +17,7 @@ from grader.execution.proc import Outcome
 from grader.grading.checks import performance_checks
 from grader.steps.bench import BenchRun
 
+
 def rejudged_checks(lab_grade: RecordedLab, lab: Lab, target: Target) -> list[RecordedCheck]:
     """The checks of one lab's entry in grade.json, its speed and stretch checks made again from its recorded
     benchmark against `target`. A grade with no benchmark figures (no GPU, --no-bench, a benchmark that did not
@@ -31,7 +32,8 @@ def rejudged_checks(lab_grade: RecordedLab, lab: Lab, target: Target) -> list[Re
     kept = [
         check
         for check in lab_grade.checks
-        if check.category is not Category.PERFORMANCE and not (check.category is Category.STRETCH and check.name in remade)
+        if check.category is not Category.PERFORMANCE
+        and not (check.category is Category.STRETCH and check.name in remade)
     ]
     return kept + [
         RecordedCheck(**{f.name: getattr(check, f.name) for f in dataclasses.fields(check)}) for check in found

@@ -163,6 +163,8 @@ def test_lab4s_cp_async_rule_passes_the_solution_and_fails_the_stretch_staged_th
     failed = checks.sass_check(rule, without)
     assert failed.status is Status.FAILED and "no LDGSTS" in failed.detail
     # The 32 x 32 kernel copies with cp.async too, yet the rule reads only the kernels it names.
-    tiled = sass.read_report(lab4_object(nvcc, root / "variants/04_tiled_gemm/cp_async_tiled_32x32.cu", tmp_path), [tool.parent])
+    tiled = sass.read_report(
+        lab4_object(nvcc, root / "variants/04_tiled_gemm/cp_async_tiled_32x32.cu", tmp_path), [tool.parent]
+    )
     assert any(tiled.async_copies.values())
     assert checks.sass_check(rule, tiled).status is Status.FAILED
