@@ -82,15 +82,15 @@ class MechanismCheck:
     # (grader/steps/occupancy.py). Its launch must also cover the work: as many floats of tile as the baseline's.
     min_blocks_per_sm: int | None = None
     gpu: str = "h100"
+    kernel: str = ""  # sass: the kernels it reads, those whose name contains this ("" for every kernel)
+    # A check of the stretch's kernel: graded as the stretch's test cases are, for no points, and skipped when
+    # the stretch is not attempted. Only checks read from nvcc's object (FROM_NVCC) may be one.
+    stretch: bool = False
     # sass: what the machine code of the student's object must show (grader/steps/sass.py), one of SASS_RULES:
     # "read-only gathers", every load whose address comes from a loaded value takes the read-only path, and at
     # least one whose value is read does; "texture fetches", at least one texture fetch whose value is read;
     # "cp.async copies", every kernel named by `kernel` copies global memory to shared with LDGSTS (cp.async).
     sass: str = ""
-    kernel: str = ""  # sass: the kernels it reads, those whose name contains this ("" for every kernel)
-    # A check of the stretch's kernel: graded as the stretch's test cases are, for no points, and skipped when
-    # the stretch is not attempted. Only checks read from nvcc's object (FROM_NVCC) may be one.
-    stretch: bool = False
     # schedule: which findings of the CPU emulator's schedule check the check reports (common/emu/src/schedule.hpp):
     # "pinned" (copies from pageable memory), "overlap" (never two streams in flight) or "returned" (work, streams,
     # events or pinned memory left behind by a call). On a GPU it is not run, with the reason `gpu_reason`.
