@@ -43,7 +43,7 @@ SCHEDULE_ASPECTS = ("pinned", "overlap", "returned")
 
 # A launch's shape as Nsight Compute names it (the CPU emulator counts the same: common/emu/README.md).
 RUNTIME_CALL = re.compile(r"^cuda[A-Z]\w*$")  # what a lab's allowed_calls may name: the CUDA runtime's calls
-SASS_RULES = ("read-only gathers", "texture fetches")
+SASS_RULES = ("read-only gathers", "texture fetches", "cp.async copies")
 LAUNCH_SHAPE = ("launch__block_size", "launch__grid_size", "launch__shared_mem_per_block_dynamic")
 
 
@@ -82,9 +82,14 @@ class MechanismCheck:
     # (grader/steps/occupancy.py). Its launch must also cover the work: as many floats of tile as the baseline's.
     min_blocks_per_sm: int | None = None
     gpu: str = "h100"
+    kernel: str = ""  # sass: the kernels it reads, those whose name contains this ("" for every kernel)
+    # A check of the stretch's kernel: graded as the stretch's test cases are, for no points, and skipped when
+    # the stretch is not attempted. Only checks read from nvcc's object (FROM_NVCC) may be one.
+    stretch: bool = False
     # sass: what the machine code of the student's object must show (grader/steps/sass.py), one of SASS_RULES:
     # "read-only gathers", every load whose address comes from a loaded value takes the read-only path, and at
-    # least one whose value is read does; "texture fetches", at least one texture fetch whose value is read.
+    # least one whose value is read does; "texture fetches", at least one texture fetch whose value is read;
+    # "cp.async copies", every kernel named by `kernel` copies global memory to shared with LDGSTS (cp.async).
     sass: str = ""
     # schedule: which findings of the schedule check the check reports (the CPU emulator's,
     # common/emu/src/schedule.hpp, or on a GPU CUPTI's recorder, common/schedule/cupti_recorder.cpp): "pinned"
@@ -101,6 +106,8 @@ class MechanismCheck:
             raise ValueError(f"labs.toml: the resources check {self.name!r} names no bound, so it could never fail")
         if self.tool == "sass" and self.sass not in SASS_RULES:
             raise ValueError(f"labs.toml: the sass check {self.name!r} names no rule of {', '.join(SASS_RULES)}")
+        if self.stretch and self.tool not in ("resources", "sass"):
+            raise ValueError(f"labs.toml: the stretch check {self.name!r} is not read from nvcc's object")
         if self.tool == "occupancy" and not self.min_blocks_per_sm:
             raise ValueError(f"labs.toml: the occupancy check {self.name!r} names no min_blocks_per_sm")
         if self.tool == "schedule" and self.schedule not in SCHEDULE_ASPECTS:

@@ -228,6 +228,8 @@ def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:
             return failed(f"the machine code makes {shown} (TEX, TLD)")
         kernels = sorted({load.kernel for load in fetches})
         return Check(name, Category.MECHANISM, Status.PASSED, f"{len(fetches)} texture fetches in {', '.join(kernels)}")
+    if mechanism.sass == "cp.async copies":
+        return async_copy_check(mechanism, report)
     gathers = report.gathers()
     plain = [load for load in gathers if not load.read_only]
     if plain:
@@ -241,6 +243,21 @@ def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:
             "the machine code makes no gathered load whose value is read: no load's address comes from a loaded index"
         )
     return Check(name, Category.MECHANISM, Status.PASSED, f"all {len(gathers)} gathered loads are LDG.E.CONSTANT")
+
+
+def async_copy_check(mechanism: MechanismCheck, report: SassReport) -> Check:
+    """Every kernel that `mechanism.kernel` names issues at least one LDGSTS: its tiles come by cp.async."""
+    named = [kernel for kernel in report.kernels if mechanism.kernel in kernel]
+    category = Category.MECHANISM  # a stretch's check is moved to its category where it is graded
+    if not named:
+        detail = f"no kernel whose name contains {mechanism.kernel!r} in the machine code"
+        return Check(mechanism.name, category, Status.FAILED, detail, mechanism.hint)
+    without = [kernel for kernel in named if not report.async_copies.get(kernel)]
+    if without:
+        detail = f"no LDGSTS (cp.async) in {', '.join(without)}"
+        return Check(mechanism.name, category, Status.FAILED, detail, mechanism.hint)
+    counts = ", ".join(f"{kernel}: {report.async_copies[kernel]}" for kernel in named)
+    return Check(mechanism.name, category, Status.PASSED, f"LDGSTS in every kernel named: {counts}")
 
 
 def own_shared(kernel: KernelResources, sm: occupancy.SmLimits) -> int:

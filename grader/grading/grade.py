@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.core.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
@@ -304,6 +304,9 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
     counters = LabCounters(ctx, lab, variant, steps)
     for mechanism in lab.mechanisms:
         steps.next(mechanism.name)
+        if mechanism.stretch:
+            grade.checks.append(stretch_check(mechanism, grade.checks, report, code))
+            continue
         grade.checks.append(
             mechanism_check(
                 ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters, steps, report, code
@@ -380,9 +383,12 @@ def later_checks(
     A resources or machine-code check needs none of those steps: it is judged from nvcc's `report` and `code` all
     the same, a clean one withheld, since no test has shown the results right."""
     named = [("tests", Category.CORRECTNESS)] if tests else []
-    named += [(m.name, Category.MECHANISM) for m in lab.mechanisms] + [(lab.speedup_check(), Category.PERFORMANCE)]
+    named += [(m.name, Category.STRETCH if m.stretch else Category.MECHANISM) for m in lab.mechanisms]
+    named += [(lab.speedup_check(), Category.PERFORMANCE)]
     judged = {
-        m.name: withheld_unless(object_check(m, report, code), False) for m in lab.mechanisms if m.tool in FROM_NVCC
+        m.name: withheld_unless(object_check(m, report, code), False)
+        for m in lab.mechanisms
+        if m.tool in FROM_NVCC and not m.stretch
     }
     return [judged.get(name) or Check(name, category, status, reason) for name, category in named]
 
@@ -495,6 +501,18 @@ def object_check(
     if mechanism.tool == "sass":
         return checks.sass_check(mechanism, code or sass.SassReport(problem=f"{sass.UNREADABLE}: not read"))
     return checks.resource_check(mechanism, report)
+
+
+def stretch_check(
+    mechanism: MechanismCheck, graded: list[Check], report: resources.ResourceReport, code: sass.SassReport
+) -> Check:
+    """A check of the stretch's kernel (labs.toml: stretch = true), read from nvcc's object: for no points, as the
+    stretch's test cases are; skipped with them when the stretch is not attempted, withheld unless they passed."""
+    cases = [check for check in graded if check.category is Category.STRETCH]
+    if all(case.status is Status.SKIPPED for case in cases):
+        return Check(mechanism.name, Category.STRETCH, Status.SKIPPED, "stretch not attempted")
+    correct = all(case.status is Status.PASSED for case in cases)
+    return replace(withheld_unless(object_check(mechanism, report, code), correct), category=Category.STRETCH)
 
 
 def withheld_unless(check: Check, correct: bool) -> Check:

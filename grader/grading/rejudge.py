@@ -17,8 +17,6 @@ from grader.execution.proc import Outcome
 from grader.grading.checks import performance_checks
 from grader.steps.bench import BenchRun
 
-REJUDGED = {Category.PERFORMANCE, Category.STRETCH}
-
 
 def rejudged_checks(lab_grade: RecordedLab, lab: Lab, target: Target) -> list[RecordedCheck]:
     """The checks of one lab's entry in grade.json, its speed and stretch checks made again from its recorded
@@ -29,7 +27,14 @@ def rejudged_checks(lab_grade: RecordedLab, lab: Lab, target: Target) -> list[Re
     result = lab_grade.bench
     recorded = Outcome(["grade.json"], 0, "", "", 0.0)  # what ran is gone; its result is what counts
     found = performance_checks(lab, BenchRun(recorded, result), target.for_lab(lab.name), result.device)
-    kept = [check for check in lab_grade.checks if check.category not in REJUDGED]
+    # A stretch's test cases and machine-code checks are kept: only the checks made from the benchmark are remade.
+    remade = {check.name for check in found}
+    kept = [
+        check
+        for check in lab_grade.checks
+        if check.category is not Category.PERFORMANCE
+        and not (check.category is Category.STRETCH and check.name in remade)
+    ]
     return kept + [
         RecordedCheck(**{f.name: getattr(check, f.name) for f in dataclasses.fields(check)}) for check in found
     ]

@@ -1,5 +1,6 @@
 """What the machine code of a kernel.cu's object does with memory (cuobjdump -sass), read on every machine that
-compiles it, the CPU emulator's included: which path a gather's loads take, and whether texture fetches are made.
+compiles it, the CPU emulator's included: which path a gather's loads take, whether texture fetches are made, and
+whether global memory is copied to shared by cp.async (LDGSTS, whatever the emulator does with the copy).
 
 A gather reads an array at positions it has loaded from memory (table[index[i]]). Its loads are told apart from
 the others by where their address comes from: registers that depend, instruction by instruction, on a value some
@@ -32,6 +33,7 @@ REGISTER = re.compile(r"(?<![\w.])(?P<name>U?R)(?P<number>\d+)(?P<wide>\.64)?")
 LOADS = re.compile(r"^(LDG|LD|LDS|LDL|LDSM|ATOM|ATOMG|ATOMS)(\.|$)")
 GLOBAL_LOADS = re.compile(r"^(LDG|LD)(\.|$)")  # LD: a generic load, which may reach global memory
 READ_ONLY = ".CONSTANT"  # ld.global.nc: the read-only (non-coherent) path
+ASYNC_COPIES = re.compile(r"^LDGSTS(\.|$)")  # cp.async: global to shared, no register on the way (sm_80 on)
 TEXTURE_FETCHES = re.compile(r"^(TEX|TLD|TLD4|TEXS|TLDS|TLD4S|TMML|TXD)(\.|$)")
 # Instructions whose first operand is read, not written.
 NO_DESTINATION = re.compile(
@@ -71,6 +73,7 @@ class Load:
 class SassReport:
     loads: list[Load] = field(default_factory=list)  # global loads and texture fetches of every kernel
     kernels: list[str] = field(default_factory=list)
+    async_copies: dict[str, int] = field(default_factory=dict)  # kernel -> its LDGSTS instructions
     problem: str = ""  # why there is none; "" when it was read
     no_tool: bool = False  # the machine lacks cuobjdump or nvdisasm: not the submission's doing
 
@@ -121,6 +124,7 @@ def parse(text: str) -> SassReport:
     report = SassReport(kernels=[readable.get(name, name)[:NAME_LIMIT] for name, _ in functions])
     for (_, code), shown in zip(functions, report.kernels, strict=True):
         report.loads += loads_of(shown, code)
+        report.async_copies[shown] = sum(bool(ASYNC_COPIES.match(inst.opcode)) for inst in code)
     return report
 
 
@@ -200,7 +204,7 @@ def value_read(code: list[Instruction], at: int) -> bool:
 
 
 def summary(report: SassReport) -> list[str]:
-    """Per kernel, its gathered loads by path and its texture fetches; or the problem."""
+    """Per kernel, its gathered loads by path, its texture fetches and its cp.async copies; or the problem."""
     if not report.read:
         return [report.problem]
     lines = []
@@ -209,6 +213,7 @@ def summary(report: SassReport) -> list[str]:
         fetches = [load for load in report.fetches() if load.kernel == kernel]
         read_only = sum(load.read_only for load in gathers)
         lines.append(
-            f"{kernel}: {len(gathers)} gathered loads ({read_only} LDG.E.CONSTANT), {len(fetches)} texture fetches"
+            f"{kernel}: {len(gathers)} gathered loads ({read_only} LDG.E.CONSTANT), {len(fetches)} texture fetches, "
+            f"{report.async_copies.get(kernel, 0)} LDGSTS"
         )
     return lines

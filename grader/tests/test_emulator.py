@@ -206,14 +206,19 @@ def assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config,
     # The compiler's resource report and the object's machine code are nvcc's, read as on a GPU: nothing of them
     # is emulated, and they say so by bearing no emulator mark.
     from_nvcc = {m.name for m in config.lab(lab).mechanisms if m.tool in ("resources", "sass")}
-    for check in by_category[Category.CORRECTNESS] + by_category[Category.MECHANISM]:
+    # A check of the stretch's kernel is graded for no points, among the stretch's: the solution passes it too.
+    stretch = {m.name for m in config.lab(lab).mechanisms if m.stretch}
+    stretch_checks = [c for c in by_category[Category.STRETCH] if c.name in stretch]
+    assert len(stretch_checks) == len(stretch)
+    for check in by_category[Category.CORRECTNESS] + by_category[Category.MECHANISM] + stretch_checks:
         if check.name in gpu_only:  # not run here, and the report says why: never passed
             assert (check.status, check.detail) == (Status.NOT_RUN, f"counted on a GPU only: {gpu_only[check.name]}")
             continue
         assert check.status is Status.PASSED, f"{check.name}: {check.status.value}: {check.detail}"
         marked = EMULATED in check.detail.splitlines()[0]
         assert marked != (check.name in from_nvcc), f"{check.name}: the emulator mark where it ran is {marked}"
-    assert by_category[Category.CORRECTNESS] and len(by_category[Category.MECHANISM]) == len(config.lab(lab).mechanisms)
+    graded = [m for m in config.lab(lab).mechanisms if not m.stretch]
+    assert by_category[Category.CORRECTNESS] and len(by_category[Category.MECHANISM]) == len(graded)
     assert [(c.status, c.detail) for c in by_category[Category.PERFORMANCE]] == [(Status.NOT_RUN, NO_TIMING)]
     assert verdict(grade) == "incomplete"
 

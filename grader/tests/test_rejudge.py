@@ -52,3 +52,12 @@ def test_a_lower_threshold_passes_it_and_none_leaves_it_not_graded():
 def test_a_grade_without_benchmark_figures_keeps_its_checks():
     grade = recorded_grade(bench=None)
     assert rejudged_checks(grade, load_config().lab(LAB), target(9.0)) == grade.checks
+
+
+def test_the_stretchs_checks_not_made_from_the_benchmark_are_kept():
+    speed = {"name": "speedup over naive", "category": "performance", "status": "passed", "measured": 1.39}
+    case = {"name": "register-blocked: a case", "category": "stretch", "status": "passed"}
+    copies = {"name": "machine code: cp.async", "category": "stretch", "status": "failed"}
+    grade = recorded_grade(checks=[speed, case, copies])
+    names = [c.name for c in rejudged_checks(grade, load_config().lab(LAB), target(1.18))]
+    assert "register-blocked: a case" in names and "machine code: cp.async" in names

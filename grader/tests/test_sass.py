@@ -142,3 +142,29 @@ def test_no_tool_is_not_run_and_a_missing_object_fails():
 def test_a_sass_check_with_no_rule_is_refused():
     with pytest.raises(ValueError, match="names no rule"):
         MechanismCheck(name="s", tool="sass")
+
+
+def lab4_object(nvcc: str, source: Path, folder: Path) -> Path:
+    """A Lab 4 kernel.cu compiled as the grader compiles it, with the lab's interface and cml/ headers."""
+    root = Path(__file__).resolve().parents[2]
+    return compile_object(nvcc, source, folder / f"{source.stem}.o", [root / "tests/04_tiled_gemm", root / "common"])
+
+
+def test_lab4s_cp_async_rule_passes_the_solution_and_fails_the_stretch_staged_through_registers(config, tmp_path):
+    nvcc, tool = nvcc_and_cuobjdump()
+    if not (tool.parent / sass.DISASSEMBLER).is_file():
+        pytest.skip("needs nvdisasm beside cuobjdump (the CUDA toolkit, or the nvidia-cuda-nvdisasm wheel)")
+    rule = next(m for m in config.lab("04_tiled_gemm").mechanisms if m.sass == "cp.async copies")
+    root = Path(__file__).resolve().parents[2]
+    solution = sass.read_report(lab4_object(nvcc, root / "solutions/04_tiled_gemm/kernel.cu", tmp_path), [tool.parent])
+    staged = root / "variants/04_tiled_gemm/register_blocked_128x128_no_cp_async.cu"
+    without = sass.read_report(lab4_object(nvcc, staged, tmp_path), [tool.parent])
+    assert checks.sass_check(rule, solution).status is Status.PASSED
+    failed = checks.sass_check(rule, without)
+    assert failed.status is Status.FAILED and "no LDGSTS" in failed.detail
+    # The 32 x 32 kernel copies with cp.async too, yet the rule reads only the kernels it names.
+    tiled = sass.read_report(
+        lab4_object(nvcc, root / "variants/04_tiled_gemm/cp_async_tiled_32x32.cu", tmp_path), [tool.parent]
+    )
+    assert any(tiled.async_copies.values())
+    assert checks.sass_check(rule, tiled).status is Status.FAILED
