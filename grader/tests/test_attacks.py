@@ -44,7 +44,8 @@ def matches(name: str, pattern: str) -> bool:
 
 def statuses(lab: dict, pattern: str) -> set[str]:
     found = {check["status"] for check in lab["checks"] if matches(check["name"], pattern)}
-    assert found, f"no check named {pattern!r}: {[check['name'] for check in lab['checks']]}"
+    seen = [f"{check['name']}: {check['status']}: {check['detail'][:300]}" for check in lab["checks"]]
+    assert found, f"no check named {pattern!r}: {seen}"
     return found
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from grader.execution import proc, sandbox
+from grader.grading.sizes import lab_sizes
 from grader.steps import build, sanitize, suite
 
 LAB = "10_host_memory"
@@ -137,5 +138,7 @@ def test_on_a_gpu_the_solution_leaves_nothing_behind(built_tree, config, needs_g
     built = build.build_lab(built_tree, LAB, "solution", config.timeouts["build"])
     assert built.ok, built.tail(20)
     binary, checker = built_tree.binary(LAB, "solution", "test"), built_tree.checker(LAB)
-    run = sanitize.run_recorded(built_tree.schedule_recorder(), binary, checker, config.timeouts["sanitizer"])
+    # With sizes drawn as a grade draws them: without, the cases at the grader's sizes skip themselves.
+    sizes = {"CML_GRADER_SIZES": ";".join(lab_sizes(config.lab(LAB), 20261127, {}))}
+    run = sanitize.run_recorded(built_tree.schedule_recorder(), binary, checker, config.timeouts["sanitizer"], sizes)
     assert run.clean and run.results_right, f"{run.summary}\n{run.first_report}\n{run.outcome.tail(20)}"

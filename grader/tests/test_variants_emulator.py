@@ -38,7 +38,7 @@ GRADED = {
         "rectangular_64x16_k32_4_rows_per_thread",
         # cp.async: the CPU emulator makes each copy at once, by the issuing thread, and racecheck still sees a
         # thread read another's copy with no barrier after the wait.
-        "register_blocked_128x128_no_cp_async",
+        "register_blocked_cp_async",
         "cp_async_tiled_32x32",
         "cp_async_no_barrier_after_wait",
     ],

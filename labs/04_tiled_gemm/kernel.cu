@@ -59,13 +59,10 @@ void gemm_tiled(const float* a, const float* b, float* c, int m, int n, int k)
 }
 
 // TODO 7 (stretch, optional): write gemm_register_blocked, where each thread computes a small block of C
-//   (for example 8 x 8, in a block tile of 128 x 128) from registers, in a kernel named
-//   gemm_register_blocked_kernel, then set this flag to true so that it is tested and timed.
+//   (for example 8 x 8, in a block tile of 128 x 128) from registers, then set this flag to true so that it is
+//   tested and timed.
 //   Hint: the tiled kernel does 2 shared-memory loads per multiply-add. A thread that holds 8 values of A and
 //   8 of B in registers does 64 multiply-adds with them: 1 load per 4. The handout sketches the layout.
-//   Then double-buffer its tiles with cp.async: #include <cuda_pipeline.h>, start the next step's copies with
-//   __pipeline_memcpy_async(slot, from, bytes, zero_fill) and __pipeline_commit(), and before using a tile,
-//   __pipeline_wait_prior(0) and a __syncthreads(): the wait covers only this thread's own copies.
 const bool gemm_register_blocked_attempted = false;
 
 void gemm_register_blocked(const float* a, const float* b, float* c, int m, int n, int k)

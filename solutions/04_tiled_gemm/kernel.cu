@@ -1,9 +1,6 @@
 // Lab 4 reference solution: SGEMM with 32 x 32 tiles in shared memory, plus the register-blocked stretch.
 // Tiled: ~9.2 TFLOP/s on an H100 at N = 4096, x1.50 over the naive kernel (bound by shared-memory loads).
-// Register-blocked (128 x 128 per block, 8 x 8 per thread, tiles double-buffered with cp.async): aims at 0.9 of
-// cuBLAS fp32 (49.3 TFLOP/s) on an H100.
-#include <cuda_pipeline.h>
-
+// Register-blocked (128 x 128 per block, 8 x 8 per thread): aims at >= 0.5 of cuBLAS fp32 (49.3 TFLOP/s).
 #include "gemm.hpp"
 
 namespace {
@@ -44,26 +41,30 @@ __global__ void gemm_tiled_kernel(const float* __restrict__ a, const float* __re
 // and does 64 multiply-adds with them from registers: 1 shared load per 16 FMAs, against 2 loads per FMA in
 // the tiled kernel. A thread's 8 rows are two groups of 4, 64 apart, and so are its 8 columns: then the 16
 // lanes that share a row group read 64 consecutive floats of the B tile (conflict-free 16-byte loads), and
-// each lane writes 16 consecutive bytes of C.
-//
-// The tiles are double-buffered with cp.async (__pipeline_memcpy_async, LDGSTS in the machine code): the copy
-// of the next step's slices goes from global memory straight to the other buffer while this step's 512
-// multiply-adds run, with no register holding it on the way. One barrier per step: after it, this step's
-// slices are complete, and every thread has finished reading the buffer that the next copy overwrites.
+// each lane writes 16 consecutive bytes of C. The tiles are double-buffered: the next one is loaded from
+// global into registers while this one is used, so one barrier per step is enough.
 
 constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 8;
 constexpr int kThreads = 256;
 constexpr int kLanesN = 16;  // threads along N (and 16 along M): each covers 8 columns (and 8 rows)
 constexpr int kHalf = 64;    // distance between a thread's two groups of 4 rows (and of 4 columns)
-constexpr int kFloat = sizeof(float);
 
-// Starts the copy of a[row][col] (a rows x cols matrix) to *slot, or writes 0 there when it lies outside: a copy
-// of 0 bytes with 4 of zero fill, from an address that stays inside the matrix.
-__device__ void copy_or_zero(float* slot, const float* __restrict__ p, int rows, int cols, int row, int col)
+// Four consecutive floats of row `row` of a rows x cols matrix, from column `col`; zeros outside it.
+// kVector: cols % 4 == 0, so the four are 16-byte aligned and either all inside or all outside.
+template <bool kVector>
+__device__ float4 load4(const float* __restrict__ p, int rows, int cols, int row, int col)
 {
-    const bool inside = row < rows && col < cols;
-    const float* from = inside ? p + std::size_t(row) * cols + col : p;
-    __pipeline_memcpy_async(slot, from, kFloat, inside ? 0 : kFloat);
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (row >= rows) return v;
+    const float* q = p + std::size_t(row) * cols + col;
+    if constexpr (kVector) {
+        return col < cols ? *reinterpret_cast<const float4*>(q) : v;
+    }
+    if (col < cols) v.x = q[0];
+    if (col + 1 < cols) v.y = q[1];
+    if (col + 2 < cols) v.z = q[2];
+    if (col + 3 < cols) v.w = q[3];
+    return v;
 }
 
 template <bool kVector>
@@ -93,38 +94,33 @@ __global__ void __launch_bounds__(kThreads, 2)
     const int tid = threadIdx.x;
     const int tx = tid % kLanesN, ty = tid / kLanesN;
     const int block_row = blockIdx.y * kBlockM, block_col = blockIdx.x * kBlockN;
-    // Who copies what: A's slice is 128 rows x 8 floats, 4 per thread; B's is 8 rows x 32 groups of 4 floats.
+    // Who loads what: A's tile is 128 rows x 8 floats, two float4s per row; B's is 8 rows x 32 float4s.
     const int a_row = tid / 2, a_col = (tid % 2) * 4;
     const int b_row = tid / 32, b_col = (tid % 32) * 4;
 
-    // The copies of step `k0`'s slices into `buffer`, committed as one batch. A's four floats are copied one by
-    // one, since each goes to another row of the transposed tile. B's four go as one 16-byte copy where rows of B
-    // start on 16-byte boundaries (kVector: n % 4 == 0, so they are all inside or all outside).
-    auto copy_slices = [&](int k0, int buffer) {
-        for (int i = 0; i < 4; ++i)
-            copy_or_zero(&a_tile[buffer][a_col + i][a_row], a, m, k, block_row + a_row, k0 + a_col + i);
-        float* b_slot = &b_tile[buffer][b_row][b_col];
-        const int row = k0 + b_row, col = block_col + b_col;
-        if constexpr (kVector) {
-            const bool inside = row < k && col < n;
-            const float* from = inside ? b + std::size_t(row) * n + col : b;
-            __pipeline_memcpy_async(b_slot, from, 4 * kFloat, inside ? 0 : 4 * kFloat);
-        } else {
-            for (int j = 0; j < 4; ++j) copy_or_zero(b_slot + j, b, k, n, row, col + j);
-        }
-        __pipeline_commit();
+    float4 a_next = {}, b_next = {};
+    auto fetch = [&](int k0) {
+        a_next = load4<kVector>(a, m, k, block_row + a_row, k0 + a_col);
+        b_next = load4<kVector>(b, k, n, k0 + b_row, block_col + b_col);
+    };
+    auto stage = [&](int buffer) {
+        a_tile[buffer][a_col + 0][a_row] = a_next.x;
+        a_tile[buffer][a_col + 1][a_row] = a_next.y;
+        a_tile[buffer][a_col + 2][a_row] = a_next.z;
+        a_tile[buffer][a_col + 3][a_row] = a_next.w;
+        *reinterpret_cast<float4*>(&b_tile[buffer][b_row][b_col]) = b_next;
     };
 
     float acc[8][8] = {};
     const int steps = cml::ceil_div(k, kBlockK);
-    if (steps > 0) copy_slices(0, 0);
+    if (steps > 0) {
+        fetch(0);
+        stage(0);
+    }
+    __syncthreads();
     for (int step = 0; step < steps; ++step) {
         const int buffer = step % 2;
-        // This thread's copies of this step have landed; the barrier waits for everyone else's. It also
-        // orders the previous step's reads of the other buffer before the copy below overwrites it.
-        __pipeline_wait_prior(0);
-        __syncthreads();
-        if (step + 1 < steps) copy_slices((step + 1) * kBlockK, 1 - buffer);  // in flight while we compute
+        if (step + 1 < steps) fetch((step + 1) * kBlockK);  // in flight while we compute
 #pragma unroll
         for (int p = 0; p < kBlockK; ++p) {
             const float4 a_lo = *reinterpret_cast<const float4*>(&a_tile[buffer][p][ty * 4]);
@@ -138,6 +134,10 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
                 for (int j = 0; j < 8; ++j) acc[i][j] += a_reg[i] * b_reg[j];
         }
+        // The other buffer was last read in the previous step, which every thread finished before the
+        // barrier at its end; after this step's barrier, the next step finds it complete.
+        if (step + 1 < steps) stage(1 - buffer);
+        __syncthreads();
     }
 
 #pragma unroll
@@ -166,8 +166,8 @@ void gemm_register_blocked(const float* a, const float* b, float* c, int m, int 
 {
     if (m == 0 || n == 0) return;
     const dim3 grid(cml::ceil_div(n, kBlockN), cml::ceil_div(m, kBlockM));
-    // 16-byte copies and stores need rows of B and C that start on 16-byte boundaries: n a multiple of 4.
-    if (n % 4 == 0)
+    // 16-byte accesses need rows of A and B (and C) that start on 16-byte boundaries: k and n multiples of 4.
+    if (k % 4 == 0 && n % 4 == 0)
         gemm_register_blocked_kernel<true><<<grid, kThreads>>>(a, b, c, m, n, k);
     else
         gemm_register_blocked_kernel<false><<<grid, kThreads>>>(a, b, c, m, n, k);

@@ -40,8 +40,11 @@ CML_HELPERS = frozenset(
         "_ZN3cml11report_todoEPKciS1_",  # cml::report_todo, what CML_TODO calls
     }
 )
+# The __*_chk names are glibc's checked copies of the same functions, which a compiler that defines
+# _FORTIFY_SOURCE when optimising (Ubuntu's gcc does, Debian's does not) calls where it knows a buffer's size.
 C_LIBRARY = re.compile(
-    r"^(memcpy|memmove|memset|memcmp|strlen|printf|vprintf|__printf_chk|puts|putchar|malloc|calloc|realloc|free"
+    r"^(memcpy|memmove|memset|memcmp|strlen|printf|vprintf|__printf_chk|__vprintf_chk|__memcpy_chk|__memmove_chk"
+    r"|__memset_chk|puts|putchar|malloc|calloc|realloc|free"
     r"|aligned_alloc|posix_memalign"
     r"|(sqrt|cbrt|hypot|exp|exp2|expm1|log|log2|log10|log1p|pow|sin|cos|tan|sincos|asin|acos|atan|atan2|sinh|cosh"
     r"|tanh|erf|erfc|tgamma|lgamma|fabs|fmod|remainder|fma|fmin|fmax|floor|ceil|trunc|round|lround|llround|rint"
