@@ -39,7 +39,7 @@ class Evidence:
 
 
 # What the schedule check reports, one aspect a check (common/schedule/findings.hpp).
-SCHEDULE_ASPECTS = ("pinned", "overlap", "returned")
+SCHEDULE_ASPECTS = ("pinned", "overlap", "returned", "prefetched")
 
 # A launch's shape as Nsight Compute names it (the CPU emulator counts the same: common/emu/README.md).
 RUNTIME_CALL = re.compile(r"^cuda[A-Z]\w*$")  # what a lab's allowed_calls may name: the CUDA runtime's calls
@@ -88,8 +88,8 @@ class MechanismCheck:
     sass: str = ""
     # schedule: which findings of the schedule check the check reports (the CPU emulator's,
     # common/emu/src/schedule.hpp, or on a GPU CUPTI's recorder, common/schedule/cupti_recorder.cpp): "pinned"
-    # (copies from pageable memory), "overlap" (never two streams in flight) or "returned" (work, streams, events
-    # or pinned memory left behind by a call).
+    # (copies from pageable memory), "overlap" (never two streams in flight), "returned" (work, streams, events,
+    # pinned or managed memory left behind by a call) or "prefetched" (a kernel's page faults on managed memory).
     schedule: str = ""
     # A check made by the CPU emulator alone: on a GPU it is not run, with this reason.
     gpu_reason: str = ""
