@@ -146,6 +146,9 @@ class Lab:
     # Calls this lab teaches, which the integrity check refuses in every other lab: only those of
     # steps/integrity/symbols.py's TEACHABLE_CALLS count (Lab 10's streams and pinned memory, Lab 12's textures).
     allowed_calls: frozenset[str] = frozenset()
+    # A benchmark group measured against a baseline of its own, by name (Lab 10's managed memory against the same
+    # pipeline without prefetches); every other group against `baseline`.
+    group_baselines: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         odd = [name for name in self.allowed_calls if not RUNTIME_CALL.match(name)]
@@ -162,7 +165,7 @@ class Lab:
 
     def speedup_check(self, group: str = "") -> str:
         """The name of the speedup check, as reports and fixtures spell it."""
-        return f"speedup over {self.baseline}" + (f" ({group})" if group else "")
+        return f"speedup over {self.group_baselines.get(group, self.baseline)}" + (f" ({group})" if group else "")
 
     def copy_fraction_check(self, group: str = "") -> str:
         """The name of the check of the student's share of this GPU's copy bandwidth (memory-bound labs)."""
@@ -241,6 +244,7 @@ def load_config(path: Path = LABS_TOML) -> Config:
             graded_groups=entry.get("graded_groups", []),
             grader_sizes=SizeSpec(**entry["grader_sizes"]) if "grader_sizes" in entry else None,
             allowed_calls=frozenset(entry.get("allowed_calls", [])),
+            group_baselines=entry.get("group_baselines", {}),
         )
         for name, entry in sorted(data["lab"].items())
     ]
