@@ -13,6 +13,7 @@ namespace cml {
 // What a watched call must show, besides leaving nothing behind.
 constexpr unsigned kExpectPinnedCopies = 1;  // every copy between the host and the GPU from pinned memory
 constexpr unsigned kExpectTwoStreams = 2;    // work in flight on two streams at once
+constexpr unsigned kExpectPrefetched = 4;    // no kernel takes page faults on managed memory
 
 template <class Call>
 void watched_call(const char* name, unsigned expects, Call call)
@@ -20,6 +21,7 @@ void watched_call(const char* name, unsigned expects, Call call)
     std::string range = std::string("cml call: ") + name + "; expects:";
     if (expects & kExpectPinnedCopies) range += " pinned copies,";
     if (expects & kExpectTwoStreams) range += " 2 streams,";
+    if (expects & kExpectPrefetched) range += " prefetched,";
     nvtxRangePushA(range.c_str());
     call();
     nvtxRangePop();

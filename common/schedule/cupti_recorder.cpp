@@ -2,12 +2,15 @@
 // CUDA calls its InitializeInjection as the program first uses the GPU), which records through CUPTI what the
 // watched calls did (cml/watched_call.hpp), and at exit judges them (timeline.hpp) and prints the findings and
 // the summary as the CPU emulator does (common/emu/src/schedule.hpp), exiting with CML_SCHEDULE_ERROR_EXITCODE
-// when it found anything. CML_SCHEDULE names the aspects reported (pinned, overlap, returned; all when unset).
+// when it found anything. CML_SCHEDULE names the aspects reported (pinned, overlap, returned, prefetched; all when
+// unset).
 //
 // What it records: from CUPTI's callbacks, every runtime and driver API call's entry (which watched call issued
 // each piece of work, and when), the streams and events made and destroyed, the host memory pinned and unpinned,
 // and the NVTX ranges; from its activity record, each copy between host and GPU (which side is pageable) and
-// each kernel, with their start and end on the GPU. NVTX reaches CUPTI only through NVTX_INJECTION64_PATH; it
+// each kernel, with their start and end on the GPU, and the GPU's page faults on managed memory (CUPTI's unified
+// memory counters: where they cannot be enabled, as in some virtual machines, prefetching is reported as not
+// measured, never as passed). NVTX reaches CUPTI only through NVTX_INJECTION64_PATH; it
 // may name this library too, which hands NVTX on to CUPTI's own injection entry.
 #include <cupti.h>
 #include <dlfcn.h>
@@ -29,7 +32,9 @@ namespace {
 #if CUPTI_API_VERSION >= 130000
 using CopyRecord = CUpti_ActivityMemcpy6;
 using KernelRecord = CUpti_ActivityKernel10;
+using FaultRecord = CUpti_ActivityUnifiedMemoryCounter3;
 #else
+using FaultRecord = CUpti_ActivityUnifiedMemoryCounter2;
 using CopyRecord = CUpti_ActivityMemcpy5;
 using KernelRecord = CUpti_ActivityKernel9;
 #endif
@@ -129,6 +134,12 @@ void runtime_returned(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUp
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000:
         t.unpinned(address(params_of<cudaHostUnregister_v4000_params>(api).ptr));
         break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000:
+        t.managed_allocated(address(*params_of<cudaMallocManaged_v6000_params>(api).devPtr));
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
+        t.managed_freed(address(params_of<cudaFree_v3020_params>(api).devPtr));
+        break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: {
         cudaStream_t s = params_of<cudaStreamSynchronize_v3020_params>(api).stream;
         t.synchronised(api->correlationId, false, stream_id(api->context, s), now());
@@ -224,8 +235,15 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
     std::lock_guard<std::recursive_mutex> lock(r.mutex);
     CUpti_Activity* record = nullptr;
     Activity activity;
-    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS)
-        if (read_record(record, activity)) r.timeline.add(activity);
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+        if (record->kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) {
+            const auto* counter = reinterpret_cast<const FaultRecord*>(record);
+            if (counter->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT)
+                r.timeline.page_fault(counter->start);
+        } else if (read_record(record, activity)) {
+            r.timeline.add(activity);
+        }
+    }
     std::size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) r.dropped += dropped;
     std::free(buffer);
@@ -244,7 +262,8 @@ void at_exit()
         lost = "Schedule error: CUPTI dropped " + std::to_string(r.dropped) + " of this run's activity records";
     if (lost.empty() && r.timeline.calls() == 0)
         lost = "Schedule error: no watched call reached the recorder (NVTX_INJECTION64_PATH must name it or CUPTI)";
-    for (const char* aspect : {cml::schedule::kPinned, cml::schedule::kOverlap, cml::schedule::kReturned})
+    for (const char* aspect :
+         {cml::schedule::kPinned, cml::schedule::kOverlap, cml::schedule::kReturned, cml::schedule::kPrefetched})
         if (!lost.empty() && findings.reports(aspect)) {
             findings.add(aspect, lost);
             break;
@@ -265,6 +284,30 @@ bool ok(CUptiResult result, const char* what)
     return false;
 }
 
+// The GPU's page faults on managed memory, where CUPTI can count them: a driver, a virtual machine or a sandbox
+// may refuse (CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED, say), and then the calls that expect prefetching are
+// judged not measured, while the rest of the record still counts.
+void count_page_faults()
+{
+    CUpti_ActivityUnifiedMemoryCounterConfig faults{};
+    faults.scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE;
+    faults.kind = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT;
+    faults.deviceId = 0;
+    faults.enable = 1;
+    const char* what = "cuptiActivityConfigureUnifiedMemoryCounter";
+    CUptiResult result = cuptiActivityConfigureUnifiedMemoryCounter(&faults, 1);
+    if (result == CUPTI_SUCCESS) {
+        what = "cuptiActivityEnable(UNIFIED_MEMORY_COUNTER)";
+        result = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    }
+    if (result == CUPTI_SUCCESS) return;
+    const char* said = nullptr;
+    cuptiGetResultString(result, &said);
+    Recorder& r = recorder();
+    std::lock_guard<std::recursive_mutex> lock(r.mutex);
+    r.timeline.faults_not_counted(std::string(what) + ": " + (said ? said : "unknown error"));
+}
+
 }  // namespace
 
 // CUDA's injection entry point: called once, as the program first initialises the driver.
@@ -280,6 +323,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
     ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
     ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityEnable(MEMCPY)");
     ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable(CONCURRENT_KERNEL)");
+    count_page_faults();
     return 1;
 }
 

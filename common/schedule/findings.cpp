@@ -31,6 +31,7 @@ std::optional<CallMark> call_mark(const std::string& message)
     const std::string wanted = expects == std::string::npos ? "" : message.substr(expects);
     mark.expects_pinned = wanted.find("pinned copies") != std::string::npos;
     mark.expects_overlap = wanted.find("2 streams") != std::string::npos;
+    mark.expects_prefetched = wanted.find("prefetched") != std::string::npos;
     return mark;
 }
 
@@ -69,11 +70,31 @@ std::string pinned_left_pinned(const std::string& call)
                                        "cudaFreeHost or cudaHostUnregister what you pin, before you return";
 }
 
+std::string managed_left_allocated(const std::string& call)
+{
+    return "Schedule error: " + call + " returned with managed memory it allocated still allocated: "
+                                       "cudaFree what cudaMallocManaged gave you, before you return";
+}
+
 std::string never_overlapped(const std::string& call, int most_streams_busy)
 {
     return "Schedule error: " + call + " never had work in flight on two streams at once (at most " +
            std::to_string(most_streams_busy) +
            "): each chunk's copies and kernel on its stream, with no synchronise between chunks";
+}
+
+std::string page_faulted(const std::string& call)
+{
+    return "Schedule error: " + call +
+           " launched a kernel on managed memory that was not prefetched to the GPU: each page it touched first "
+           "stopped its warps for a page fault, and moved alone. cudaMemPrefetchAsync it to the device before the "
+           "kernel, on the kernel's stream";
+}
+
+std::string faults_not_measured(const std::string& call, const std::string& why)
+{
+    return "Schedule error: the page faults of " + call + " were not measured (" + why +
+           "), so prefetching cannot be judged: not passed";
 }
 
 bool Findings::reports(const std::string& aspect) const

@@ -16,12 +16,14 @@ namespace cml::schedule {
 constexpr const char* kPinned = "pinned";
 constexpr const char* kOverlap = "overlap";
 constexpr const char* kReturned = "returned";
+constexpr const char* kPrefetched = "prefetched";
 
 // A watched call, from its NVTX range's message "cml call: NAME; expects: ...".
 struct CallMark {
     std::string name;
     bool expects_pinned = false;   // "pinned copies": every copy between the host and the GPU from pinned memory
     bool expects_overlap = false;  // "2 streams": work in flight on two streams at once
+    bool expects_prefetched = false;  // "prefetched": no kernel takes page faults on managed memory
 };
 
 // The mark of a range's message, none when the range is not a watched call's.
@@ -36,7 +38,10 @@ std::string left_queued(const std::string& call, Work work, bool default_stream)
 std::string stream_left_alive(const std::string& call, bool default_stream);
 std::string event_left_alive(const std::string& call);
 std::string pinned_left_pinned(const std::string& call);
+std::string managed_left_allocated(const std::string& call);
 std::string never_overlapped(const std::string& call, int most_streams_busy);
+std::string page_faulted(const std::string& call);  // a kernel touched managed memory not prefetched to the GPU
+std::string faults_not_measured(const std::string& call, const std::string& why);
 
 // The findings of one run, each once with the number of times it was seen, in the order first seen.
 class Findings {

@@ -9,8 +9,9 @@ void Timeline::range_pushed(const std::string& message, std::uint64_t at)
 {
     if (!in_call()) {
         if (std::optional<CallMark> mark = call_mark(message)) {
-            calls_.push_back(WatchedCall{*mark, at, 0, false, 0, 0, 0});
+            calls_.push_back(WatchedCall{*mark, at, 0, false, 0, 0, 0, 0});
             pinned_in_call_.clear();
+            managed_in_call_.clear();
             call_depth_ = depth_;
         }
     }
@@ -38,6 +39,8 @@ void Timeline::call_returned(std::uint64_t at)
     }
     for (std::uintptr_t start : pinned_in_call_) call.pinned_left += pinned_.count(start) > 0;
     pinned_in_call_.clear();
+    for (std::uintptr_t start : managed_in_call_) call.managed_left += managed_.count(start) > 0;
+    managed_in_call_.clear();
     call_depth_ = -1;
 }
 
@@ -128,6 +131,15 @@ void Timeline::pinned(std::uintptr_t start)
 
 void Timeline::unpinned(std::uintptr_t start) { pinned_.erase(start); }
 
+void Timeline::managed_allocated(std::uintptr_t start)
+{
+    if (start == 0) return;
+    managed_.insert(start);
+    if (in_call()) managed_in_call_.insert(start);
+}
+
+void Timeline::managed_freed(std::uintptr_t start) { managed_.erase(start); }
+
 int most_streams_busy(std::vector<Interval> work)
 {
     struct Edge {
@@ -187,6 +199,17 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
         for (const Activity& a : work)
             if (a.work != Work::kernel && a.pageable)
                 findings.add(kPinned, pageable_copy(name, a.work == Work::copy_out, a.async));
+    if (call.mark.expects_prefetched) {
+        if (!faults_not_counted_.empty()) {
+            findings.add(kPrefetched, faults_not_measured(name, faults_not_counted_));
+        } else {
+            for (std::uint64_t at : faults_)
+                if (at >= call.pushed && (!call.returned || at <= call.popped)) {
+                    findings.add(kPrefetched, page_faulted(name));
+                    break;
+                }
+        }
+    }
     if (!call.returned) return;  // the program ended inside the call: nothing it left behind to judge
     // The races first: a copy back still running is what the caller reads next.
     for (const bool copies_back : {true, false})
@@ -196,6 +219,7 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
     for (int i = 0; i < call.streams_left; ++i) findings.add(kReturned, stream_left_alive(name, false));
     for (int i = 0; i < call.events_left; ++i) findings.add(kReturned, event_left_alive(name));
     for (int i = 0; i < call.pinned_left; ++i) findings.add(kReturned, pinned_left_pinned(name));
+    for (int i = 0; i < call.managed_left; ++i) findings.add(kReturned, managed_left_allocated(name));
     if (call.mark.expects_overlap && !work.empty()) {
         const int most = most_streams_busy(in_flight);
         if (most < 2) findings.add(kOverlap, never_overlapped(name, most));

@@ -46,6 +46,7 @@ struct WatchedCall {
     std::uint64_t pushed = 0, popped = 0;
     bool returned = false;  // its range was popped
     int streams_left = 0, events_left = 0, pinned_left = 0;  // made or pinned in it, alive when it returned
+    int managed_left = 0;  // managed allocations made in it, not freed when it returned
 };
 
 class Timeline {
@@ -70,6 +71,14 @@ public:
     void event_destroyed(std::uintptr_t handle);
     void pinned(std::uintptr_t start);  // cudaMallocHost, cudaHostAlloc, cudaHostRegister
     void unpinned(std::uintptr_t start);  // cudaFreeHost, cudaHostUnregister
+    void managed_allocated(std::uintptr_t start);  // cudaMallocManaged
+    void managed_freed(std::uintptr_t start);      // cudaFree
+
+    // A GPU page fault on managed memory, as the driver began to serve it. A call that expects prefetching is
+    // judged by the faults that began inside its range, and only where the faults could be counted at all:
+    // `why` says why they could not (a finding, never a pass).
+    void page_fault(std::uint64_t at) { faults_.push_back(at); }
+    void faults_not_counted(const std::string& why) { faults_not_counted_ = why; }
 
     void add(const Activity& activity) { activities_.push_back(activity); }
 
@@ -116,6 +125,10 @@ private:
     std::map<std::uintptr_t, bool> events_;
     std::set<std::uintptr_t> pinned_;          // every start pinned now
     std::set<std::uintptr_t> pinned_in_call_;  // pinned during the open watched call
+    std::set<std::uintptr_t> managed_;         // every managed allocation alive now
+    std::set<std::uintptr_t> managed_in_call_;  // allocated during the open watched call
+    std::vector<std::uint64_t> faults_;        // the GPU's page faults on managed memory
+    std::string faults_not_counted_;           // why they were not counted; "" when they were
     int depth_ = 0;                            // NVTX ranges open
     int call_depth_ = -1;                      // the open watched call's depth, -1 when none is open
 };

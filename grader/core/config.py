@@ -39,7 +39,7 @@ class Evidence:
 
 
 # What the schedule check reports, one aspect a check (common/schedule/findings.hpp).
-SCHEDULE_ASPECTS = ("pinned", "overlap", "returned")
+SCHEDULE_ASPECTS = ("pinned", "overlap", "returned", "prefetched")
 
 # A launch's shape as Nsight Compute names it (the CPU emulator counts the same: common/emu/README.md).
 RUNTIME_CALL = re.compile(r"^cuda[A-Z]\w*$")  # what a lab's allowed_calls may name: the CUDA runtime's calls
@@ -93,8 +93,8 @@ class MechanismCheck:
     sass: str = ""
     # schedule: which findings of the schedule check the check reports (the CPU emulator's,
     # common/emu/src/schedule.hpp, or on a GPU CUPTI's recorder, common/schedule/cupti_recorder.cpp): "pinned"
-    # (copies from pageable memory), "overlap" (never two streams in flight) or "returned" (work, streams, events
-    # or pinned memory left behind by a call).
+    # (copies from pageable memory), "overlap" (never two streams in flight), "returned" (work, streams, events,
+    # pinned or managed memory left behind by a call) or "prefetched" (a kernel's page faults on managed memory).
     schedule: str = ""
     # A check made by the CPU emulator alone: on a GPU it is not run, with this reason.
     gpu_reason: str = ""
@@ -153,6 +153,9 @@ class Lab:
     # Calls this lab teaches, which the integrity check refuses in every other lab: only those of
     # steps/integrity/symbols.py's TEACHABLE_CALLS count (Lab 10's streams and pinned memory, Lab 12's textures).
     allowed_calls: frozenset[str] = frozenset()
+    # A benchmark group measured against a baseline of its own, by name (Lab 10's managed memory against the same
+    # pipeline without prefetches); every other group against `baseline`.
+    group_baselines: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         odd = [name for name in self.allowed_calls if not RUNTIME_CALL.match(name)]
@@ -169,7 +172,7 @@ class Lab:
 
     def speedup_check(self, group: str = "") -> str:
         """The name of the speedup check, as reports and fixtures spell it."""
-        return f"speedup over {self.baseline}" + (f" ({group})" if group else "")
+        return f"speedup over {self.group_baselines.get(group, self.baseline)}" + (f" ({group})" if group else "")
 
     def copy_fraction_check(self, group: str = "") -> str:
         """The name of the check of the student's share of this GPU's copy bandwidth (memory-bound labs)."""
@@ -248,6 +251,7 @@ def load_config(path: Path = LABS_TOML) -> Config:
             graded_groups=entry.get("graded_groups", []),
             grader_sizes=SizeSpec(**entry["grader_sizes"]) if "grader_sizes" in entry else None,
             allowed_calls=frozenset(entry.get("allowed_calls", [])),
+            group_baselines=entry.get("group_baselines", {}),
         )
         for name, entry in sorted(data["lab"].items())
     ]

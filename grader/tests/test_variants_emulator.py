@@ -57,6 +57,9 @@ GRADED = {
         "synchronises_after_each_chunk",
         "staging_in_cuda_malloc_host",
         "a_stream_per_engine_with_events",
+        "managed_read_mostly_advice",
+        "managed_without_prefetch",
+        "managed_prefetched_after_the_kernel",
     ],
     # The emulator counts global and shared atomics, and racecheck sees a plain access against an atomic.
     "11_histogram_atomics": [

@@ -1,7 +1,8 @@
 // Lab 10: host memory. The only file you edit; the handout is README.md beside it.
 // The same pipeline each time: host to GPU, a polynomial of each element, back to host. Part A pins the host
 // memory and copies it with cudaMemcpyAsync; Part B cuts the array into chunks over several streams, so that
-// the copies of some chunks overlap the arithmetic of others.
+// the copies of some chunks overlap the arithmetic of others; Part C moves managed memory with prefetches instead
+// of the GPU's page faults.
 #include <algorithm>
 
 #include "host_memory.hpp"
@@ -77,4 +78,36 @@ void pipeline_overlapped(const float* in, float* out, int n)
     (void)in;
     (void)out;
     (void)n;
+}
+
+// ---- Part C: managed memory ----
+
+void pipeline_managed(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_managed = nullptr;
+    float* out_managed = nullptr;
+    CML_CHECK(cudaMallocManaged(&in_managed, bytes));
+    CML_CHECK(cudaMallocManaged(&out_managed, bytes));
+    std::copy(in, in + n, in_managed);  // the host writes the inputs where the GPU will read them
+    cudaStream_t stream = nullptr;
+    CML_CHECK(cudaStreamCreate(&stream));
+
+    // TODO 7: prefetch in_managed and out_managed to the GPU on the stream, before the kernel. Then delete the
+    //   CML_TODO line.
+    //   Hint: cudaMemPrefetchAsync(pointer, bytes, location, 0, stream), with location
+    //   cudaMemLocation{cudaMemLocationTypeDevice, device} and the device from cudaGetDevice.
+    CML_TODO("TODO 7: prefetch both managed buffers to the GPU (labs/10_host_memory/kernel.cu)");
+    launch_polynomial(in_managed, out_managed, n, stream);
+
+    // TODO 8: prefetch out_managed back to the host on the stream, and wait for the stream before the copy below
+    //   reads it. Then delete the CML_TODO line.
+    //   Hint: cudaMemLocation{cudaMemLocationTypeHost, 0}.
+    CML_TODO("TODO 8: prefetch the results to the host, then synchronise (labs/10_host_memory/kernel.cu)");
+    std::copy(out_managed, out_managed + n, out);
+
+    CML_CHECK(cudaStreamDestroy(stream));
+    CML_CHECK(cudaFree(in_managed));
+    CML_CHECK(cudaFree(out_managed));
 }

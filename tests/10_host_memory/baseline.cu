@@ -2,6 +2,8 @@
 // buffer, a piece at a time, with the CPU copying each piece in first; and nothing overlaps anything else.
 #include "baseline.hpp"
 
+#include <algorithm>
+
 #include "host_memory.hpp"
 
 namespace {
@@ -30,4 +32,21 @@ void pipeline_pageable(const float* in, float* out, int n)
     CML_CHECK(cudaMemcpy(out, out_dev, bytes, cudaMemcpyDeviceToHost));
     CML_CHECK(cudaFree(in_dev));
     CML_CHECK(cudaFree(out_dev));
+}
+
+void pipeline_managed_faulting(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_managed = nullptr;
+    float* out_managed = nullptr;
+    CML_CHECK(cudaMallocManaged(&in_managed, bytes));
+    CML_CHECK(cudaMallocManaged(&out_managed, bytes));
+    std::copy(in, in + n, in_managed);
+    polynomial_kernel<<<cml::ceil_div(n, kBlock), kBlock>>>(in_managed, out_managed, n);
+    CML_CHECK_LAUNCH();
+    CML_CHECK(cudaDeviceSynchronize());
+    std::copy(out_managed, out_managed + n, out);
+    CML_CHECK(cudaFree(in_managed));
+    CML_CHECK(cudaFree(out_managed));
 }

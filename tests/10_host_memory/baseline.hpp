@@ -4,3 +4,8 @@
 // out[i] = polynomial(in[i]) for host pointers in and out: cudaMemcpy from and to the caller's pageable memory,
 // one step after the other on the default stream.
 void pipeline_pageable(const float* in, float* out, int n);
+
+// The same through managed memory with no prefetch at all: the host writes the inputs into one managed buffer,
+// the kernel faults its pages over to the GPU as it touches them (and the output's too), and the host's reads
+// fault the results back. Part C's yardstick.
+void pipeline_managed_faulting(const float* in, float* out, int n);

@@ -4,3 +4,4 @@
 
 void pipeline_pinned(const float*, float*, int) {}
 void pipeline_overlapped(const float*, float*, int) {}
+void pipeline_managed(const float*, float*, int) {}

@@ -38,3 +38,11 @@ constexpr int kChunks = 16;
 // The same result as pipeline_pinned, the array cut into kChunks chunks taken in turn by kStreams streams: the
 // copy of one chunk to the GPU overlaps the polynomial of another, and the copy of a third back to the host.
 void pipeline_overlapped(const float* in, float* out, int n);
+
+// ---- Part C: managed memory ----
+
+// The same result again through managed memory (cudaMallocManaged), one address the host and the GPU both use:
+// the host writes the inputs into a managed buffer, the managed buffers are prefetched to the GPU before the
+// kernel (cudaMemPrefetchAsync), so that the kernel takes no page faults, and the results are prefetched back to
+// the host before it reads them into out.
+void pipeline_managed(const float* in, float* out, int n);

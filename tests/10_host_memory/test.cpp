@@ -26,6 +26,7 @@ struct Pipeline {
 const Pipeline kPinned = {pipeline_pinned, "pipeline_pinned", cml::kExpectPinnedCopies};
 const Pipeline kOverlapped = {pipeline_overlapped, "pipeline_overlapped",
                               cml::kExpectPinnedCopies | cml::kExpectTwoStreams};
+const Pipeline kManaged = {pipeline_managed, "pipeline_managed", cml::kExpectPrefetched};
 
 // Host memory as the pipeline left it, through the device and back: the checker, which runs none of kernel.cu,
 // reads these values from the record (cml/record.hpp).
@@ -130,5 +131,30 @@ TEST_SUITE("B: overlapped")
     TEST_CASE("overlapped: matches at the sizes the grader drew for this run" * cml::needs_grader_sizes())
     {
         for (const std::vector<int>& size : cml::grader_sizes(1, "n")) check_call(kOverlapped, size[0]);
+    }
+}
+
+TEST_SUITE("C: managed")
+{
+    TEST_CASE("managed: matches the CPU reference for 0, 1, 3, 15, 17, 255, 257, 4097, 65537 and 1000003 floats, "
+              "output and nothing past it, input untouched" *
+              cml::needs_gpu())
+    {
+        for (int n : kEdges) check_call(kManaged, n);
+    }
+
+    TEST_CASE("managed: matches the CPU reference at 8 random sizes up to 3000000" * cml::needs_gpu())
+    {
+        for (int n : random_sizes(8, 3'000'000)) check_call(kManaged, n);
+    }
+
+    TEST_CASE("managed: each call computes its own inputs, none from the call before" * cml::needs_gpu())
+    {
+        check_two_calls(kManaged);
+    }
+
+    TEST_CASE("managed: matches at the sizes the grader drew for this run" * cml::needs_grader_sizes())
+    {
+        for (const std::vector<int>& size : cml::grader_sizes(1, "n")) check_call(kManaged, size[0]);
     }
 }

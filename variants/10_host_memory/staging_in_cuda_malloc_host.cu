@@ -1,5 +1,5 @@
 // Lab 10 variant: Part A copies through a pinned staging buffer of its own (cudaMallocHost), with the CPU copying
-// in and out of it; Part B as the solution.
+// in and out of it; Parts B and C as the solution.
 #include <algorithm>
 #include <cstring>
 
@@ -40,6 +40,16 @@ void pin(const float* host, std::size_t bytes)
 }
 
 void unpin(const float* host) { CML_CHECK(cudaHostUnregister(const_cast<float*>(host))); }
+
+// Where a prefetch moves managed pages: the GPU the pipeline runs on, or the host.
+cudaMemLocation on_device()
+{
+    int device = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    return cudaMemLocation{cudaMemLocationTypeDevice, device};
+}
+
+cudaMemLocation on_host() { return cudaMemLocation{cudaMemLocationTypeHost, 0}; }
 
 }  // namespace
 
@@ -106,4 +116,34 @@ void pipeline_overlapped(const float* in, float* out, int n)
     unpin(out);
     CML_CHECK(cudaFree(in_dev));
     CML_CHECK(cudaFree(out_dev));
+}
+
+// ---- Part C: managed memory ----
+
+void pipeline_managed(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_managed = nullptr;
+    float* out_managed = nullptr;
+    CML_CHECK(cudaMallocManaged(&in_managed, bytes));
+    CML_CHECK(cudaMallocManaged(&out_managed, bytes));
+    std::copy(in, in + n, in_managed);  // the host's first touch: the pages are the host's now
+    cudaStream_t stream = nullptr;
+    CML_CHECK(cudaStreamCreate(&stream));
+
+    // Moved in bulk before the kernel, the pages cross the bus at a copy's speed; left where they are, each page
+    // the kernel touches first stops its warps for a fault, and the driver moves it alone. The output too: a
+    // page the GPU writes first is a fault as well.
+    CML_CHECK(cudaMemPrefetchAsync(in_managed, bytes, on_device(), 0, stream));
+    CML_CHECK(cudaMemPrefetchAsync(out_managed, bytes, on_device(), 0, stream));
+    launch_polynomial(in_managed, out_managed, n, stream);
+    // The results back in one move, rather than a fault per page of the host's reads below.
+    CML_CHECK(cudaMemPrefetchAsync(out_managed, bytes, on_host(), 0, stream));
+    CML_CHECK(cudaStreamSynchronize(stream));  // the host may touch the managed pages once the stream is done
+    std::copy(out_managed, out_managed + n, out);
+
+    CML_CHECK(cudaStreamDestroy(stream));
+    CML_CHECK(cudaFree(in_managed));
+    CML_CHECK(cudaFree(out_managed));
 }

@@ -163,7 +163,7 @@ cudaError_t run_kernel(const void* kernel, const LaunchConfig& config, ThreadBod
     if (o.shared_tracking())
         for (auto& w : p.workers())
             if (!w->shadow) w->shadow = std::make_unique<SharedShadow>();
-    schedule::kernel(config.stream);
+    schedule::kernel(config.stream, closure, closure_bytes);
     const cudaError_t failure = p.run(launch);
     note_static_shared(kernel, p.static_shared());
     if (o.watching()) {

@@ -29,6 +29,8 @@ struct Region {
 
 void* allocate_global(std::size_t bytes);
 bool free_global(void* pointer);  // false: not an allocation of allocate_global
+// Forgets a cudaMallocManaged allocation (managed.cpp), which cudaFree then frees as any other; false: not one.
+bool free_managed(void* pointer);
 // True when [pointer, pointer + bytes) lies inside one allocation, a __device__ or a __constant__ variable.
 bool is_device_range(const void* pointer, std::size_t bytes);
 // The __device__ or __constant__ variable that starts at `symbol`, as the program's symbol table gives its

@@ -213,6 +213,7 @@ cudaError_t cudaMalloc(void** pointer, size_t size)
 cudaError_t cudaFree(void* pointer)
 {
     if (!pointer) return record(cudaSuccess);
+    cml_emu::free_managed(pointer);
     return record(cml_emu::free_global(pointer) ? cudaSuccess : cudaErrorInvalidValue);
 }
 

@@ -1,6 +1,7 @@
 #include "schedule.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -45,9 +46,17 @@ struct Call {
     std::string name;
     bool expects_pinned = false;
     bool expects_overlap = false;
+    bool expects_prefetched = false;
     int most_streams_busy = 0;   // the most streams with work in flight at once during the call
     bool enqueued = false;       // any work at all
     std::set<std::uintptr_t> pinned;  // pinned during the call, not yet unpinned
+    std::set<std::uintptr_t> managed;  // allocated during the call
+};
+
+// A managed allocation, and whether a GPU would hold all of its pages now.
+struct ManagedPages {
+    std::size_t bytes = 0;
+    bool on_device = false;  // the host's, or nowhere yet, until a prefetch or a kernel brings them
 };
 
 struct Log {
@@ -56,6 +65,7 @@ struct Log {
     std::map<cudaStream_t, Stream> streams{{nullptr, Stream{}}};
     std::vector<Stream> retired;         // destroyed with work still queued, which runs to its end all the same
     std::map<cudaEvent_t, Event> events;
+    std::map<std::uintptr_t, ManagedPages> managed;  // by start
     int streams_made = 0;
     int depth = 0;                       // NVTX ranges open
     int call_depth = -1;                 // the depth of the watched call's range, -1 when none is open
@@ -127,6 +137,7 @@ void call_started(Log& l, const words::CallMark& mark)
     l.call.name = mark.name;
     l.call.expects_pinned = mark.expects_pinned;
     l.call.expects_overlap = mark.expects_overlap;
+    l.call.expects_prefetched = mark.expects_prefetched;
     l.call_depth = l.depth;
 }
 
@@ -161,6 +172,10 @@ void call_returned(Log& l)
     for (std::uintptr_t start : l.call.pinned) {
         if (!l.pinned.count(start)) continue;
         l.findings.add(words::kReturned, words::pinned_left_pinned(name));
+    }
+    for (std::uintptr_t start : l.call.managed) {
+        if (!l.managed.count(start)) continue;
+        l.findings.add(words::kReturned, words::managed_left_allocated(name));
     }
     if (l.call.expects_overlap && l.call.enqueued && l.call.most_streams_busy < 2)
         l.findings.add(words::kOverlap, words::never_overlapped(name, l.call.most_streams_busy));
@@ -259,12 +274,68 @@ void host_copy(const void* host, std::size_t bytes, bool to_host, cudaStream_t s
     wait_for_legacy_default(l);
 }
 
-void kernel(cudaStream_t stream)
+namespace {
+
+// The managed allocation that holds `address`, or none.
+ManagedPages* managed_at(Log& l, std::uintptr_t address)
+{
+    auto it = l.managed.upper_bound(address);
+    if (it == l.managed.begin()) return nullptr;
+    --it;
+    return address < it->first + it->second.bytes ? &it->second : nullptr;
+}
+
+}  // namespace
+
+void kernel(cudaStream_t stream, const void* arguments, std::size_t argument_bytes)
 {
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
     enqueue(l, stream, Pending{Work::kernel, 0, 0, 0});
+    // A pointer argument is a whole word at a word's offset in the arguments' tuple.
+    const auto* bytes = static_cast<const unsigned char*>(arguments);
+    for (std::size_t at = 0; arguments && at + sizeof(std::uintptr_t) <= argument_bytes; at += alignof(void*)) {
+        std::uintptr_t word = 0;
+        std::memcpy(&word, bytes + at, sizeof word);
+        ManagedPages* pages = managed_at(l, word);
+        if (!pages || pages->on_device) continue;
+        if (in_call(l) && l.call.expects_prefetched) l.findings.add(words::kPrefetched, words::page_faulted(l.call.name));
+        pages->on_device = true;  // faulted in, page by page: the GPU's now
+    }
+}
+
+void managed_allocated(const void* start, std::size_t bytes)
+{
+    if (!on() || !start) return;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    const auto at = reinterpret_cast<std::uintptr_t>(start);
+    l.managed[at] = ManagedPages{bytes, false};
+    if (in_call(l)) l.call.managed.insert(at);
+}
+
+void managed_freed(const void* start)
+{
+    if (!on()) return;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    l.managed.erase(reinterpret_cast<std::uintptr_t>(start));
+}
+
+void prefetched(const void* start, std::size_t bytes, bool to_device, cudaStream_t stream)
+{
+    if (!on() || bytes == 0) return;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    const auto at = reinterpret_cast<std::uintptr_t>(start);
+    if (ManagedPages* pages = managed_at(l, at)) {
+        const bool whole = l.managed.count(at) > 0 && bytes >= pages->bytes;
+        if (!to_device) pages->on_device = false;
+        else if (whole) pages->on_device = true;
+    }
+    // It runs on its stream like a copy, and a prefetch to the host is what the caller reads next.
+    enqueue(l, stream, Pending{to_device ? Work::copy_in : Work::copy_out, 0, at, bytes});
 }
 
 void synchronised_device()

@@ -324,3 +324,56 @@ TEST_CASE("a range's message is a watched call's only with the prefix, and names
     CHECK(mark->expects_pinned);
     CHECK(mark->expects_overlap);
 }
+
+TEST_CASE("a GPU page fault inside a call that expects prefetching fails prefetched; one before the call does not")
+{
+    constexpr const char* kManaged = "cml call: pipeline_managed; expects: prefetched,";
+    const auto mark = cml::schedule::call_mark(kManaged);
+    REQUIRE(mark.has_value());
+    CHECK(mark->expects_prefetched);
+    CHECK_FALSE(mark->expects_pinned);
+
+    Timeline before;
+    before.page_fault(50);
+    before.range_pushed(kManaged, 100);
+    before.range_popped(1000);
+    before.page_fault(1500);
+    CHECK(judged(before, "prefetched").size() == 0);
+
+    Timeline inside = before;
+    inside.page_fault(400);
+    const Findings f = judged(inside, "prefetched");
+    CHECK(f.size() == 1);
+    CHECK(says(f, cml::schedule::page_faulted("pipeline_managed")));
+
+    Timeline expects_none;
+    expects_none.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 100);
+    expects_none.page_fault(400);
+    expects_none.range_popped(1000);
+    CHECK(judged(expects_none, "prefetched").size() == 0);
+}
+
+TEST_CASE("faults that could not be counted are a finding of a call that expects prefetching, never a pass")
+{
+    Timeline t;
+    t.faults_not_counted("cuptiActivityEnable(UNIFIED_MEMORY_COUNTER): not supported");
+    t.range_pushed("cml call: pipeline_managed; expects: prefetched,", 100);
+    t.range_popped(1000);
+    const Findings f = judged(t, "prefetched");
+    CHECK(f.size() == 1);
+    CHECK(f.texts()[0].find("not measured") != std::string::npos);
+    CHECK(judged(t, "returned").size() == 0);
+}
+
+TEST_CASE("managed memory allocated in a call and not freed when it returns fails returned")
+{
+    Timeline t;
+    t.range_pushed("cml call: pipeline_managed; expects: prefetched,", 100);
+    t.managed_allocated(0x1000);
+    t.managed_allocated(0x2000);
+    t.managed_freed(0x2000);
+    t.range_popped(1000);
+    const Findings f = judged(t, "returned");
+    CHECK(f.size() == 1);
+    CHECK(f.count(cml::schedule::managed_left_allocated("pipeline_managed")) == 1);
+}

@@ -114,8 +114,9 @@ NOT_NEEDED = (
 
 
 # Calls a lab may allow because it teaches them (grader/labs.toml: allowed_calls), refused in every other lab (for
-# the reasons of FORBIDDEN, or as not needed). Lab 10's streams, events and pinned memory: its benchmark times the
-# whole call on the host's clock, after a device-wide synchronise, so no work of them escapes its timer
+# the reasons of FORBIDDEN, or as not needed). Lab 10's streams, events, pinned and managed memory: its benchmark
+# times the whole call on the host's clock, after a device-wide synchronise, so no work of them (a prefetch is
+# work on a stream) escapes its timer, and a managed buffer kept from call to call is found as a pinned one is
 # (SECURITY.md). Lab 12's texture objects: they read an image, and no other lab needs one. Callbacks, graphs,
 # threads and the rest of FORBIDDEN stay refused everywhere: no lab may allow them.
 TEACHABLE_CALLS = frozenset({
@@ -128,6 +129,8 @@ TEACHABLE_CALLS = frozenset({
     # page-locked host memory
     "cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
     "cudaHostGetDevicePointer",
+    # managed memory, and where its pages are moved
+    "cudaMallocManaged", "cudaMemPrefetchAsync", "cudaMemAdvise",
     # texture objects, and the CUDA arrays and channel formats they read
     "cudaMallocArray", "cudaFreeArray", "cudaMemcpy2DToArray", "cudaCreateChannelDesc", "cudaCreateTextureObject",
     "cudaDestroyTextureObject",
