@@ -1,17 +1,18 @@
 """The sandbox every program built from a submission runs in, and every submission is compiled in: bubblewrap
 (Debian's bubblewrap; ./cml installs it) with an allow-list view of the machine.
 
-A program sees, read-only, the system's programs and libraries (/usr and the links into it), the few /etc files
-the dynamic loader and the CUDA tools read, Nsight Compute's folder, /sys, the GPU's device nodes, and its own
-binary at /cml/program (and, for Lab 10's schedule check on a GPU, the grader's recorder beside it); it may
-write only a private, size-limited /tmp and /dev/shm and the one file the grader gave it, /cml/record. It has no network, its own process, IPC and host-name namespaces, a new session, and an
-environment of a few variables; it dies with the grader, and nothing it started outlives it (it is PID 1's
-child in its own PID namespace). Where the grader runs as root, the program runs as nobody: root inside a
-sandbox could still write the host's /proc/sys. The checkout (solutions, grader, results), the submissions and every
-other build folder are not there at all. A build step that reads a submission's bytes (step_command: a compile, a
-link, a tool reading its object) sees the same system view without its linker plugins, the headers and the build
-folder read-only, and writes only its own folder, within limits. What the programs do to themselves (no fork,
-no ptrace) is common/cml/confine.cpp. SECURITY.md says what this defends and what it does not."""
+A program sees, read-only, the system's programs and libraries (/usr and the links into it), the few /etc files the
+dynamic loader and the CUDA tools read, Nsight Compute's folder, /sys, the GPU's device nodes, and its own binary at
+/cml/program (and, for Lab 10's schedule check on a GPU, the grader's recorder beside it); it may write only a
+private, size-limited /tmp and /dev/shm and the one file the grader gave it, /cml/record. It has no network, its own
+process, IPC and host-name namespaces, a new session, and an environment of a few variables; it dies with the
+grader, and nothing it started outlives it (it is PID 1's child in its own PID namespace). Where the grader runs as
+root, the program runs as nobody: root inside a sandbox could still write the host's /proc/sys. The checkout
+(solutions, grader, results), the submissions and every other build folder are not there at all. A build step that
+reads a submission's bytes (step_command: a compile, a link, a tool reading its object) sees the same system view
+without its linker plugins, the headers and the build folder read-only, and writes only its own folder, within
+limits. What the programs do to themselves (no fork, no ptrace) is common/cml/confine.cpp. SECURITY.md says what
+this defends and what it does not."""
 
 from __future__ import annotations
 
