@@ -106,6 +106,7 @@ void Findings::add(const std::string& aspect, const std::string& text)
 {
     if (!reports(aspect)) return;
     if (counts_[text]++ == 0) order_.push_back(text);
+    if (by_aspect_[{aspect, text}]++ == 0) found_.push_back(Found{aspect, text});
 }
 
 unsigned long long Findings::count(const std::string& text) const
@@ -116,12 +117,19 @@ unsigned long long Findings::count(const std::string& text) const
 
 unsigned long long Findings::print(std::FILE* to, int print_limit) const
 {
-    int shown = 0;
-    for (const std::string& text : order_) {
-        if (shown++ >= print_limit) continue;
-        const unsigned long long times = counts_.at(text);
-        std::fprintf(to, "%s %s\n%s     (%llu time%s)\n%s\n", kPrefix, text.c_str(), kPrefix, times,
-                     times == 1 ? "" : "s", kPrefix);
+    for (const char* aspect : {kPinned, kOverlap, kReturned, kPrefetched}) {
+        if (!reports(aspect)) continue;
+        int shown = 0;
+        unsigned long long errors = 0;
+        for (const Found& found : found_) {
+            if (found.aspect != aspect) continue;
+            ++errors;
+            if (shown++ >= print_limit) continue;
+            const unsigned long long times = by_aspect_.at({found.aspect, found.text});
+            std::fprintf(to, "%s %s\n%s     (%llu time%s)\n%s\n", kPrefix, found.text.c_str(), kPrefix, times,
+                         times == 1 ? "" : "s", kPrefix);
+        }
+        std::fprintf(to, "%s SCHEDULE SUMMARY (%s): %llu error%s\n", kPrefix, aspect, errors, errors == 1 ? "" : "s");
     }
     const unsigned long long errors = order_.size();
     std::fprintf(to, "%s SCHEDULE SUMMARY: %llu error%s\n", kPrefix, errors, errors == 1 ? "" : "s");

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cml::schedule {
@@ -55,14 +56,20 @@ public:
     unsigned long long count(const std::string& text) const;
     const std::vector<std::string>& texts() const { return order_; }
 
-    // The findings (the first `print_limit`) and the summary line, as compute-sanitizer prints them; the
-    // number of findings.
+    // Each aspect asked for in turn: its findings (the first `print_limit`) and its own summary line
+    // ("SCHEDULE SUMMARY (pinned): 0 errors"), so that one run serves a check per aspect; then the summary of
+    // them all, as compute-sanitizer prints its own. The number of findings.
     unsigned long long print(std::FILE* to, int print_limit) const;
 
 private:
+    struct Found {
+        std::string aspect, text;
+    };
     std::string aspects_;
-    std::map<std::string, unsigned long long> counts_;
-    std::vector<std::string> order_;
+    std::map<std::string, unsigned long long> counts_;  // by text, whatever the aspect
+    std::vector<std::string> order_;                     // each text once, in the order first seen
+    std::map<std::pair<std::string, std::string>, unsigned long long> by_aspect_;  // (aspect, text) -> times
+    std::vector<Found> found_;                                                    // each (aspect, text) once
 };
 
 }  // namespace cml::schedule

@@ -200,8 +200,10 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
             if (a.work != Work::kernel && a.pageable)
                 findings.add(kPinned, pageable_copy(name, a.work == Work::copy_out, a.async));
     if (call.mark.expects_prefetched) {
-        if (!faults_not_counted_.empty()) {
-            findings.add(kPrefetched, faults_not_measured(name, faults_not_counted_));
+        if (call.pushed < faults_counted_from_) {
+            const std::string why = faults_counted_from_ == UINT64_MAX ? faults_not_counted_
+                                                                       : "counting began only after the call did";
+            findings.add(kPrefetched, faults_not_measured(name, why.empty() ? "no counter was enabled" : why));
         } else {
             for (std::uint64_t at : faults_)
                 if (at >= call.pushed && (!call.returned || at <= call.popped)) {

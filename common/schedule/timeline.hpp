@@ -75,9 +75,10 @@ public:
     void managed_freed(std::uintptr_t start);      // cudaFree
 
     // A GPU page fault on managed memory, as the driver began to serve it. A call that expects prefetching is
-    // judged by the faults that began inside its range, and only where the faults could be counted at all:
-    // `why` says why they could not (a finding, never a pass).
+    // judged by the faults that began inside its range, and only where they were counted from before the call
+    // began: otherwise it is a finding (not measured), never a pass. `why` says why they were not counted.
     void page_fault(std::uint64_t at) { faults_.push_back(at); }
+    void faults_counted_from(std::uint64_t at) { faults_counted_from_ = at; }
     void faults_not_counted(const std::string& why) { faults_not_counted_ = why; }
 
     void add(const Activity& activity) { activities_.push_back(activity); }
@@ -128,7 +129,8 @@ private:
     std::set<std::uintptr_t> managed_;         // every managed allocation alive now
     std::set<std::uintptr_t> managed_in_call_;  // allocated during the open watched call
     std::vector<std::uint64_t> faults_;        // the GPU's page faults on managed memory
-    std::string faults_not_counted_;           // why they were not counted; "" when they were
+    std::uint64_t faults_counted_from_ = UINT64_MAX;  // when counting the faults began; never, as yet
+    std::string faults_not_counted_;           // why they were not counted
     int depth_ = 0;                            // NVTX ranges open
     int call_depth_ = -1;                      // the open watched call's depth, -1 when none is open
 };

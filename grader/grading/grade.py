@@ -301,7 +301,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         grade.checks += [emulated(c) if ctx.emulator and c.name not in from_nvcc else c for c in stopped]
         return
 
-    counters = LabCounters(ctx, lab, variant, steps)
+    counters, schedule = LabCounters(ctx, lab, variant, steps), LabSchedule(ctx, lab, variant, steps)
     for mechanism in lab.mechanisms:
         steps.next(mechanism.name)
         if mechanism.stretch:
@@ -309,7 +309,17 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
             continue
         grade.checks.append(
             mechanism_check(
-                ctx, lab, variant, mechanism, correctness_passed(grade.checks), env, counters, steps, report, code
+                ctx,
+                lab,
+                variant,
+                mechanism,
+                correctness_passed(grade.checks),
+                env,
+                counters,
+                schedule,
+                steps,
+                report,
+                code,
             )
         )
 
@@ -427,6 +437,33 @@ class LabCounters:
         return runs
 
 
+class LabSchedule:
+    """The run of a lab's test program that its schedule checks read: made once, when the first asks, reporting
+    every aspect of the lab's checks that run here (sanitize.aspect_view gives each check its own verdict)."""
+
+    def __init__(self, ctx: Context, lab: Lab, variant: str, steps: Steps):
+        self.ctx, self.lab, self.variant, self.steps = ctx, lab, variant, steps
+        self.made: sanitize.SanitizerRun | None = None
+
+    def aspects(self) -> str:
+        """The aspects of the lab's schedule checks that run here (one with a gpu_reason runs on the emulator)."""
+        graded = [m for m in self.lab.mechanisms if m.tool == "schedule" and (self.ctx.emulator or not m.gpu_reason)]
+        return ",".join(dict.fromkeys(m.schedule for m in graded))
+
+    def run(self, env: dict) -> sanitize.SanitizerRun:
+        if self.made is None:
+            ctx, lab, variant = self.ctx, self.lab, self.variant
+            binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
+            limit = self.steps.limit(lab, "schedule")
+            if ctx.emulator:
+                self.made = sanitize.run_emulated("schedule", binary, checker, limit, env, self.aspects())
+            else:
+                with self.steps.gpu():
+                    recorder = ctx.tree.schedule_recorder()
+                    self.made = sanitize.run_recorded(recorder, binary, checker, limit, env, self.aspects())
+        return self.made
+
+
 def mechanism_check(
     ctx: Context,
     lab: Lab,
@@ -435,6 +472,7 @@ def mechanism_check(
     correct: bool,
     env: dict,
     counters: LabCounters,
+    schedule: LabSchedule,
     steps: Steps,
     report: resources.ResourceReport,
     code: sass.SassReport | None = None,
@@ -453,19 +491,17 @@ def mechanism_check(
     if mechanism.tool in sanitize.SANITIZERS or mechanism.tool == "schedule":
         binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
         limit = steps.limit(lab, mechanism.tool)
-        if mechanism.tool == "schedule" and not ctx.emulator:
-            recorder = ctx.tree.schedule_recorder()
-            if not recorder.is_file():
+        if mechanism.tool == "schedule":
+            if not ctx.emulator and not ctx.tree.schedule_recorder().is_file():
                 return not_run(sanitize.NO_RECORDER)
-            with steps.gpu():
-                run = sanitize.run_recorded(recorder, binary, checker, limit, env, mechanism.schedule)
+            run = sanitize.aspect_view(schedule.run(env), mechanism.schedule)
         elif not ctx.emulator:
             if ctx.sanitizer is None:
                 return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
             with steps.gpu():
                 run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, limit, env)
         elif mechanism.tool in sanitize.EMULATED_TOOLS:
-            run = sanitize.run_emulated(mechanism.tool, binary, checker, limit, env, mechanism.schedule)
+            run = sanitize.run_emulated(mechanism.tool, binary, checker, limit, env)
         else:
             return not_run(f"no GPU, and the CPU emulator has no {mechanism.tool}")
         steps.ran(mechanism.tool, run.outcome)

@@ -13,7 +13,7 @@ quarter shorter, and on the H100 that racecheck was the longest step of a grade.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.execution import proc, sandbox
@@ -123,6 +123,35 @@ def run_recorded(
     if not found.summary and found.clean:  # its verdict missing is never a clean one
         found.clean, found.first_report = False, NO_SUMMARY
     return found
+
+
+def aspect_view(run: SanitizerRun, aspect: str) -> SanitizerRun:
+    """A schedule run's verdict on one `aspect`, where the run reported several: one run of the test program
+    serves every schedule check of a lab. The findings between the previous summary and the aspect's own
+    ("SCHEDULE SUMMARY (pinned): 0 errors") are its; the exit status, which any aspect's finding sets, is not.
+    Clean only if the run ended normally and every summary line of the aspect counts none: a forged clean line
+    hides no finding, and a missing one is never clean."""
+    output = run.outcome.stdout + "\n" + run.outcome.stderr
+    own = re.compile(rf"SCHEDULE SUMMARY \({re.escape(aspect)}\): (\d+) errors?")
+    block: list[str] = []
+    summaries: list[tuple[int, list[str]]] = []  # each of the aspect's summary lines: its count, its findings
+    for line in output.splitlines():
+        if not line.startswith("========="):
+            continue
+        summary = own.search(line)
+        if summary:
+            summaries.append((int(summary.group(1)), block))
+        if "SCHEDULE SUMMARY" in line:
+            block = []
+        else:
+            block.append(line)
+    if not summaries:
+        return replace(run, clean=False, summary="", first_report=NO_SUMMARY)
+    ended_normally = not run.outcome.timed_out and not run.outcome.crashed
+    errors, findings = max(summaries, key=lambda counted: counted[0])
+    said = f"SCHEDULE SUMMARY: {errors} error{'' if errors == 1 else 's'}"
+    shown = first_report("\n".join(findings))
+    return replace(run, clean=ended_normally and errors == 0, summary=said, first_report=shown)
 
 
 def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:

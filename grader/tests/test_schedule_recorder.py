@@ -127,6 +127,39 @@ def test_a_forged_clean_summary_hides_no_finding(monkeypatch, tmp_path):
     assert not recorded(monkeypatch, tmp_path, sanitize.SANITIZER_FOUND, forged).clean
 
 
+def aspects_run(returncode: int, stderr: str) -> sanitize.SanitizerRun:
+    """A run that reported several aspects, as the recorder and the emulator print them."""
+    outcome = proc.Outcome(["program"], returncode, "", stderr, 60)
+    return sanitize.read_run("schedule", suite.SuiteRun(outcome, []))
+
+
+PINNED_CLEAN = "========= SCHEDULE SUMMARY (pinned): 0 errors\n"
+OVERLAP_FOUND = f"{FINDING}\n=========     (1 time)\n=========\n========= SCHEDULE SUMMARY (overlap): 1 error\n"
+
+
+def test_one_run_gives_each_aspect_its_own_verdict_and_findings():
+    run = aspects_run(sanitize.SANITIZER_FOUND, PINNED_CLEAN + OVERLAP_FOUND + "========= SCHEDULE SUMMARY: 1 error\n")
+    pinned, overlap = sanitize.aspect_view(run, "pinned"), sanitize.aspect_view(run, "overlap")
+    assert pinned.clean and pinned.summary == "SCHEDULE SUMMARY: 0 errors" and not pinned.first_report
+    assert not overlap.clean and overlap.summary == "SCHEDULE SUMMARY: 1 error"
+    assert "never had work in flight" in overlap.first_report
+
+
+def test_an_aspect_is_clean_only_with_its_own_summary_and_none_forged_over_a_finding():
+    run = aspects_run(0, PINNED_CLEAN + "========= SCHEDULE SUMMARY: 0 errors\n")
+    missing = sanitize.aspect_view(run, "returned")
+    assert not missing.clean and missing.first_report == sanitize.NO_SUMMARY
+    forged = "========= SCHEDULE SUMMARY (overlap): 0 errors\n" + PINNED_CLEAN + OVERLAP_FOUND
+    overlap = sanitize.aspect_view(aspects_run(sanitize.SANITIZER_FOUND, forged), "overlap")
+    assert not overlap.clean and "never had work in flight" in overlap.first_report
+
+
+def test_an_aspect_of_a_run_that_timed_out_is_never_clean():
+    outcome = proc.Outcome(["program"], None, "", PINNED_CLEAN, 60)  # stopped by the grader
+    run = sanitize.read_run("schedule", suite.SuiteRun(outcome, []))
+    assert not sanitize.aspect_view(run, "pinned").clean
+
+
 def test_a_run_the_recorder_printed_no_summary_for_is_never_clean(monkeypatch, tmp_path):
     run = recorded(monkeypatch, tmp_path, 0, "")
     assert not run.clean and run.first_report == sanitize.NO_SUMMARY
@@ -140,5 +173,7 @@ def test_on_a_gpu_the_solution_leaves_nothing_behind(built_tree, config, needs_g
     binary, checker = built_tree.binary(LAB, "solution", "test"), built_tree.checker(LAB)
     # With sizes drawn as a grade draws them: without, the cases at the grader's sizes skip themselves.
     sizes = {"CML_GRADER_SIZES": ";".join(lab_sizes(config.lab(LAB), 20261127, {}))}
-    run = sanitize.run_recorded(built_tree.schedule_recorder(), binary, checker, config.timeouts["sanitizer"], sizes)
+    graded = [m.schedule for m in config.lab(LAB).mechanisms if m.tool == "schedule" and not m.gpu_reason]
+    recorder, limit = built_tree.schedule_recorder(), config.timeouts["sanitizer"]
+    run = sanitize.run_recorded(recorder, binary, checker, limit, sizes, ",".join(graded))
     assert run.clean and run.results_right, f"{run.summary}\n{run.first_report}\n{run.outcome.tail(20)}"

@@ -312,7 +312,30 @@ TEST_CASE("the findings and the summary are printed as the emulator prints them"
     const std::size_t read = std::fread(text, 1, sizeof text - 1, out);
     std::fclose(out);
     CHECK(std::string(text, read) ==
-          "========= Schedule error: x\n=========     (2 times)\n=========\n========= SCHEDULE SUMMARY: 1 error\n");
+          "========= Schedule error: x\n=========     (2 times)\n=========\n"
+          "========= SCHEDULE SUMMARY (returned): 1 error\n========= SCHEDULE SUMMARY: 1 error\n");
+}
+
+TEST_CASE("several aspects are printed each with its own findings and summary, then the summary of them all")
+{
+    Findings f("pinned,returned");
+    f.add("returned", "Schedule error: left");
+    f.add("pinned", "Schedule error: pageable");
+    f.add("overlap", "not asked for");
+    f.add("returned", "Schedule error: lost");
+    f.add("pinned", "Schedule error: lost");
+    std::FILE* out = std::tmpfile();
+    REQUIRE(out != nullptr);
+    CHECK(f.print(out, 1) == 3);
+    std::rewind(out);
+    char text[1024] = {};
+    const std::size_t read = std::fread(text, 1, sizeof text - 1, out);
+    std::fclose(out);
+    CHECK(std::string(text, read) ==
+          "========= Schedule error: pageable\n=========     (1 time)\n=========\n"
+          "========= SCHEDULE SUMMARY (pinned): 2 errors\n"
+          "========= Schedule error: left\n=========     (1 time)\n=========\n"
+          "========= SCHEDULE SUMMARY (returned): 2 errors\n========= SCHEDULE SUMMARY: 3 errors\n");
 }
 
 TEST_CASE("a range's message is a watched call's only with the prefix, and names what it expects")
@@ -334,6 +357,7 @@ TEST_CASE("a GPU page fault inside a call that expects prefetching fails prefetc
     CHECK_FALSE(mark->expects_pinned);
 
     Timeline before;
+    before.faults_counted_from(10);
     before.page_fault(50);
     before.range_pushed(kManaged, 100);
     before.range_popped(1000);
@@ -347,6 +371,7 @@ TEST_CASE("a GPU page fault inside a call that expects prefetching fails prefetc
     CHECK(says(f, cml::schedule::page_faulted("pipeline_managed")));
 
     Timeline expects_none;
+    expects_none.faults_counted_from(10);
     expects_none.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 100);
     expects_none.page_fault(400);
     expects_none.range_popped(1000);
@@ -363,6 +388,31 @@ TEST_CASE("faults that could not be counted are a finding of a call that expects
     CHECK(f.size() == 1);
     CHECK(f.texts()[0].find("not measured") != std::string::npos);
     CHECK(judged(t, "returned").size() == 0);
+}
+
+TEST_CASE("faults counted only from after a call began are not measured for that call, and never a pass")
+{
+    constexpr const char* kManaged = "cml call: pipeline_managed; expects: prefetched,";
+    Timeline late;
+    late.range_pushed(kManaged, 100);
+    late.faults_counted_from(200);
+    late.range_popped(1000);
+    const Findings f = judged(late, "prefetched");
+    CHECK(f.size() == 1);
+    CHECK(f.texts()[0].find("counting began only after the call did") != std::string::npos);
+
+    Timeline never;  // no counter enabled, and no reason given: still not measured
+    never.range_pushed(kManaged, 100);
+    never.range_popped(1000);
+    CHECK(judged(never, "prefetched").size() == 1);
+
+    Timeline next;  // counted from before the next call: that one is judged, and clean
+    next.range_pushed(kManaged, 100);
+    next.faults_counted_from(200);
+    next.range_popped(1000);
+    next.range_pushed(kManaged, 1100);
+    next.range_popped(2000);
+    CHECK(judged(next, "prefetched").size() == 1);
 }
 
 TEST_CASE("managed memory allocated in a call and not freed when it returns fails returned")
