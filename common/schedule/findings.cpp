@@ -86,9 +86,9 @@ std::string never_overlapped(const std::string& call, int most_streams_busy)
 std::string page_faulted(const std::string& call)
 {
     return "Schedule error: " + call +
-           " launched a kernel on managed memory that was not prefetched to the GPU: each page it touched first "
-           "stopped its warps for a page fault, and moved alone. cudaMemPrefetchAsync it to the device before the "
-           "kernel, on the kernel's stream";
+           " launched a kernel that took page faults on managed memory: pages it touched were not on the GPU "
+           "(not prefetched there, or moved back by advice), and each stopped its warps while the driver moved it "
+           "alone. cudaMemPrefetchAsync both buffers to the device before the kernel, on the kernel's stream";
 }
 
 std::string faults_not_measured(const std::string& call, const std::string& why)

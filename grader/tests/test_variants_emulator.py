@@ -57,7 +57,7 @@ GRADED = {
         "synchronises_after_each_chunk",
         "staging_in_cuda_malloc_host",
         "a_stream_per_engine_with_events",
-        "managed_read_mostly_advice",
+        # Not managed_read_mostly_advice: the page faults its advice leaves show on a GPU alone.
         "managed_without_prefetch",
         "managed_prefetched_after_the_kernel",
     ],
