@@ -1,10 +1,11 @@
-"""Each grade's stretch kernel against the library its lab's benchmark compares with (Lab 4: cuBLAS fp32), from
-the figures that one benchmark run measured for both, as a Markdown table: the way to choose between stretch
-kernels, each a variant graded on the same GPU.
+"""Each grade's stretch kernel against the library its lab's benchmark compares it with, in the same run.
+
+A Markdown table of each stretch's speed, the library's (Lab 4: cuBLAS fp32) and the fraction, both measured by
+one benchmark run: the way to choose between stretch kernels, each a variant graded on the same GPU.
 
     tools/grade-variants.sh --lab 4 --only NAME,NAME -- --no-mechanisms     # each variant's grade, on a GPU
-    ./cml grade --solutions --lab 4 --no-mechanisms --json .results/variants/solution.json
-    PYTHONPATH=. .venv/bin/python tools/stretch_speeds.py .results/variants/solution.json .results/variants/04_tiled_gemm/*.json
+    ./cml grade --solutions --lab 4 --no-mechanisms --json .results/solution.json
+    PYTHONPATH=. .venv/bin/python tools/stretch_speeds.py .results/solution.json .results/variants/04_tiled_gemm/*.json
 
 A grade on the CPU emulator has no benchmark: its row says so."""
 

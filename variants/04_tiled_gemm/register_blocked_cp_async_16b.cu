@@ -54,10 +54,10 @@ __global__ void gemm_tiled_kernel(const float* __restrict__ a, const float* __re
 
 constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 8;
 constexpr int kThreads = 256;
-constexpr int kLanesN = 16;  // threads along N (and 16 along M): each covers 8 columns (and 8 rows)
+constexpr int kLanesN = 16;                     // threads along N (and 16 along M): each covers 8 columns (and 8 rows)
 constexpr int kRowStride = kThreads / kLanesN;  // 16: between a thread's rows
-constexpr int kHalf = 64;  // distance between a thread's two groups of 4 columns
-constexpr int kVec = 4;    // floats per 16-byte copy or load
+constexpr int kHalf = 64;                       // distance between a thread's two groups of 4 columns
+constexpr int kVec = 4;                         // floats per 16-byte copy or load
 constexpr int kStages = 2;  // buffers of each slice: the copies of kStages - 1 steps are in flight as one is used
 
 // Starts the copy of x[row][col..col+3] (a rows x cols matrix) to slot[0..3]; zeros where it lies outside.
@@ -98,8 +98,8 @@ __device__ void store4(float* __restrict__ p, int rows, int cols, int row, int c
 
 template <bool kVector>
 __global__ void __launch_bounds__(kThreads, 2)
-    gemm_register_blocked_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                                 int m, int n, int k)
+    gemm_register_blocked_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                                 int n, int k)
 {
     // Rows of 8 floats, 32 bytes: every 16-byte copy and load lands on a 16-byte boundary.
     __shared__ __align__(16) float a_tile[kStages][kBlockM][kBlockK];
@@ -180,7 +180,6 @@ void gemm_tiled(const float* a, const float* b, float* c, int m, int n, int k)
     gemm_tiled_kernel<<<grid, block>>>(a, b, c, m, n, k);
     CML_CHECK_LAUNCH();
 }
-
 
 const bool gemm_register_blocked_attempted = true;
 

@@ -49,23 +49,23 @@ __global__ void gemm_tiled_kernel(const float* __restrict__ a, const float* __re
 // step. A 16-byte copy moves 4 neighbouring floats of one row, so A's slice is stored as A is, a_tile[row][p]: a
 // lane reads 4 values of p of one row in one 16-byte load, and works through a step in quarters of 4 p, with 8
 // rows x 4 p of A in registers. A lane's 8 rows are 4 apart (lane_row, lane_row + 4, ...), so a warp reads 4
-// neighbouring rows at once. A row of 16 floats is padded to 20: 4 rows of 64 bytes would put two of the warp's
-// four 16-byte loads in the same banks; 80 bytes apart, the four fall in different banks.
+// neighbouring rows at once. A row of 16 floats is padded to 20: rows 64 bytes apart would put the warp's four
+// 16-byte loads two by two in the same banks; 80 bytes apart, the four fall in different banks.
 //
 // Two buffers of each slice: the copies of the next step are in flight while this one is used.
 
 constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 16;
 constexpr int kThreads = 256;
 constexpr int kWarpSize = 32;
-constexpr int kWarpsN = 2;               // warps across the block's columns (4 down its rows)
-constexpr int kWarpM = 32, kWarpN = 64;  // each warp's tile of C
-constexpr int kLanesN = 8;               // lanes across a warp's columns
-constexpr int kLanesM = kWarpSize / kLanesN;  // 4 down its rows, and the distance between a lane's rows
-constexpr int kColGap = kWarpN / 2;      // 32: between a lane's two groups of 4 columns
-constexpr int kVec = 4;                  // floats per 16-byte copy or load
-constexpr int kPaddedK = kBlockK + kVec;  // a row of A's tile, padded (still a multiple of 4 floats)
-constexpr int kGroupsA = kBlockK / kVec;  // 16-byte groups in a row of A's slice
-constexpr int kGroupsB = kBlockN / kVec;  // and of B's
+constexpr int kWarpsN = 2;                               // warps across the block's columns (4 down its rows)
+constexpr int kWarpM = 32, kWarpN = 64;                  // each warp's tile of C
+constexpr int kLanesN = 8;                               // lanes across a warp's columns
+constexpr int kLanesM = kWarpSize / kLanesN;             // 4 down its rows, and the distance between a lane's rows
+constexpr int kColGap = kWarpN / 2;                      // 32: between a lane's two groups of 4 columns
+constexpr int kVec = 4;                                  // floats per 16-byte copy or load
+constexpr int kPaddedK = kBlockK + kVec;                 // a row of A's tile, padded (still a multiple of 4 floats)
+constexpr int kGroupsA = kBlockK / kVec;                 // 16-byte groups in a row of A's slice
+constexpr int kGroupsB = kBlockN / kVec;                 // and of B's
 constexpr int kCopiesA = kBlockM * kGroupsA / kThreads;  // 2 copies of A's slice a thread per step
 constexpr int kCopiesB = kBlockK * kGroupsB / kThreads;  // 2 of B's
 constexpr int kStages = 2;  // buffers of each slice: the copies of kStages - 1 steps in flight
@@ -108,8 +108,8 @@ __device__ void store4(float* __restrict__ p, int rows, int cols, int row, int c
 
 template <bool kVector>
 __global__ void __launch_bounds__(kThreads, 2)
-    gemm_register_blocked_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                                 int m, int n, int k)
+    gemm_register_blocked_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                                 int n, int k)
 {
     // Rows of 20 floats, 80 bytes: every 16-byte copy and load lands on a 16-byte boundary.
     __shared__ __align__(16) float a_tile[kStages][kBlockM][kPaddedK];
@@ -198,7 +198,6 @@ void gemm_tiled(const float* a, const float* b, float* c, int m, int n, int k)
     gemm_tiled_kernel<<<grid, block>>>(a, b, c, m, n, k);
     CML_CHECK_LAUNCH();
 }
-
 
 const bool gemm_register_blocked_attempted = true;
 

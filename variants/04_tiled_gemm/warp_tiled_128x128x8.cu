@@ -97,8 +97,8 @@ __device__ void store4(float* __restrict__ p, int rows, int cols, int row, int c
 
 template <bool kVector>
 __global__ void __launch_bounds__(kThreads, 2)
-    gemm_register_blocked_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                                 int m, int n, int k)
+    gemm_register_blocked_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                                 int n, int k)
 {
     // A's tile is stored transposed, [p][row], so that a lane's 4 rows at one p are one 16-byte load.
     __shared__ __align__(16) float a_tile[2][kBlockK][kPaddedM];
@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(kThreads, 2)
         *reinterpret_cast<float4*>(&b_tile[buffer][b_row][b_col]) = b_next;
     };
     // This lane's 8 values of A and 8 of B at one p, from shared memory into registers.
-    auto load_fragments = [&](int buffer, int p, float (&a_reg)[8], float (&b_reg)[8]) {
+    auto load_fragments = [&](int buffer, int p, float(&a_reg)[8], float(&b_reg)[8]) {
         const float4 a_lo = *reinterpret_cast<const float4*>(&a_tile[buffer][p][row0]);
         const float4 a_hi = *reinterpret_cast<const float4*>(&a_tile[buffer][p][row0 + kRowGap]);
         const float4 b_lo = *reinterpret_cast<const float4*>(&b_tile[buffer][p][col0]);
@@ -183,7 +183,6 @@ void gemm_tiled(const float* a, const float* b, float* c, int m, int n, int k)
     gemm_tiled_kernel<<<grid, block>>>(a, b, c, m, n, k);
     CML_CHECK_LAUNCH();
 }
-
 
 const bool gemm_register_blocked_attempted = true;
 

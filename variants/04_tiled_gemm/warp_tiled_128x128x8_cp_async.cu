@@ -48,7 +48,7 @@ __global__ void gemm_tiled_kernel(const float* __restrict__ a, const float* __re
 // A 16-byte copy moves 4 neighbouring floats of one row, so A's slice is stored as A is, a_tile[row][p]: a lane
 // reads 4 values of p of one row in one 16-byte load, and works through a step in two halves of 4 p, with 8 rows
 // x 4 p of A in registers. A lane's 8 rows are 4 apart (lane_row, lane_row + 4, ...), so a warp's 4 rows at once
-// are neighbours: 128 consecutive bytes, every bank once.
+// are neighbours, 32 bytes apart: its four 16-byte loads fall in different banks.
 //
 // Three buffers of each slice: the copies of the next two steps are in flight while one is used, so each copy
 // has two steps of multiply-adds to land in.
@@ -56,13 +56,13 @@ __global__ void gemm_tiled_kernel(const float* __restrict__ a, const float* __re
 constexpr int kBlockM = 128, kBlockN = 128, kBlockK = 8;
 constexpr int kThreads = 256;
 constexpr int kWarpSize = 32;
-constexpr int kWarpsN = 2;               // warps across the block's columns (4 down its rows)
-constexpr int kWarpM = 32, kWarpN = 64;  // each warp's tile of C
-constexpr int kLanesN = 8;               // lanes across a warp's columns
+constexpr int kWarpsN = 2;                    // warps across the block's columns (4 down its rows)
+constexpr int kWarpM = 32, kWarpN = 64;       // each warp's tile of C
+constexpr int kLanesN = 8;                    // lanes across a warp's columns
 constexpr int kLanesM = kWarpSize / kLanesN;  // 4 down its rows, and the distance between a lane's rows
-constexpr int kColGap = kWarpN / 2;      // 32: between a lane's two groups of 4 columns
-constexpr int kVec = 4;                  // floats per 16-byte copy or load
-constexpr int kStages = 3;               // buffers of each slice: the copies of kStages - 1 steps in flight
+constexpr int kColGap = kWarpN / 2;           // 32: between a lane's two groups of 4 columns
+constexpr int kVec = 4;                       // floats per 16-byte copy or load
+constexpr int kStages = 3;                    // buffers of each slice: the copies of kStages - 1 steps in flight
 
 // Starts the copy of x[row][col..col+3] (a rows x cols matrix) to slot[0..3]; zeros where it lies outside.
 // kVector: cols % 4 == 0, so the four floats are 16-byte aligned and all inside or all outside: one 16-byte copy
@@ -102,8 +102,8 @@ __device__ void store4(float* __restrict__ p, int rows, int cols, int row, int c
 
 template <bool kVector>
 __global__ void __launch_bounds__(kThreads, 2)
-    gemm_register_blocked_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                                 int m, int n, int k)
+    gemm_register_blocked_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                                 int n, int k)
 {
     // Rows of 8 floats, 32 bytes: every 16-byte copy and load lands on a 16-byte boundary.
     __shared__ __align__(16) float a_tile[kStages][kBlockM][kBlockK];
@@ -187,7 +187,6 @@ void gemm_tiled(const float* a, const float* b, float* c, int m, int n, int k)
     gemm_tiled_kernel<<<grid, block>>>(a, b, c, m, n, k);
     CML_CHECK_LAUNCH();
 }
-
 
 const bool gemm_register_blocked_attempted = true;
 
