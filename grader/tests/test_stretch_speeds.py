@@ -44,7 +44,9 @@ def grade(folder: Path, name: str, kernels: list[dict] | None) -> Path:
 def test_the_fraction_is_the_stretch_over_the_reference_of_the_same_run_and_only_for_right_results(tmp_path):
     speeds = load_tool("stretch_speeds")
     library = timing("cuBLAS sgemm (fp32)", "reference", 51720.0)
-    fast = grade(tmp_path, "fast", [timing("naive", "baseline", 5880.0), timing("blocked", "stretch", 41199.0), library])
+    fast = grade(
+        tmp_path, "fast", [timing("naive", "baseline", 5880.0), timing("blocked", "stretch", 41199.0), library]
+    )
     wrong = grade(tmp_path, "wrong", [timing("blocked", "stretch", 60000.0, correct=False), library])
     skipped = grade(tmp_path, "skipped", [timing("blocked", "stretch", 0.0, attempted=False), library])
     emulated = grade(tmp_path, "emulated", None)
