@@ -82,12 +82,12 @@ __device__ void copy4_or_zero(float* slot, const float* __restrict__ x, int rows
         const bool inside = row < rows && col < cols;
         __pipeline_memcpy_async(slot, inside ? x + std::size_t(row) * cols + col : x, kVec * kWord,
                                 inside ? 0 : kVec * kWord);
-        return;
-    }
-    for (int i = 0; i < kVec; ++i) {
-        const bool inside = row < rows && col + i < cols;
-        __pipeline_memcpy_async(slot + i, inside ? x + std::size_t(row) * cols + col + i : x, kWord,
-                                inside ? 0 : kWord);
+    } else {
+        for (int i = 0; i < kVec; ++i) {
+            const bool inside = row < rows && col + i < cols;
+            __pipeline_memcpy_async(slot + i, inside ? x + std::size_t(row) * cols + col + i : x, kWord,
+                                    inside ? 0 : kWord);
+        }
     }
 }
 
