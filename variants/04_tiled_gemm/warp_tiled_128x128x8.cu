@@ -39,13 +39,13 @@ __global__ void gemm_tiled_kernel(const float* __restrict__ a, const float* __re
 // ---- gemm_register_blocked: a 128 x 128 tile of C per block of 256 threads, 8 x 8 per thread ----
 //
 // The reference solution's arithmetic (per step of 8 along K, 8 values of A and 8 of B per thread and p, 64
-// multiply-adds from registers), with three changes that the fast SGEMMs share:
+// multiply-adds from registers), with three changes that fast SGEMM kernels commonly make:
 // - Warp tiles. The 8 warps split the block's tile 4 down x 2 across, 32 x 64 each, and a warp's lanes 4 down x
 //   8 across. A lane's 8 rows are two groups of 4, 16 apart, and its 8 columns two groups of 4, 32 apart. At one
 //   p a warp then reads 4 different float4s of A and 8 of B: 64 and 128 consecutive bytes, against 32 and 256 in
 //   the solution's layout, whose warps are 2 x 16 lanes.
 // - Fragments double-buffered in registers: the 16 values of p + 1 are loaded from shared memory before the 64
-//   multiply-adds of p, which then do not wait for a load.
+//   multiply-adds of p, so that those need not wait for a load.
 // - A's transposed tile padded by 4 floats a row: the four floats a thread stores at one p then land in banks 16
 //   apart from its neighbour's (the two threads of a row of A), not in the same one.
 // As in the solution, the next step's slices come from global memory into registers while this one is used, and
