@@ -178,9 +178,9 @@ case "$part" in
         for name in ${names//,/ }; do
             echo "== $name"
             if [ "$name" = solution ]; then
-                program="build/04_tiled_gemm_solution_test"
-                ./cml grade --solutions --lab 4 --no-mechanisms --json "$out/stretch-solution.json" \
-                    >"$out/stretch-solution.log" 2>&1
+                program="build-stretches/04_tiled_gemm_solution_test"
+                ./cml grade --solutions --lab 4 --build-dir build-stretches --no-mechanisms \
+                    --json "$out/stretch-solution.json" >"$out/stretch-solution.log" 2>&1
                 status=$?
             else
                 program="build-stretches/student/04_tiled_gemm/test/04_tiled_gemm_student_test"
