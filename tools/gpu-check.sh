@@ -36,6 +36,12 @@
 #                                            time-boxed (VARIANTS_SECONDS) and resumable from .results/variants-SEED;
 #                                            one of the ten repeats that judge the thresholds
 #                                            (python -m grader.calibration.variants repeats)
+#   tools/gpu-check.sh stretches NAMES       Lab 4's stretch candidates, one after another on this GPU: each variant
+#                                            of NAMES (comma-separated; "solution" is the reference solution)
+#                                            graded with its benchmark, its stretch against cuBLAS from the same run
+#                                            (tools/stretch_speeds.py, over every stretch-*.json in the folder), and
+#                                            the stretch's own cases under racecheck and memcheck, which the grade's
+#                                            sanitizers leave out
 # Logs and JSON go to $OUT (the device tool's folder) or .results/. Offline machines: carry .deps/ (the
 # doctest header, and a wheelhouse in .deps/wheels that pip then installs from).
 set -uo pipefail
@@ -49,7 +55,7 @@ fi
 export PYTHONUNBUFFERED=1
 # No chromium on the GPU machine: the browser checks run in CI, not here.
 export CML_SKIP_BROWSER=1
-part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|class-gpus|repeat|counters|calibrate|step-times|solutions|speed|submission-speed|trace|attacks|variants [options]}
+part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|class-gpus|repeat|counters|calibrate|step-times|solutions|speed|submission-speed|trace|attacks|variants|stretches [options]}
 shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
     --format=csv | tee "$out/gpu-$part.txt"
@@ -167,5 +173,30 @@ case "$part" in
         .venv/bin/python -m grader.calibration.variants table ".results/variants-$seed" >"$out/variants-$seed.md"
         grep -c "| yes |" "$out/variants-$seed.md"
         tar czf "$out/variants-$seed.tar.gz" -C ".results/variants-$seed" . ;;
+    stretches)
+        names=${1:?the variants of Lab 4 to time, comma-separated ("solution": the reference solution)}
+        for name in ${names//,/ }; do
+            echo "== $name"
+            if [ "$name" = solution ]; then
+                program="build-stretches/04_tiled_gemm_solution_test"
+                ./cml grade --solutions --lab 4 --build-dir build-stretches --no-mechanisms \
+                    --json "$out/stretch-solution.json" >"$out/stretch-solution.log" 2>&1
+                status=$?
+            else
+                program="build-stretches/student/04_tiled_gemm/test/04_tiled_gemm_student_test"
+                submission=".results/stretches/$name"
+                mkdir -p "$submission/04_tiled_gemm"
+                cp "variants/04_tiled_gemm/$name.cu" "$submission/04_tiled_gemm/kernel.cu" || continue
+                ./cml grade --submission "$submission" --lab 4 --build-dir build-stretches --no-mechanisms \
+                    --json "$out/stretch-$name.json" >"$out/stretch-$name.log" 2>&1
+                status=$?
+            fi
+            echo "grade: exit status $status (4: incomplete, the mechanisms left out)"
+            for tool in racecheck memcheck; do
+                echo "$tool, the stretch's cases: $(compute-sanitizer --tool "$tool" "$program" -ts='stretch*' 2>&1 |
+                    grep -E 'test cases:|SUMMARY' | paste -sd' ')"
+            done
+        done 2>&1 | tee "$out/stretches.log"
+        PYTHONPATH=. .venv/bin/python tools/stretch_speeds.py "$out"/stretch-*.json | tee "$out/stretches.md" ;;
     *) echo "unknown part: $part" >&2; exit 2 ;;
 esac
