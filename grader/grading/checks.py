@@ -60,6 +60,10 @@ def correctness_checks(suite: SuiteRun, handout: str, replay=lambda case: "") ->
 def sanitizer_check(mechanism: MechanismCheck, run: SanitizerRun) -> Check:
     if run.clean:
         return Check(mechanism.name, Category.MECHANISM, Status.PASSED, run.summary)
+    if run.unmeasured and not run.outcome.timed_out:
+        # This machine could not measure it (the schedule recorder says why): not run, never passed, and not
+        # the student's failure either.
+        return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, f"not measured here:\n{run.unmeasured}")
     outcome = run.outcome
     if outcome.timed_out or outcome.crashed:
         detail = f"{run.tool} {outcome.how_it_ended()}\n{run.first_report}"

@@ -38,6 +38,7 @@ NO_SUMMARY = (
     "the schedule recorder printed no summary: CUDA did not load it, or the program ended without running its exit "
     "handlers"
 )
+NOT_MEASURED = "were not measured"  # common/schedule/findings.cpp: faults_not_measured
 SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*|SCHEDULE SUMMARY: [^\n]*)")
 
 
@@ -50,6 +51,7 @@ class SanitizerRun:
     first_report: str  # the first report, with the kernel and source line it names
     results_right: bool = False  # the checker passed every required case of this run's record
     first_wrong: str = ""  # the first required case this run's record failed: its name and message
+    unmeasured: str = ""  # a schedule aspect the machine could not measure (its findings say only that)
 
 
 def first_report(output: str, lines: int = 8) -> str:
@@ -151,7 +153,11 @@ def aspect_view(run: SanitizerRun, aspect: str) -> SanitizerRun:
     errors, findings = max(summaries, key=lambda counted: counted[0])
     said = f"SCHEDULE SUMMARY: {errors} error{'' if errors == 1 else 's'}"
     shown = first_report("\n".join(findings))
-    return replace(run, clean=ended_normally and errors == 0, summary=said, first_report=shown)
+    # The recorder's own limits (CUPTI could not count the page faults here) are no finding of the student's.
+    said_errors = [line for line in findings if "Schedule error" in line]
+    unmeasured = shown if said_errors and all(NOT_MEASURED in line for line in said_errors) else ""
+    clean = ended_normally and errors == 0
+    return replace(run, clean=clean, summary=said, first_report=shown, unmeasured=unmeasured)
 
 
 def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:

@@ -11,7 +11,10 @@ from typing import Any
 
 import pytest
 
+from grader.core.config import MechanismCheck
+from grader.core.model import Status
 from grader.execution import proc, sandbox
+from grader.grading import checks
 from grader.grading.sizes import lab_sizes
 from grader.steps import build, sanitize, suite
 
@@ -133,6 +136,7 @@ def aspects_run(returncode: int, stderr: str) -> sanitize.SanitizerRun:
     return sanitize.read_run("schedule", suite.SuiteRun(outcome, []))
 
 
+PREFETCHED = MechanismCheck(name="schedule: prefetched", tool="schedule", schedule="prefetched")
 PINNED_CLEAN = "========= SCHEDULE SUMMARY (pinned): 0 errors\n"
 OVERLAP_FOUND = f"{FINDING}\n=========     (1 time)\n=========\n========= SCHEDULE SUMMARY (overlap): 1 error\n"
 
@@ -152,6 +156,23 @@ def test_an_aspect_is_clean_only_with_its_own_summary_and_none_forged_over_a_fin
     forged = "========= SCHEDULE SUMMARY (overlap): 0 errors\n" + PINNED_CLEAN + OVERLAP_FOUND
     overlap = sanitize.aspect_view(aspects_run(sanitize.SANITIZER_FOUND, forged), "overlap")
     assert not overlap.clean and "never had work in flight" in overlap.first_report
+
+
+def test_faults_this_machine_could_not_count_are_not_run_never_passed_nor_the_students_failure():
+    unmeasured = (
+        "========= Schedule error: the page faults of pipeline_managed were not measured (cuptiActivityEnable"
+        "(UNIFIED_MEMORY_COUNTER): CUPTI_ERROR_NOT_READY), so prefetching cannot be judged: not passed\n"
+        "=========     (3 times)\n=========\n========= SCHEDULE SUMMARY (prefetched): 1 error\n"
+    )
+    run = sanitize.aspect_view(aspects_run(sanitize.SANITIZER_FOUND, unmeasured), "prefetched")
+    assert not run.clean and "CUPTI_ERROR_NOT_READY" in run.unmeasured
+    check = checks.sanitizer_check(PREFETCHED, run)
+    assert check.status is Status.NOT_RUN and "not measured here" in check.detail
+    faulted = unmeasured.replace(
+        "=========     (3 times)", "=========     (3 times)\n=========\n========= Schedule error: took page faults"
+    )
+    both = sanitize.aspect_view(aspects_run(sanitize.SANITIZER_FOUND, faulted), "prefetched")
+    assert not both.unmeasured and checks.sanitizer_check(PREFETCHED, both).status is Status.FAILED
 
 
 def test_an_aspect_of_a_run_that_timed_out_is_never_clean():
