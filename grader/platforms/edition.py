@@ -191,6 +191,7 @@ SHARED_WITH_THE_HARNESS = frozenset(
         "const bool transpose_swizzled_attempted = true;",
         "const bool reverse_in_flight_attempted = true;",
         "const bool histogram_per_warp_attempted = true;",
+        "const bool pipeline_zero_copy_attempted = true;",
         "c[i] = a[i] + b[i];",  # Lab 1's CPU reference and baseline compute the same sum
         "CML_CHECK(cudaMemsetAsync(result, 0, sizeof(float)));",  # Lab 2's atomic baseline resets its result too
         "out[i] = sum / float(2 * radius + 1);",  # Lab 3's CPU reference and baseline average the same window
