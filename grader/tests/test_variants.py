@@ -82,7 +82,9 @@ def test_the_stretch_cases_are_read_whole_and_only_from_the_stretch_suites():
     cases = stretch_cases("10_host_memory")
     assert "zero-copy: each call computes its own inputs, none from the call before" in cases
     # A name written as string literals side by side is one name.
-    assert any(name.startswith("zero-copy: 1 and 2 passes match") and name.endswith("nothing left pinned") for name in cases)
+    assert any(
+        name.startswith("zero-copy: 1 and 2 passes match") and name.endswith("nothing left pinned") for name in cases
+    )
     assert not any(name.startswith(("pinned:", "overlapped:", "managed:")) for name in cases)
 
 
