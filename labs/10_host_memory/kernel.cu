@@ -135,9 +135,9 @@ void pipeline_managed(const float* in, float* out, int n)
 //   (cudaHostAlloc(&pointer, bytes, cudaHostAllocMapped)), copy in into one with std::copy, and ask
 //   cudaHostGetDevicePointer(&device_pointer, pointer, 0) for the address each has on the GPU. Then set the flag
 //   below to true, so that the stretch is tested and timed.
-// TODO 10 (stretch): launch_passes(in on the GPU, out on the GPU, n, passes, stream) reads and writes the host's
-//   memory directly; wait for it (cudaDeviceSynchronize) before the host reads the results, std::copy them to out,
-//   and cudaFreeHost both buffers.
+// TODO 10 (stretch): launch_passes(the GPU's address of the input's buffer, of the output's, n, passes, 0) reads
+//   and writes the host's memory directly; wait for it (cudaDeviceSynchronize) before the host reads the results,
+//   std::copy them to out, and cudaFreeHost both buffers.
 //   Hint: the benchmark times this beside the same passes with copies ("zero-copy, 1 pass" and "zero-copy, 2
 //   passes"); the handout's stretch section says what to look for in the two.
 const bool pipeline_zero_copy_attempted = false;

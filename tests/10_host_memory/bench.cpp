@@ -91,10 +91,11 @@ void zero_copy_groups(const cml::BenchArgs& args, cml::BenchReport& report, Pipe
                        args);
         }
         report.run(zero_copy, args);
+        if (!pipeline_zero_copy_attempted) continue;
         const std::vector<cml::KernelResult>& results = report.results();
         const cml::KernelResult& copies = results[results.size() - 2];
         const cml::KernelResult& mapped = results.back();
-        if (pipeline_zero_copy_attempted && copies.correct && mapped.correct && mapped.timing.median_ms > 0)
+        if (copies.correct && mapped.correct && mapped.timing.median_ms > 0)
             ratio[passes] = copies.timing.median_ms / mapped.timing.median_ms;
     }
     if (args.profile || !pipeline_zero_copy_attempted) return;
