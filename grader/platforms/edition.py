@@ -183,6 +183,7 @@ SHARED_WITH_THE_HARNESS = frozenset(
         "const int i = blockIdx.x * blockDim.x + threadIdx.x;",  # every one-thread-per-element kernel
         "if (i >= n) return;",  # and its bounds check
         "CML_CHECK(cudaGetDevice(&device));",  # the harness's device queries
+        "CML_CHECK(cudaDeviceSynchronize());",  # the harness's wait for the GPU (and Lab 10's zero-copy stretch's)
         "static const int count = [] {",  # a device query asked once (the integrity tests' allowed calls)
         # The checker's stand-ins mark every stretch as attempted, as a solution does.
         "const bool vector_add_float4_attempted = true;",
