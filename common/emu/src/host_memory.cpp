@@ -4,6 +4,7 @@
 // addressing, where cudaHostGetDevicePointer gives that same address.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
