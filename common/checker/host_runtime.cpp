@@ -83,6 +83,14 @@ cudaError_t cudaGetDevice(int* device)
     return cudaSuccess;
 }
 
+// Nothing here is pinned: what a pointer was in the test program reaches the checker through the record.
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void*)
+{
+    *attributes = cudaPointerAttributes{};
+    attributes->type = cudaMemoryTypeUnregistered;
+    return cudaSuccess;
+}
+
 // Device facts and timing are a benchmark's: a checker never asks.
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp*, int) { return fail(cudaErrorNotSupported); }
 cudaError_t cudaDeviceGetAttribute(int*, cudaDeviceAttr, int) { return fail(cudaErrorNotSupported); }

@@ -12,6 +12,7 @@ tools/grade-variants.sh grades every one as a submission and `judge` says whethe
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -26,10 +27,15 @@ from grader.grading.rejudge import rejudged_checks
 VARIANTS_DIR = GRADER_DIR.parent / "variants"
 MANIFEST = VARIANTS_DIR / "variants.toml"
 KINDS = ("correct", "wrong")
-SHOWS_IN = ("time", "counter", "racecheck", "occupancy", "resources", "machine code", "schedule")
+SHOWS_IN = ("time", "counter", "racecheck", "occupancy", "resources", "machine code", "schedule", "stretch")
 # must_fail names a mechanism check of labs.toml, or one of these, optionally followed by " (group)" for a lab
 # timed at several settings; the grader's performance checks begin with the matching text.
 PERFORMANCE = {"speedup": "speedup over ", "copy fraction": "fraction of this GPU's copy bandwidth"}
+TESTS_DIR = GRADER_DIR.parent / "tests"
+# A doctest case's name, one string literal or several side by side; and where the stretch's suites begin (they
+# come last in every test.cpp: grader/steps/sanitize.py).
+CASE = re.compile(r'TEST_CASE\(\s*((?:"[^"\n]*"\s*)+)')
+STRETCH_SUITE = re.compile(r'TEST_SUITE\("stretch')
 
 
 @dataclass
@@ -74,12 +80,24 @@ def split_group(must_fail: str) -> tuple[str, str]:
     return must_fail, ""
 
 
+def stretch_cases(lab: str) -> set[str]:
+    """The names of the test cases of the lab's stretch (tests/<lab>/test.cpp): a wrong variant of the stretch
+    fails one of them, since the mechanism checks leave the stretch out."""
+    text = (TESTS_DIR / lab / "test.cpp").read_text()
+    start = STRETCH_SUITE.search(text)
+    if start is None:
+        return set()
+    return {"".join(re.findall(r'"([^"]*)"', m.group(1))) for m in CASE.finditer(text, start.start())}
+
+
 def names_a_check(must_fail: str, lab: str, config: Config, groups: set[str]) -> bool:
-    """Whether must_fail is a mechanism check of the lab in labs.toml, or a performance check of a known group."""
+    """Whether must_fail is a mechanism check of the lab in labs.toml, a performance check of a known group, or a
+    test case of the lab's stretch."""
     head, group = split_group(must_fail)
     if head in PERFORMANCE:
         return group == "" or group in groups
-    return any(m.name == must_fail for m in next(known for known in config.labs if known.name == lab).mechanisms)
+    mechanisms = next(known for known in config.labs if known.name == lab).mechanisms
+    return any(m.name == must_fail for m in mechanisms) or must_fail in stretch_cases(lab)
 
 
 def _matches(check: Check, must_fail: str) -> bool:

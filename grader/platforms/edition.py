@@ -183,6 +183,7 @@ SHARED_WITH_THE_HARNESS = frozenset(
         "const int i = blockIdx.x * blockDim.x + threadIdx.x;",  # every one-thread-per-element kernel
         "if (i >= n) return;",  # and its bounds check
         "CML_CHECK(cudaGetDevice(&device));",  # the harness's device queries
+        "CML_CHECK(cudaDeviceSynchronize());",  # the harness's wait for the GPU (and Lab 10's zero-copy stretch's)
         "static const int count = [] {",  # a device query asked once (the integrity tests' allowed calls)
         # The checker's stand-ins mark every stretch as attempted, as a solution does.
         "const bool vector_add_float4_attempted = true;",
@@ -191,6 +192,7 @@ SHARED_WITH_THE_HARNESS = frozenset(
         "const bool transpose_swizzled_attempted = true;",
         "const bool reverse_in_flight_attempted = true;",
         "const bool histogram_per_warp_attempted = true;",
+        "const bool pipeline_zero_copy_attempted = true;",
         "c[i] = a[i] + b[i];",  # Lab 1's CPU reference and baseline compute the same sum
         "CML_CHECK(cudaMemsetAsync(result, 0, sizeof(float)));",  # Lab 2's atomic baseline resets its result too
         "out[i] = sum / float(2 * radius + 1);",  # Lab 3's CPU reference and baseline average the same window

@@ -20,6 +20,7 @@ from grader.calibration.variants import (
     names_a_check,
     repeats,
     split_group,
+    stretch_cases,
     unseen_checks,
 )
 from grader.core.config import TARGETS_DIR, load_target
@@ -73,7 +74,18 @@ def test_a_wrong_variant_names_its_lesson_and_a_real_check_that_must_fail(varian
         assert v.lesson_shows_in in SHOWS_IN, v.name
         head, _ = split_group(v.must_fail)
         expected = "time" if head in ("speedup", "copy fraction") else head.split(":")[0].replace("ncu", "counter")
+        expected = "stretch" if v.must_fail in stretch_cases(v.lab) else expected
         assert v.lesson_shows_in == expected, f"{v.name}: must_fail {v.must_fail!r} shows in {expected}"
+
+
+def test_the_stretch_cases_are_read_whole_and_only_from_the_stretch_suites():
+    cases = stretch_cases("10_host_memory")
+    assert "zero-copy: each call computes its own inputs, none from the call before" in cases
+    # A name written as string literals side by side is one name.
+    assert any(
+        name.startswith("zero-copy: 1 and 2 passes match") and name.endswith("nothing left pinned") for name in cases
+    )
+    assert not any(name.startswith(("pinned:", "overlapped:", "managed:")) for name in cases)
 
 
 @pytest.mark.needs_solutions

@@ -60,6 +60,9 @@ GRADED = {
         # Not managed_read_mostly_advice: the page faults its advice leaves show on a GPU alone.
         "managed_without_prefetch",
         "managed_prefetched_after_the_kernel",
+        # The zero-copy stretch: mapped host memory the emulated kernels reach, and its own test cases.
+        "zero_copy_maps_the_callers_buffers",
+        "zero_copy_never_unregisters",
     ],
     # The emulator counts global and shared atomics, and racecheck sees a plain access against an atomic.
     "11_histogram_atomics": [

@@ -9,3 +9,8 @@ void pipeline_pageable(const float* in, float* out, int n);
 // the kernel faults its pages over to the GPU as it touches them (and the output's too), and the host's reads
 // fault the results back. Part C's yardstick.
 void pipeline_managed_faulting(const float* in, float* out, int n);
+
+// The zero-copy stretch's yardstick: the same passes as pipeline_zero_copy, with copies. The inputs go through a
+// pinned staging buffer (cudaHostAlloc, the CPU copying into it and out of it, as the stretch's solution does
+// with its mapped ones) to the GPU's memory, every pass reads them there, and the results come back the same way.
+void pipeline_staged_copies(const float* in, float* out, int n, int passes);

@@ -46,3 +46,19 @@ void pipeline_overlapped(const float* in, float* out, int n);
 // kernel (cudaMemPrefetchAsync), so that the kernel takes no page faults, and the results are prefetched back to
 // the host before it reads them into out.
 void pipeline_managed(const float* in, float* out, int n);
+
+// ---- Stretch (optional): zero-copy ----
+
+// How many passes the zero-copy stretch is timed at: one, where zero-copy saves the copies, and two, where every
+// pass reads the host's memory again.
+constexpr int kMostPasses = 2;
+
+// The same arithmetic, `passes` times over the same input (1 <= passes <= kMostPasses): the first pass writes
+// out[i] = polynomial(in[i]) and each later one adds polynomial(in[i]) to it, so that out[i] ends as passes x
+// polynomial(in[i]), each pass a kernel of its own that reads all of in again. With no copy at all: the kernels
+// read in and write out in host memory, through mapped pinned memory (cudaHostAlloc with cudaHostAllocMapped, or
+// cudaHostRegister with cudaHostRegisterMapped, and cudaHostGetDevicePointer).
+void pipeline_zero_copy(const float* in, float* out, int n, int passes);
+
+// kernel.cu sets this to true once pipeline_zero_copy is written; until then its checks are skipped.
+extern const bool pipeline_zero_copy_attempted;

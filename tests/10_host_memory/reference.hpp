@@ -1,4 +1,5 @@
-// CPU reference for Lab 10: the polynomial in double, and the tolerance of its fp32 evaluation.
+// CPU reference for Lab 10: the polynomial in double, and the tolerance of its fp32 evaluation, once or over the
+// zero-copy stretch's passes.
 #pragma once
 
 #include <limits>
@@ -18,12 +19,21 @@ inline std::vector<double> polynomial_reference(const std::vector<float>& in)
     return out;
 }
 
+// What `passes` passes leave in out: passes x the polynomial.
+inline std::vector<double> passes_reference(const std::vector<float>& in, int passes)
+{
+    std::vector<double> out = polynomial_reference(in);
+    for (double& y : out) y *= passes;
+    return out;
+}
+
 // Horner's rule in fp32 on |x| < 1: each of its kDegree steps rounds at most twice (once with an fma), and the
 // error of step k is carried to the result times |x|^(kDegree-k) <= 1, so |error| <= 2 kDegree u sum_k |x|^k
 // <= 2 kDegree u (kDegree + 1), u = 2^-24: about 5e-4, against |p(x)| >= 1/2 on [-1, 1). A refresh that negates an
-// input with |x| >= 1/4 moves its result by 2 (x + x^3 + ...) >= 1/2, a thousand times more.
-inline cml::Tolerance polynomial_tolerance()
+// input with |x| >= 1/4 moves its result by 2 (x + x^3 + ...) >= 1/2, a thousand times more. The zero-copy
+// stretch's second pass computes the same fp32 value y again, and y + y = 2y exactly: twice one pass's error.
+inline cml::Tolerance polynomial_tolerance(int passes = 1)
 {
     const double u = std::numeric_limits<float>::epsilon() / 2;
-    return {0.0, 2.0 * kDegree * u * (kDegree + 1)};
+    return {0.0, passes * 2.0 * kDegree * u * (kDegree + 1)};
 }

@@ -39,30 +39,63 @@ std::vector<float> recorded(const std::vector<float>& values)
 constexpr int kGuard = 1024;
 constexpr float kSentinel = 12345.0f;
 
-// One call of the pipeline on n random floats: its output must match the reference, not one of the kGuard floats
-// after out[n - 1] may change, and its input must be exactly what it was given.
-void check_call(const Pipeline& pipeline, int n)
+// One call on n random floats, `call(in, out)`, watched as `name` with what it `expects`: its output must match
+// `passes` times the reference, not one of the kGuard floats after out[n - 1] may change, and its input must be
+// exactly what it was given.
+template <class Call>
+void check_output(const char* name, unsigned expects, int n, int passes, Call call)
 {
     CAPTURE(n);
     const std::vector<float> pristine = cml::random_floats(std::size_t(n));
     std::vector<float> in = pristine;
     std::vector<float> out(std::size_t(n) + kGuard, kSentinel);
-    // A single float is a single chunk: no second stream has anything to do.
-    const unsigned expects = n < 2 ? pipeline.expects & ~cml::kExpectTwoStreams : pipeline.expects;
-    cml::watched_call(pipeline.name, expects, [&] { pipeline.function(in.data(), out.data(), n); });
+    cml::watched_call(name, expects, [&] { call(in.data(), out.data()); });
 
     const std::vector<float> after = recorded(out);
     int overwritten = 0;
     for (std::size_t i = std::size_t(n); i < after.size(); ++i) overwritten += after[i] != kSentinel;
     CHECK_MESSAGE(overwritten == 0, overwritten << " of the " << kGuard << " floats after out[n-1] were written");
     const std::vector<float> written(after.begin(), after.begin() + n);
-    const cml::Comparison result = cml::compare(written, polynomial_reference(pristine), polynomial_tolerance());
+    const cml::Comparison result =
+        cml::compare(written, passes_reference(pristine, passes), polynomial_tolerance(passes));
     CHECK_MESSAGE(result.ok, result.describe());
 
     const std::vector<float> input_after = recorded(in);
     std::size_t changed = 0;
     for (std::size_t i = 0; i < pristine.size(); ++i) changed += input_after[i] != pristine[i];
     CHECK_MESSAGE(changed == 0, changed << " of the " << n << " input floats were changed");
+}
+
+void check_call(const Pipeline& pipeline, int n)
+{
+    // A single float is a single chunk: no second stream has anything to do.
+    const unsigned expects = n < 2 ? pipeline.expects & ~cml::kExpectTwoStreams : pipeline.expects;
+    check_output(pipeline.name, expects, n, 1, [&](const float* in, float* out) { pipeline.function(in, out, n); });
+}
+
+// 1 where the runtime still knows `pointer` as pinned or mapped memory, 0 where it is the caller's pageable memory
+// again: a float, so that it reaches the checker through the record as results do.
+float still_pinned(const void* pointer)
+{
+    cudaPointerAttributes attributes{};
+    CML_CHECK(cudaPointerGetAttributes(&attributes, pointer));
+    return attributes.type == cudaMemoryTypeUnregistered ? 0.0f : 1.0f;
+}
+
+// The zero-copy stretch at n floats over `passes` passes: what every pipeline is checked for, and the caller's
+// buffers neither pinned nor mapped any more when it returns (the schedule check, which judges the graded parts'
+// calls, leaves the stretch's out).
+void check_zero_copy(int n, int passes)
+{
+    CAPTURE(passes);
+    std::vector<float> left = {0.0f, 0.0f};
+    check_output("pipeline_zero_copy", 0, n, passes, [&](const float* in, float* out) {
+        pipeline_zero_copy(in, out, n, passes);
+        if (n > 0) left = {still_pinned(in), still_pinned(out)};
+    });
+    const std::vector<float> seen = recorded(left);
+    CHECK_MESSAGE(seen[0] == 0.0f, "in is still pinned or mapped after the call: cudaHostUnregister what you register");
+    CHECK_MESSAGE(seen[1] == 0.0f, "out is still pinned or mapped after the call: cudaHostUnregister what you register");
 }
 
 // Sizes at the edges of blocks and of Part B's chunks: fewer elements than chunks, one more than a multiple.
@@ -156,5 +189,29 @@ TEST_SUITE("C: managed")
     TEST_CASE("managed: matches at the sizes the grader drew for this run" * cml::needs_grader_sizes())
     {
         for (const std::vector<int>& size : cml::grader_sizes(1, "n")) check_call(kManaged, size[0]);
+    }
+}
+
+TEST_SUITE("stretch: zero-copy")
+{
+    TEST_CASE("zero-copy: 1 and 2 passes match the CPU reference for 0, 1, 3, 15, 17, 255, 257, 4097, 65537 and "
+              "1000003 floats, output and nothing past it, input untouched, nothing left pinned" *
+              cml::needs_gpu(pipeline_zero_copy_attempted))
+    {
+        for (int passes = 1; passes <= kMostPasses; ++passes)
+            for (int n : kEdges) check_zero_copy(n, passes);
+    }
+
+    TEST_CASE("zero-copy: 1 and 2 passes match the CPU reference at 6 random sizes up to 1000000" *
+              cml::needs_gpu(pipeline_zero_copy_attempted))
+    {
+        for (int passes = 1; passes <= kMostPasses; ++passes)
+            for (int n : random_sizes(6, 1'000'000)) check_zero_copy(n, passes);
+    }
+
+    TEST_CASE("zero-copy: each call computes its own inputs, none from the call before" *
+              cml::needs_gpu(pipeline_zero_copy_attempted))
+    {
+        for (int n : {4097, 4097, 100'003}) check_zero_copy(n, 2);
     }
 }

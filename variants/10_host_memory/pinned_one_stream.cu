@@ -137,3 +137,10 @@ void pipeline_managed(const float* in, float* out, int n)
     CML_CHECK(cudaFree(in_managed));
     CML_CHECK(cudaFree(out_managed));
 }
+
+const bool pipeline_zero_copy_attempted = false;
+
+void pipeline_zero_copy(const float* in, float* out, int n, int passes)
+{
+    (void)in, (void)out, (void)n, (void)passes;
+}

@@ -25,17 +25,6 @@ Managed& managed()
     return *m;
 }
 
-// True when [pointer, pointer + bytes) lies inside one managed allocation: what a prefetch or an advice is given.
-bool is_managed_range(const void* pointer, std::size_t bytes)
-{
-    const auto address = std::uintptr_t(pointer);
-    std::lock_guard<std::mutex> lock(managed().mutex);
-    auto it = managed().allocations.upper_bound(address);
-    if (it == managed().allocations.begin()) return false;
-    --it;
-    return address + bytes <= it->first + it->second;
-}
-
 // The one device, or the host: the locations a prefetch may name.
 bool valid_location(const cudaMemLocation& location)
 {
@@ -48,6 +37,17 @@ bool valid_location(const cudaMemLocation& location)
 using cml_emu::api_result;
 
 namespace cml_emu {
+
+// True when [pointer, pointer + bytes) lies inside one managed allocation: what a prefetch or an advice is given.
+bool is_managed_range(const void* pointer, std::size_t bytes)
+{
+    const auto address = std::uintptr_t(pointer);
+    std::lock_guard<std::mutex> lock(managed().mutex);
+    auto it = managed().allocations.upper_bound(address);
+    if (it == managed().allocations.begin()) return false;
+    --it;
+    return address + bytes <= it->first + it->second;
+}
 
 bool free_managed(void* pointer)
 {
@@ -80,7 +80,7 @@ cudaError_t cudaMallocManaged(void** pointer, size_t size, unsigned int flags)
 cudaError_t cudaMemPrefetchAsync(const void* pointer, size_t count, cudaMemLocation location, unsigned int flags,
                                  cudaStream_t stream)
 {
-    if (!pointer || count == 0 || flags != 0 || !valid_location(location) || !is_managed_range(pointer, count))
+    if (!pointer || count == 0 || flags != 0 || !valid_location(location) || !cml_emu::is_managed_range(pointer, count))
         return api_result(cudaErrorInvalidValue);
     cml_emu::schedule::prefetched(pointer, count, location.type == cudaMemLocationTypeDevice, stream);
     return api_result(cudaSuccess);
@@ -91,7 +91,7 @@ cudaError_t cudaMemPrefetchAsync(const void* pointer, size_t count, cudaMemLocat
 cudaError_t cudaMemAdvise(const void* pointer, size_t count, cudaMemoryAdvise advice, cudaMemLocation location)
 {
     if (!pointer || count == 0 || advice < cudaMemAdviseSetReadMostly || advice > cudaMemAdviseUnsetAccessedBy ||
-        !is_managed_range(pointer, count))
+        !cml_emu::is_managed_range(pointer, count))
         return api_result(cudaErrorInvalidValue);
     const bool needs_location = advice != cudaMemAdviseSetReadMostly && advice != cudaMemAdviseUnsetReadMostly;
     if (needs_location && !valid_location(location)) return api_result(cudaErrorInvalidValue);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 
 // Bounds of the sections of the __constant__ and __device__ variables (device.hpp, rewrite.py), made by the
 // linker; weak, so a program without such variables links too.
@@ -28,6 +29,8 @@ namespace {
 struct Registry {
     std::mutex mutex;
     std::map<std::uintptr_t, Allocation> allocations;  // by start
+    std::map<std::uintptr_t, Allocation> mapped_host;  // by start: host memory a kernel may reach
+    std::set<std::uintptr_t> owned_host;               // the mapped ranges allocate_mapped_host made
 };
 
 Registry& registry()
@@ -124,6 +127,51 @@ bool free_global(void* pointer)
     return true;
 }
 
+void* allocate_mapped_host(std::size_t bytes)
+{
+    const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 255) / 256 * 256;
+    auto* raw = static_cast<char*>(std::aligned_alloc(256, rounded + 2 * kRedZone));
+    if (!raw) return nullptr;
+    const auto start = std::uintptr_t(raw + kRedZone);
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    registry().mapped_host[start] = Allocation{start, bytes};
+    registry().owned_host.insert(start);
+    return raw + kRedZone;
+}
+
+bool free_mapped_host(void* pointer)
+{
+    {
+        std::lock_guard<std::mutex> lock(registry().mutex);
+        if (registry().owned_host.erase(std::uintptr_t(pointer)) == 0) return false;
+        registry().mapped_host.erase(std::uintptr_t(pointer));
+    }
+    std::free(static_cast<char*>(pointer) - kRedZone);
+    return true;
+}
+
+void map_host(void* pointer, std::size_t bytes)
+{
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    registry().mapped_host[std::uintptr_t(pointer)] = Allocation{std::uintptr_t(pointer), bytes};
+}
+
+void unmap_host(void* pointer)
+{
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    if (registry().owned_host.count(std::uintptr_t(pointer)) == 0) registry().mapped_host.erase(std::uintptr_t(pointer));
+}
+
+bool is_mapped_host(const void* pointer, std::size_t bytes)
+{
+    const auto address = std::uintptr_t(pointer);
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    auto it = registry().mapped_host.upper_bound(address);
+    if (it == registry().mapped_host.begin()) return false;
+    --it;
+    return address + bytes <= it->second.start + it->second.size;
+}
+
 bool is_device_range(const void* pointer, std::size_t bytes)
 {
     const auto address = std::uintptr_t(pointer);
@@ -143,11 +191,15 @@ GlobalMemory GlobalMemory::now()
     GlobalMemory memory;
     {
         std::lock_guard<std::mutex> lock(registry().mutex);
-        for (const auto& [start, allocation] : registry().allocations) {
-            memory.allocations_.push_back(allocation);
-            memory.regions_.push_back(Region{start, start + allocation.size, Space::global});
+        for (const auto* map : {&registry().allocations, &registry().mapped_host}) {
+            for (const auto& [start, allocation] : *map) {
+                memory.allocations_.push_back(allocation);
+                memory.regions_.push_back(Region{start, start + allocation.size, Space::global});
+            }
         }
     }
+    std::sort(memory.allocations_.begin(), memory.allocations_.end(),
+              [](const Allocation& a, const Allocation& b) { return a.start < b.start; });
     if (__start_cml_emu_constant)
         memory.regions_.push_back(Region{std::uintptr_t(__start_cml_emu_constant),
                                          std::uintptr_t(__stop_cml_emu_constant), Space::constant});

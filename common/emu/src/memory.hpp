@@ -1,5 +1,5 @@
-// Global memory: cudaMalloc'd allocations, and the sections that hold the __device__ and __constant__
-// variables; which of them an address a kernel touches lies in.
+// Global memory: cudaMalloc'd allocations, the sections that hold the __device__ and __constant__ variables, and
+// host memory mapped for the GPU (zero-copy); which of them an address a kernel touches lies in.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +31,18 @@ void* allocate_global(std::size_t bytes);
 bool free_global(void* pointer);  // false: not an allocation of allocate_global
 // Forgets a cudaMallocManaged allocation (managed.cpp), which cudaFree then frees as any other; false: not one.
 bool free_managed(void* pointer);
+// True when [pointer, pointer + bytes) lies inside one cudaMallocManaged allocation.
+bool is_managed_range(const void* pointer, std::size_t bytes);
+// Host memory mapped for the GPU, which kernels reach at its host address, as a GPU with unified addressing
+// does: cudaHostAlloc with cudaHostAllocMapped (allocated here, with red zones, and freed by free_mapped_host)
+// or cudaHostRegister with cudaHostRegisterMapped of the caller's own memory (map_host, unmap_host). No other
+// host memory is reachable: a kernel given a pointer to it makes an access outside every allocation.
+void* allocate_mapped_host(std::size_t bytes);
+bool free_mapped_host(void* pointer);  // false: not an allocation of allocate_mapped_host
+void map_host(void* pointer, std::size_t bytes);
+void unmap_host(void* pointer);
+// True when [pointer, pointer + bytes) lies inside one mapped range of host memory.
+bool is_mapped_host(const void* pointer, std::size_t bytes);
 // True when [pointer, pointer + bytes) lies inside one allocation, a __device__ or a __constant__ variable.
 bool is_device_range(const void* pointer, std::size_t bytes);
 // The __device__ or __constant__ variable that starts at `symbol`, as the program's symbol table gives its

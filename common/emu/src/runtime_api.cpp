@@ -217,23 +217,6 @@ cudaError_t cudaFree(void* pointer)
     return record(cml_emu::free_global(pointer) ? cudaSuccess : cudaErrorInvalidValue);
 }
 
-// Pinned host memory is ordinary host memory here (the benchmark reads results back through it); the schedule
-// check knows it as pinned.
-cudaError_t cudaMallocHost(void** pointer, size_t size)
-{
-    if (!pointer) return record(cudaErrorInvalidValue);
-    *pointer = std::malloc(size == 0 ? 1 : size);
-    if (*pointer) cml_emu::schedule::pinned(*pointer, size);
-    return record(*pointer ? cudaSuccess : cudaErrorMemoryAllocation);
-}
-
-cudaError_t cudaFreeHost(void* pointer)
-{
-    cml_emu::schedule::unpinned(pointer);
-    std::free(pointer);
-    return record(cudaSuccess);
-}
-
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
 {
     const cudaError_t error = cml_emu::copy(dst, src, count, kind);

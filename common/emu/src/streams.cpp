@@ -1,9 +1,6 @@
-// The runtime API of streams and of page-locked host memory. Every call runs to its end before it returns here,
-// so a stream is only a name, and pinned memory is ordinary host memory; the schedule check (schedule.hpp) keeps
-// what each would mean on a GPU.
+// The runtime API of streams. Every call runs to its end before it returns here, so a stream is only a name; the
+// schedule check (schedule.hpp) keeps what each would mean on a GPU. Pinned memory is host_memory.cpp's.
 #include <cuda_runtime_api.h>
-
-#include <cstdlib>
 
 #include "runtime_state.hpp"
 #include "schedule.hpp"
@@ -54,36 +51,6 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned int)
 {
     return api_result(event ? cudaSuccess : cudaErrorInvalidResourceHandle);
-}
-
-cudaError_t cudaHostAlloc(void** pointer, size_t size, unsigned int)
-{
-    if (!pointer) return api_result(cudaErrorInvalidValue);
-    *pointer = std::malloc(size == 0 ? 1 : size);
-    if (*pointer) cml_emu::schedule::pinned(*pointer, size);
-    return api_result(*pointer ? cudaSuccess : cudaErrorMemoryAllocation);
-}
-
-cudaError_t cudaHostRegister(void* pointer, size_t size, unsigned int)
-{
-    if (!pointer || size == 0) return api_result(cudaErrorInvalidValue);
-    cml_emu::schedule::pinned(pointer, size);
-    return api_result(cudaSuccess);
-}
-
-cudaError_t cudaHostUnregister(void* pointer)
-{
-    if (!pointer) return api_result(cudaErrorInvalidValue);
-    cml_emu::schedule::unpinned(pointer);
-    return api_result(cudaSuccess);
-}
-
-// Mapped (zero-copy) memory would let a kernel read the host's memory, which the emulator's checks of every
-// access refuse: said, and refused.
-cudaError_t cudaHostGetDevicePointer(void** device, void*, unsigned int)
-{
-    if (device) *device = nullptr;
-    return api_result(cudaErrorNotSupported);
 }
 
 }  // extern "C"

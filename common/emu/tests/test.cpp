@@ -1,10 +1,12 @@
 // The emulator's own tests: what CUDA promises for warp-level functions, votes, barrier reductions, shared
-// memory (down to its bytes), atomics and cooperative groups. The cases skipped by default are planted bugs,
-// each run alone by grader/tests/test_emulator.py: a deadlock reported rather than hung (it leaves the
-// runtime failed), and accesses and races that memcheck, initcheck and racecheck must report (CML_EMU_CHECK).
+// memory (down to its bytes), atomics, cooperative groups and mapped host memory. The cases skipped by default
+// are planted bugs, each run alone by grader/tests/test_emulator.py: a deadlock reported rather than hung (it
+// leaves the runtime failed), and accesses and races that memcheck, initcheck and racecheck must report
+// (CML_EMU_CHECK).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -230,6 +232,52 @@ TEST_CASE("textures: clamp repeats the edge texel, border reads 0, point filteri
     CHECK(border == std::vector<float>{0.0f, 0.0f, 3.0f});
     // Normalized: (0.75, 0.25) is texel (1, 0)'s centre on a 2 x 2 texture.
     CHECK(fetched(cudaFilterModePoint, cudaAddressModeClamp, true, {0.75f}, {0.25f}) == std::vector<float>{1.0f});
+}
+
+TEST_CASE("mapped host memory: kernels write it at the address cudaHostGetDevicePointer gives, until it is freed")
+{
+    constexpr std::size_t kBytes = 32 * sizeof(int);
+    int* mapped = nullptr;
+    int* on_device = nullptr;
+    CHECK(cudaHostAlloc(&mapped, kBytes, cudaHostAllocMapped) == cudaSuccess);
+    std::fill(mapped, mapped + 32, 7);
+    CHECK(cudaHostGetDevicePointer(&on_device, mapped, 0) == cudaSuccess);
+    write_to_host_memory(on_device);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(std::vector<int>(mapped, mapped + 32) == std::vector<int>(32, -1));
+    cudaPointerAttributes attributes{};
+    CHECK(cudaPointerGetAttributes(&attributes, mapped) == cudaSuccess);
+    CHECK(attributes.type == cudaMemoryTypeHost);
+    CHECK(attributes.devicePointer == on_device);
+    CHECK(cudaFreeHost(mapped) == cudaSuccess);
+
+    // Pinned without the mapped flag: CUDA promises no device pointer for it.
+    int* pinned = nullptr;
+    CHECK(cudaMallocHost(&pinned, kBytes) == cudaSuccess);
+    CHECK(cudaHostGetDevicePointer(&on_device, pinned, 0) == cudaErrorInvalidValue);
+    CHECK(cudaFreeHost(pinned) == cudaSuccess);
+    CHECK(cudaFreeHost(pinned) == cudaErrorInvalidValue);
+    cudaGetLastError();
+}
+
+TEST_CASE("mapped host memory: the caller's memory registered with the mapped flag, once, until unregistered")
+{
+    constexpr std::size_t kBytes = 32 * sizeof(int);
+    std::vector<int> host(32, 7);
+    int* on_device = nullptr;
+    CHECK(cudaHostRegister(host.data(), kBytes, cudaHostRegisterMapped) == cudaSuccess);
+    CHECK(cudaHostRegister(host.data() + 8, 4, cudaHostRegisterMapped) == cudaErrorHostMemoryAlreadyRegistered);
+    CHECK(cudaHostGetDevicePointer(&on_device, host.data(), 0) == cudaSuccess);
+    write_to_host_memory(on_device);
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(host == std::vector<int>(32, -1));
+    CHECK(cudaHostUnregister(host.data()) == cudaSuccess);
+    cudaPointerAttributes attributes{};
+    CHECK(cudaPointerGetAttributes(&attributes, host.data()) == cudaSuccess);
+    CHECK(attributes.type == cudaMemoryTypeUnregistered);
+    CHECK(cudaHostUnregister(host.data()) == cudaErrorHostMemoryNotRegistered);
+    CHECK(cudaHostGetDevicePointer(&on_device, host.data(), 0) == cudaErrorInvalidValue);
+    cudaGetLastError();
 }
 
 TEST_CASE("a block whose threads wait for each other fails its launch instead of hanging" * doctest::skip())

@@ -117,8 +117,9 @@ NOT_NEEDED = (
 # the reasons of FORBIDDEN, or as not needed). Lab 10's streams, events, pinned and managed memory: its benchmark
 # times the whole call on the host's clock, after a device-wide synchronise, so no work of them (a prefetch is
 # work on a stream) escapes its timer, and a managed buffer kept from call to call is found as a pinned one is
-# (SECURITY.md). Lab 12's texture objects: they read an image, and no other lab needs one. Callbacks, graphs,
-# threads and the rest of FORBIDDEN stay refused everywhere: no lab may allow them.
+# (SECURITY.md); a kernel on mapped host memory (cudaHostGetDevicePointer, the zero-copy stretch) is waited for
+# and checked as any other. Lab 12's texture objects: they read an image, and no other lab needs one. Callbacks,
+# graphs, threads and the rest of FORBIDDEN stay refused everywhere: no lab may allow them.
 TEACHABLE_CALLS = frozenset({
     # streams of one's own
     "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cudaStreamDestroy",
