@@ -270,9 +270,10 @@ void at_exit()
         lost = "Schedule error: CUPTI dropped " + std::to_string(r.dropped) + " of this run's activity records";
     if (lost.empty() && r.timeline.calls() == 0)
         lost = "Schedule error: no watched call reached the recorder (NVTX_INJECTION64_PATH must name it or CUPTI)";
-    for (const char* aspect :
-         {cml::schedule::kPinned, cml::schedule::kOverlap, cml::schedule::kReturned, cml::schedule::kPrefetched})
-        if (!lost.empty()) findings.add(aspect, lost);  // each aspect asked for fails
+    if (!lost.empty())  // each aspect asked for fails
+        for (const char* aspect :
+             {cml::schedule::kPinned, cml::schedule::kOverlap, cml::schedule::kReturned, cml::schedule::kPrefetched})
+            findings.add(aspect, lost);
     const bool found = findings.print(stderr, env_int("CML_SCHEDULE_PRINT_LIMIT", 10)) > 0;
     std::fflush(nullptr);
     if (found) _exit(env_int("CML_SCHEDULE_ERROR_EXITCODE", 86));

@@ -1,5 +1,7 @@
 #include "findings.hpp"
 
+#include <algorithm>
+
 namespace cml::schedule {
 namespace {
 
@@ -105,14 +107,28 @@ bool Findings::reports(const std::string& aspect) const
 void Findings::add(const std::string& aspect, const std::string& text)
 {
     if (!reports(aspect)) return;
-    if (counts_[text]++ == 0) order_.push_back(text);
-    if (by_aspect_[{aspect, text}]++ == 0) found_.push_back(Found{aspect, text});
+    for (Found& found : found_)
+        if (found.aspect == aspect && found.text == text) {
+            ++found.times;
+            return;
+        }
+    found_.push_back(Found{aspect, text, 1});
 }
 
 unsigned long long Findings::count(const std::string& text) const
 {
-    auto it = counts_.find(text);
-    return it == counts_.end() ? 0 : it->second;
+    unsigned long long times = 0;
+    for (const Found& found : found_)
+        if (found.text == text) times += found.times;
+    return times;
+}
+
+std::vector<std::string> Findings::texts() const
+{
+    std::vector<std::string> texts;
+    for (const Found& found : found_)
+        if (std::find(texts.begin(), texts.end(), found.text) == texts.end()) texts.push_back(found.text);
+    return texts;
 }
 
 unsigned long long Findings::print(std::FILE* to, int print_limit) const
@@ -125,13 +141,12 @@ unsigned long long Findings::print(std::FILE* to, int print_limit) const
             if (found.aspect != aspect) continue;
             ++errors;
             if (shown++ >= print_limit) continue;
-            const unsigned long long times = by_aspect_.at({found.aspect, found.text});
-            std::fprintf(to, "%s %s\n%s     (%llu time%s)\n%s\n", kPrefix, found.text.c_str(), kPrefix, times,
-                         times == 1 ? "" : "s", kPrefix);
+            std::fprintf(to, "%s %s\n%s     (%llu time%s)\n%s\n", kPrefix, found.text.c_str(), kPrefix,
+                         found.times, found.times == 1 ? "" : "s", kPrefix);
         }
         std::fprintf(to, "%s SCHEDULE SUMMARY (%s): %llu error%s\n", kPrefix, aspect, errors, errors == 1 ? "" : "s");
     }
-    const unsigned long long errors = order_.size();
+    const unsigned long long errors = size();
     std::fprintf(to, "%s SCHEDULE SUMMARY: %llu error%s\n", kPrefix, errors, errors == 1 ? "" : "s");
     return errors;
 }

@@ -5,10 +5,8 @@
 #pragma once
 
 #include <cstdio>
-#include <map>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace cml::schedule {
@@ -52,9 +50,9 @@ public:
     bool reports(const std::string& aspect) const;  // the aspect is one of those asked for
     void add(const std::string& aspect, const std::string& text);
 
-    std::size_t size() const { return order_.size(); }
-    unsigned long long count(const std::string& text) const;
-    const std::vector<std::string>& texts() const { return order_; }
+    std::size_t size() const { return texts().size(); }
+    unsigned long long count(const std::string& text) const;  // times seen, under every aspect
+    std::vector<std::string> texts() const;                    // each once, in the order first seen
 
     // Each aspect asked for in turn: its findings (the first `print_limit`) and its own summary line
     // ("SCHEDULE SUMMARY (pinned): 0 errors"), so that one run serves a check per aspect; then the summary of
@@ -64,12 +62,10 @@ public:
 private:
     struct Found {
         std::string aspect, text;
+        unsigned long long times;
     };
     std::string aspects_;
-    std::map<std::string, unsigned long long> counts_;  // by text, whatever the aspect
-    std::vector<std::string> order_;                     // each text once, in the order first seen
-    std::map<std::pair<std::string, std::string>, unsigned long long> by_aspect_;  // (aspect, text) -> times
-    std::vector<Found> found_;                                                    // each (aspect, text) once
+    std::vector<Found> found_;  // each (aspect, text) once, in the order first seen: a run has a few
 };
 
 }  // namespace cml::schedule
