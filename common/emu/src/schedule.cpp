@@ -265,17 +265,17 @@ void event_recorded(cudaEvent_t event, cudaStream_t stream)
     it->second.up_to = stream_of(l, stream).next;
 }
 
-void host_copy(const void* host, std::size_t bytes, bool to_host, cudaStream_t stream, bool async)
+void host_copy(const void* host, std::size_t span, std::size_t moved, bool to_host, cudaStream_t stream, bool async)
 {
-    if (!on() || bytes == 0) return;
+    if (!on() || moved == 0) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
     const auto at = reinterpret_cast<std::uintptr_t>(host);
-    if (in_call(l)) (to_host ? l.call.copied_out : l.call.copied_in) += bytes;
-    if (in_call(l) && l.call.expects_pinned && !is_pinned(l, at, bytes))
+    if (in_call(l)) (to_host ? l.call.copied_out : l.call.copied_in) += moved;
+    if (in_call(l) && l.call.expects_pinned && !is_pinned(l, at, span))
         l.findings.add(words::kPinned, words::pageable_copy(l.call.name, to_host, async));
     if (async) {
-        enqueue(l, stream, Pending{to_host ? Work::copy_out : Work::copy_in, 0, at, bytes});
+        enqueue(l, stream, Pending{to_host ? Work::copy_out : Work::copy_in, 0, at, moved});
         return;
     }
     // A copy the host waits for runs on the legacy default stream, after its work and the blocking streams'.

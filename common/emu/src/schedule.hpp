@@ -35,9 +35,9 @@ void event_created(cudaEvent_t event);
 void event_destroyed(cudaEvent_t event);
 void event_recorded(cudaEvent_t event, cudaStream_t stream);
 
-// A copy between `host` and the device (to_host: device to host), on `stream`; `async`: a cudaMemcpy*Async,
-// else one the host waits for, which also waits for the legacy default stream's work.
-void host_copy(const void* host, std::size_t bytes, bool to_host, cudaStream_t stream, bool async);
+// A copy of `moved` bytes between [host, host + span) and the device (to_host: device to host), on `stream`;
+// `async`: a cudaMemcpy*Async, else one the host waits for, which also waits for the legacy default stream's work.
+void host_copy(const void* host, std::size_t span, std::size_t moved, bool to_host, cudaStream_t stream, bool async);
 // A launch on `stream`, given the bytes of its arguments (read for pointers into managed memory).
 void kernel(cudaStream_t stream, const void* arguments, std::size_t argument_bytes);
 
