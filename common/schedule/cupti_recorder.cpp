@@ -7,10 +7,10 @@
 //
 // What it records: from CUPTI's callbacks, every runtime and driver API call's entry (which watched call issued
 // each piece of work, and when), the streams and events made and destroyed, the host memory pinned and unpinned,
-// and the NVTX ranges; from its activity record, each copy between host and GPU (which side is pageable) and
-// each kernel, with their start and end on the GPU, and the GPU's page faults on managed memory (CUPTI's unified
-// memory counters: where they cannot be enabled, as in some virtual machines, prefetching is reported as not
-// measured, never as passed). NVTX reaches CUPTI only through NVTX_INJECTION64_PATH; it
+// and the NVTX ranges; from its activity record, each copy between host and GPU (its bytes, and which side is
+// pageable) and each kernel, with their start and end on the GPU, and the GPU's page faults on managed memory
+// (CUPTI's unified memory counters: where they cannot be enabled, as in some virtual machines, prefetching is
+// reported as not measured, never as passed). NVTX reaches CUPTI only through NVTX_INJECTION64_PATH; it
 // may name this library too, which hands NVTX on to CUPTI's own injection entry.
 #include <cupti.h>
 #include <dlfcn.h>
@@ -226,6 +226,7 @@ bool read_record(const CUpti_Activity* record, Activity& a)
         a.start = copy->start;
         a.end = copy->end;
         a.correlation = copy->correlationId;
+        a.bytes = copy->bytes;
         return true;
     }
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {

@@ -1,6 +1,7 @@
 #include "findings.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace cml::schedule {
 namespace {
@@ -8,6 +9,7 @@ namespace {
 constexpr const char* kPrefix = "=========";
 constexpr const char* kCallPrefix = "cml call: ";
 constexpr const char* kExpects = "; expects: ";
+constexpr const char* kPinnedCopies = "pinned copies";
 
 std::string stream_name(bool default_stream) { return default_stream ? "the default stream" : "a stream of its own"; }
 
@@ -31,7 +33,11 @@ std::optional<CallMark> call_mark(const std::string& message)
     mark.name = message.substr(prefix.size(), expects == std::string::npos ? std::string::npos
                                                                            : expects - prefix.size());
     const std::string wanted = expects == std::string::npos ? "" : message.substr(expects);
-    mark.expects_pinned = wanted.find("pinned copies") != std::string::npos;
+    const std::size_t pinned = wanted.find(kPinnedCopies);
+    mark.expects_pinned = pinned != std::string::npos;
+    if (mark.expects_pinned)
+        std::sscanf(wanted.c_str() + pinned + std::strlen(kPinnedCopies), " of %llu bytes in and %llu bytes out",
+                    &mark.bytes_in, &mark.bytes_out);
     mark.expects_overlap = wanted.find("2 streams") != std::string::npos;
     mark.expects_prefetched = wanted.find("prefetched") != std::string::npos;
     return mark;
@@ -43,6 +49,14 @@ std::string pageable_copy(const std::string& call, bool to_host, bool async)
            (async ? "cudaMemcpyAsync" : "cudaMemcpy") +
            "): the copy engine reads and writes only pinned memory, so the driver stages it through a small buffer "
            "of its own, a piece at a time";
+}
+
+std::string not_copied(const std::string& call, bool to_host, bool none)
+{
+    return "Schedule error: " + call + " copied " + (none ? "none" : "only part") + " of its " +
+           (to_host ? "output back to the host" : "input to the GPU") +
+           ": Parts A and B move the data by copies, from pinned memory with cudaMemcpyAsync; a kernel that " +
+           (to_host ? "writes" : "reads") + " host memory directly is the zero-copy stretch's, which they do not teach";
 }
 
 std::string left_queued(const std::string& call, Work work, bool default_stream)

@@ -20,7 +20,10 @@ constexpr const char* kPrefetched = "prefetched";
 // A watched call, from its NVTX range's message "cml call: NAME; expects: ...".
 struct CallMark {
     std::string name;
-    bool expects_pinned = false;   // "pinned copies": every copy between the host and the GPU from pinned memory
+    // "pinned copies of IN bytes in and OUT bytes out": every copy between the host and the GPU from pinned
+    // memory, and copies to the GPU of at least IN bytes in all, to the host of at least OUT
+    bool expects_pinned = false;
+    unsigned long long bytes_in = 0, bytes_out = 0;
     bool expects_overlap = false;  // "2 streams": work in flight on two streams at once
     bool expects_prefetched = false;  // "prefetched": no kernel takes page faults on managed memory
 };
@@ -33,6 +36,9 @@ enum class Work : unsigned char { copy_in, copy_out, kernel };
 // The findings' words. None names a stream's number or a size: the same mistake, call after call, is one
 // finding, counted.
 std::string pageable_copy(const std::string& call, bool to_host, bool async);
+// Copies that carried less than the call's input to the GPU (to_host: less than its output to the host); `none`:
+// nothing at all.
+std::string not_copied(const std::string& call, bool to_host, bool none);
 std::string left_queued(const std::string& call, Work work, bool default_stream);  // a copy back: the caller's race
 std::string stream_left_alive(const std::string& call, bool default_stream);
 std::string event_left_alive(const std::string& call);

@@ -195,10 +195,17 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
         if (!default_stream(a.stream)) in_flight.push_back(Interval{a.stream, issued, work.back().end});
     }
     std::sort(work.begin(), work.end(), [](const Activity& a, const Activity& b) { return a.start < b.start; });
-    if (call.mark.expects_pinned)
-        for (const Activity& a : work)
+    if (call.mark.expects_pinned) {
+        unsigned long long copied_in = 0, copied_out = 0;
+        for (const Activity& a : work) {
             if (a.work != Work::kernel && a.pageable)
                 findings.add(kPinned, pageable_copy(name, a.work == Work::copy_out, a.async));
+            if (a.work == Work::copy_in) copied_in += a.bytes;
+            if (a.work == Work::copy_out) copied_out += a.bytes;
+        }
+        if (copied_in < call.mark.bytes_in) findings.add(kPinned, not_copied(name, false, copied_in == 0));
+        if (copied_out < call.mark.bytes_out) findings.add(kPinned, not_copied(name, true, copied_out == 0));
+    }
     if (call.mark.expects_prefetched) {
         if (call.pushed < faults_counted_from_) {
             const std::string why = faults_counted_from_ == UINT64_MAX ? faults_not_counted_

@@ -16,6 +16,10 @@
 // for. A GPU may end such work before the call returns all the same (a cudaFree waits for the device), but
 // nothing in the program said so, and the caller's read of a copy back is then a race.
 //
+// A call that expects pinned copies must have copied at least its input's bytes to the GPU and its output's back,
+// in all its copies of each direction, pinned or not: a kernel that reads or writes host memory directly (mapped,
+// or at a pinned buffer's host address) copies nothing.
+//
 // The GPU's times are converted to the host's clock, and may lead it by a little. A wait bounds them: a piece of
 // work has ended by the time a wait for it returned, so that a copy the pipeline waited for never counts as
 // running past the call's end, nor as overlapping what was issued after that wait.
@@ -39,6 +43,7 @@ struct Activity {
     bool async = false;                // a cudaMemcpy*Async
     std::uint64_t start = 0, end = 0;  // on the GPU
     std::uint32_t correlation = 0;     // of the API call that issued it (0: none)
+    std::uint64_t bytes = 0;           // a copy's
 };
 
 struct WatchedCall {

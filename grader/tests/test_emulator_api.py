@@ -2,7 +2,9 @@
 file that makes them all, kernels/every_runtime_call.cu, compiled by nvcc, where the calls read off its
 object must be the allow-list's runtime calls exactly (so a call allowed later without an emulator version
 fails here); and compiled and run on the emulator as meson.build builds a kernel.cu for it (rewrite.py, then
-clang++ with the emulator's flags), where each call must do what CUDA says. No GPU is needed."""
+clang++ with the emulator's flags), where each call must do what CUDA says. Built the same way,
+kernels/copies_every_way.cu shows the schedule check counting the bytes of each way to copy between the host and
+the GPU, as CUPTI counts them on a GPU. No GPU is needed."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from grader.steps import build, sanitize
 from grader.steps.integrity import elf, symbols
 
 EVERY_CALL = Path(__file__).parent / "kernels" / "every_runtime_call.cu"
+COPIES = Path(__file__).parent / "kernels" / "copies_every_way.cu"
 # nvcc's own calls (__cudaPushCallConfiguration, __cudaLaunchKernel, ...) are what it writes for <<<...>>>,
 # which rewrite.py turns into the emulator's launch instead: the runtime calls are the others.
 RUNTIME_CALLS = frozenset(name for name in symbols.CUDA_CALLS if not name.startswith("__"))
@@ -60,20 +63,17 @@ def filled(command: list[str], **paths: Path) -> list[str]:
     return [str(paths[arg.strip("@").lower()]) if arg in ("@INPUT@", "@OUTPUT@") else arg for arg in out]
 
 
-@pytest.fixture(scope="module")
-def every_call_on_the_emulator(emulator, config, tmp_path_factory) -> Path:
-    """every_runtime_call.cu built as meson.build builds the emulator's self-test kernels, and linked as the
-    self-test is."""
+def built_on_the_emulator(emulator, config, source: Path, folder: Path) -> Path:
+    """`source` built as meson.build builds the emulator's self-test kernels, and linked as the self-test is."""
     built = proc.run(["meson", "compile", "-C", str(emulator.directory), "cml_emu", "cml_common_emu"],
                      config.timeouts["build"])  # fmt: skip
     assert built.ok, build.compiler_errors(built)
-    folder = tmp_path_factory.mktemp("every_call")
-    rewritten, objected, program = folder / "every.cpp", folder / "every.o", folder / "every"
+    rewritten, objected, program = folder / f"{source.stem}.cpp", folder / f"{source.stem}.o", folder / source.stem
     (rewrite,) = intro_target(emulator, "cml_emu_selftest_cpp")["target_sources"]
     (compile_,) = intro_target(emulator, "cml_emu_selftest_o")["target_sources"]
     _, link = intro_target(emulator, "cml_emu_selftest")["target_sources"]
     steps = [
-        filled(rewrite["compiler"], input=EVERY_CALL, output=rewritten),
+        filled(rewrite["compiler"], input=source, output=rewritten),
         filled(compile_["compiler"], input=rewritten, output=objected),
         [*link["linker"], str(objected), "-o", str(program), *link["parameters"]],
     ]
@@ -81,6 +81,11 @@ def every_call_on_the_emulator(emulator, config, tmp_path_factory) -> Path:
         ran = proc.run(step, config.timeouts["build"], cwd=emulator.directory)
         assert ran.ok, build.compiler_errors(ran)
     return program
+
+
+@pytest.fixture(scope="module")
+def every_call_on_the_emulator(emulator, config, tmp_path_factory) -> Path:
+    return built_on_the_emulator(emulator, config, EVERY_CALL, tmp_path_factory.mktemp("every_call"))
 
 
 def test_every_allowed_runtime_call_does_on_the_emulator_what_cuda_says(every_call_on_the_emulator, config):
@@ -93,3 +98,16 @@ def test_the_checks_find_nothing_in_the_calls(every_call_on_the_emulator, config
     run = proc.run([str(every_call_on_the_emulator)], config.timeouts["sanitizer"], env=checks)
     assert run.ok and "0 checks failed" in run.stdout, run.tail(40)
     assert "RACECHECK SUMMARY: 0 hazards" in run.stderr and "ERROR SUMMARY: 0 errors" in run.stderr
+
+
+def test_the_schedule_check_counts_the_bytes_of_every_way_to_copy_and_finds_a_call_that_copies_none(
+    emulator, config, tmp_path
+):
+    program = built_on_the_emulator(emulator, config, COPIES, tmp_path)
+    checks = {"CML_EMU_CHECK": "schedule", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)}
+    run = proc.run([str(program)], config.timeouts["sanitizer"], env=checks)
+    assert run.returncode == sanitize.SANITIZER_FOUND, run.tail(40)
+    assert "by_no_copy_at_all copied none of its input to the GPU" in run.stderr
+    assert "by_no_copy_at_all copied none of its output back to the host" in run.stderr
+    assert "SCHEDULE SUMMARY (pinned): 2 errors" in run.stderr and "SCHEDULE SUMMARY: 2 errors" in run.stderr
+    assert run.stderr.count("Schedule error") == 2, run.stderr

@@ -60,6 +60,8 @@ GRADED = {
         # Not managed_read_mostly_advice: the page faults its advice leaves show on a GPU alone.
         "managed_without_prefetch",
         "managed_prefetched_after_the_kernel",
+        # Parts A and B with no copy, or the input's alone: the copies' bytes, counted against the call's own.
+        "zero_copy_in_parts_a_and_b",
         # The zero-copy stretch: mapped host memory the emulated kernels reach, and its own test cases.
         "zero_copy_maps_the_callers_buffers",
         "zero_copy_never_unregisters",

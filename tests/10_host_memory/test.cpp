@@ -49,7 +49,8 @@ void check_output(const char* name, unsigned expects, int n, int passes, Call ca
     const std::vector<float> pristine = cml::random_floats(std::size_t(n));
     std::vector<float> in = pristine;
     std::vector<float> out(std::size_t(n) + kGuard, kSentinel);
-    cml::watched_call(name, expects, [&] { call(in.data(), out.data()); });
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    cml::watched_call(name, expects, {bytes, bytes}, [&] { call(in.data(), out.data()); });
 
     const std::vector<float> after = recorded(out);
     int overwritten = 0;

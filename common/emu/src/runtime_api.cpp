@@ -54,13 +54,17 @@ bool device_side(cudaMemcpyKind kind, bool destination)
     }
 }
 
-// A copy between the host and the device, for the schedule check (schedule.hpp).
-void note_host_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream, bool async)
+// A copy between the host and the device, for the schedule check (schedule.hpp): `moved` bytes, from within
+// [src, src + src_span) to within [dst, dst + dst_span).
+void note_host_copy(void* dst, size_t dst_span, const void* src, size_t src_span, size_t moved, cudaMemcpyKind kind,
+                    cudaStream_t stream, bool async)
 {
-    const bool to_host = kind == cudaMemcpyDeviceToHost || (kind == cudaMemcpyDefault && !is_device_range(dst, count));
-    const bool from_host = kind == cudaMemcpyHostToDevice || (kind == cudaMemcpyDefault && !is_device_range(src, count));
+    const bool to_host =
+        kind == cudaMemcpyDeviceToHost || (kind == cudaMemcpyDefault && !is_device_range(dst, dst_span));
+    const bool from_host =
+        kind == cudaMemcpyHostToDevice || (kind == cudaMemcpyDefault && !is_device_range(src, src_span));
     if (to_host == from_host) return;  // device to device, or host to host
-    schedule::host_copy(to_host ? dst : src, count, to_host, stream, async);
+    schedule::host_copy(to_host ? dst : src, to_host ? dst_span : src_span, moved, to_host, stream, async);
 }
 
 cudaError_t copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
@@ -97,6 +101,23 @@ cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, si
     for (size_t row = 0; row < height; ++row)
         std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
     return record(cudaSuccess);
+}
+
+// A 2D copy between the host and the device, for the schedule check: its rows' bytes, each side's extent.
+void note_host_copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                       cudaMemcpyKind kind, cudaStream_t stream, bool async)
+{
+    if (width == 0 || height == 0) return;
+    note_host_copy(dst, extent(dpitch, width, height), src, extent(spitch, width, height), width * height, kind, stream,
+                   async);
+}
+
+// A copy to or from a __device__ or __constant__ variable, for the schedule check, where its other side is the
+// host's memory (`to_host`: a copy from the variable).
+void note_symbol_copy(const void* other_side, size_t count, bool to_host, cudaStream_t stream, bool async)
+{
+    if (count && !is_device_range(other_side, count))
+        schedule::host_copy(other_side, count, count, to_host, stream, async);
 }
 
 cudaError_t fill_2d(void* pointer, size_t pitch, int value, size_t width, size_t height)
@@ -220,14 +241,14 @@ cudaError_t cudaFree(void* pointer)
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
 {
     const cudaError_t error = cml_emu::copy(dst, src, count, kind);
-    if (error == cudaSuccess) cml_emu::note_host_copy(dst, src, count, kind, nullptr, false);
+    if (error == cudaSuccess) cml_emu::note_host_copy(dst, count, src, count, count, kind, nullptr, false);
     return error;
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream)
 {
     const cudaError_t error = cml_emu::copy(dst, src, count, kind);
-    if (error == cudaSuccess) cml_emu::note_host_copy(dst, src, count, kind, stream, true);
+    if (error == cudaSuccess) cml_emu::note_host_copy(dst, count, src, count, count, kind, stream, true);
     return error;
 }
 
@@ -240,24 +261,32 @@ cudaError_t cudaMemsetAsync(void* pointer, int value, size_t count, cudaStream_t
 
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind)
 {
-    return cml_emu::copy_to_symbol(symbol, src, count, offset, kind);
+    const cudaError_t error = cml_emu::copy_to_symbol(symbol, src, count, offset, kind);
+    if (error == cudaSuccess) cml_emu::note_symbol_copy(src, count, false, nullptr, false);
+    return error;
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset,
-                                    cudaMemcpyKind kind, cudaStream_t)
+                                    cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cml_emu::copy_to_symbol(symbol, src, count, offset, kind);
+    const cudaError_t error = cml_emu::copy_to_symbol(symbol, src, count, offset, kind);
+    if (error == cudaSuccess) cml_emu::note_symbol_copy(src, count, false, stream, true);
+    return error;
 }
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind)
 {
-    return cml_emu::copy_from_symbol(dst, symbol, count, offset, kind);
+    const cudaError_t error = cml_emu::copy_from_symbol(dst, symbol, count, offset, kind);
+    if (error == cudaSuccess) cml_emu::note_symbol_copy(dst, count, true, nullptr, false);
+    return error;
 }
 
 cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind,
-                                      cudaStream_t)
+                                      cudaStream_t stream)
 {
-    return cml_emu::copy_from_symbol(dst, symbol, count, offset, kind);
+    const cudaError_t error = cml_emu::copy_from_symbol(dst, symbol, count, offset, kind);
+    if (error == cudaSuccess) cml_emu::note_symbol_copy(dst, count, true, stream, true);
+    return error;
 }
 
 cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol)
@@ -281,13 +310,17 @@ cudaError_t cudaGetSymbolSize(size_t* size, const void* symbol)
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                          cudaMemcpyKind kind)
 {
-    return cml_emu::copy_2d(dst, dpitch, src, spitch, width, height, kind);
+    const cudaError_t error = cml_emu::copy_2d(dst, dpitch, src, spitch, width, height, kind);
+    if (error == cudaSuccess) cml_emu::note_host_copy_2d(dst, dpitch, src, spitch, width, height, kind, nullptr, false);
+    return error;
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                              cudaMemcpyKind kind, cudaStream_t)
+                              cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return cml_emu::copy_2d(dst, dpitch, src, spitch, width, height, kind);
+    const cudaError_t error = cml_emu::copy_2d(dst, dpitch, src, spitch, width, height, kind);
+    if (error == cudaSuccess) cml_emu::note_host_copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, true);
+    return error;
 }
 
 cudaError_t cudaMemset2D(void* pointer, size_t pitch, int value, size_t width, size_t height)

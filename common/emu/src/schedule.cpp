@@ -47,6 +47,8 @@ struct Call {
     bool expects_pinned = false;
     bool expects_overlap = false;
     bool expects_prefetched = false;
+    unsigned long long bytes_in = 0, bytes_out = 0;    // what its copies must carry, each way (the mark's)
+    unsigned long long copied_in = 0, copied_out = 0;  // what they did
     int most_streams_busy = 0;   // the most streams with work in flight at once during the call
     bool enqueued = false;       // any work at all
     std::set<std::uintptr_t> pinned;  // pinned during the call, not yet unpinned
@@ -138,6 +140,8 @@ void call_started(Log& l, const words::CallMark& mark)
     l.call.expects_pinned = mark.expects_pinned;
     l.call.expects_overlap = mark.expects_overlap;
     l.call.expects_prefetched = mark.expects_prefetched;
+    l.call.bytes_in = mark.bytes_in;
+    l.call.bytes_out = mark.bytes_out;
     l.call_depth = l.depth;
 }
 
@@ -177,6 +181,10 @@ void call_returned(Log& l)
         if (!l.managed.count(start)) continue;
         l.findings.add(words::kReturned, words::managed_left_allocated(name));
     }
+    if (l.call.expects_pinned && l.call.copied_in < l.call.bytes_in)
+        l.findings.add(words::kPinned, words::not_copied(name, false, l.call.copied_in == 0));
+    if (l.call.expects_pinned && l.call.copied_out < l.call.bytes_out)
+        l.findings.add(words::kPinned, words::not_copied(name, true, l.call.copied_out == 0));
     if (l.call.expects_overlap && l.call.enqueued && l.call.most_streams_busy < 2)
         l.findings.add(words::kOverlap, words::never_overlapped(name, l.call.most_streams_busy));
     l.call_depth = -1;
@@ -257,16 +265,17 @@ void event_recorded(cudaEvent_t event, cudaStream_t stream)
     it->second.up_to = stream_of(l, stream).next;
 }
 
-void host_copy(const void* host, std::size_t bytes, bool to_host, cudaStream_t stream, bool async)
+void host_copy(const void* host, std::size_t span, std::size_t moved, bool to_host, cudaStream_t stream, bool async)
 {
-    if (!on() || bytes == 0) return;
+    if (!on() || moved == 0) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
     const auto at = reinterpret_cast<std::uintptr_t>(host);
-    if (in_call(l) && l.call.expects_pinned && !is_pinned(l, at, bytes))
+    if (in_call(l)) (to_host ? l.call.copied_out : l.call.copied_in) += moved;
+    if (in_call(l) && l.call.expects_pinned && !is_pinned(l, at, span))
         l.findings.add(words::kPinned, words::pageable_copy(l.call.name, to_host, async));
     if (async) {
-        enqueue(l, stream, Pending{to_host ? Work::copy_out : Work::copy_in, 0, at, bytes});
+        enqueue(l, stream, Pending{to_host ? Work::copy_out : Work::copy_in, 0, at, moved});
         return;
     }
     // A copy the host waits for runs on the legacy default stream, after its work and the blocking streams'.

@@ -6,10 +6,11 @@
 // What it judges is the calls the test program marks with an NVTX range "cml call: NAME; expects: ..."
 // (cml/watched_call.hpp), at their end: work still pending (and a copy to the host still pending is a race with
 // the caller's read of it), streams, events and pinned memory the call made and left alive; and during them,
-// with the expectations the range names, copies from pageable memory ("pinned copies"), never two streams
-// with work in flight together ("2 streams") and kernels that would take page faults on managed memory
-// ("prefetched"). CML_EMU_SCHEDULE picks the aspects reported: pinned, overlap, returned, prefetched (a comma
-// list; all of them when unset).
+// with the expectations the range names, copies from pageable memory or fewer bytes copied each way than the
+// range states ("pinned copies of IN bytes in and OUT bytes out"), never two streams with work in flight
+// together ("2 streams") and kernels that would take page faults on managed memory ("prefetched").
+// CML_EMU_SCHEDULE picks the aspects reported: pinned, overlap, returned, prefetched (a comma list; all of them
+// when unset).
 //
 // Where managed pages are is known from the prefetches alone: an allocation is the GPU's once one prefetch to the
 // device covered all of it (or a kernel faulted it in), and no longer once any of it was prefetched to the host.
@@ -34,9 +35,9 @@ void event_created(cudaEvent_t event);
 void event_destroyed(cudaEvent_t event);
 void event_recorded(cudaEvent_t event, cudaStream_t stream);
 
-// A copy between `host` and the device (to_host: device to host), on `stream`; `async`: a cudaMemcpy*Async,
-// else one the host waits for, which also waits for the legacy default stream's work.
-void host_copy(const void* host, std::size_t bytes, bool to_host, cudaStream_t stream, bool async);
+// A copy of `moved` bytes between [host, host + span) and the device (to_host: device to host), on `stream`;
+// `async`: a cudaMemcpy*Async, else one the host waits for, which also waits for the legacy default stream's work.
+void host_copy(const void* host, std::size_t span, std::size_t moved, bool to_host, cudaStream_t stream, bool async);
 // A launch on `stream`, given the bytes of its arguments (read for pointers into managed memory).
 void kernel(cudaStream_t stream, const void* arguments, std::size_t argument_bytes);
 

@@ -31,12 +31,12 @@ Timeline two_streams_and_a_call()
     return t;
 }
 
-// One copy or kernel, issued by API call `correlation` at `issued`, on the GPU from start to end.
+// One copy or kernel, issued by API call `correlation` at `issued`, on the GPU from start to end; a copy of `bytes`.
 void work(Timeline& t, Work kind, std::uint32_t stream, std::uint32_t correlation, std::uint64_t issued,
-          std::uint64_t start, std::uint64_t end, bool pageable = false)
+          std::uint64_t start, std::uint64_t end, bool pageable = false, std::uint64_t bytes = 0)
 {
     t.api_entered(correlation, issued);
-    t.add(Activity{kind, stream, pageable, true, start, end, correlation});
+    t.add(Activity{kind, stream, pageable, true, start, end, correlation, bytes});
 }
 
 // The call waits for the whole device (cudaDeviceSynchronize, API call `correlation`) from `entered` to `returned`.
@@ -198,6 +198,73 @@ TEST_CASE("a copy from pageable memory fails pinned, in a call that expects pinn
     CHECK(judged(unwatched, "pinned").size() == 0);
 }
 
+// Part A's call on 1000 floats: 4000 bytes each way, as the test program's mark states them.
+constexpr const char* kPinned4000 =
+    "cml call: pipeline_pinned; expects: pinned copies of 4000 bytes in and 4000 bytes out,";
+
+// A pinned pipeline from t = 100 to t = 1000, its kernel on the default stream, with the copies `copies` makes.
+Findings pinned_judged(void (*copies)(Timeline&))
+{
+    Timeline t;
+    t.range_pushed(kPinned4000, 100);
+    work(t, Work::kernel, kDefaultId, 1, 110, 400, 500);
+    copies(t);
+    synchronise_device(t, 99, 150, 900);
+    t.range_popped(1000);
+    return judged(t, "pinned");
+}
+
+TEST_CASE("a call that expects pinned copies and copies nothing fails pinned, for its input and its output")
+{
+    const Findings f = pinned_judged([](Timeline&) {});  // its kernel reads and writes host memory directly
+    CHECK(f.size() == 2);
+    CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", false, true)));
+    CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", true, true)));
+    CHECK(f.texts()[0].find("copied none of its input to the GPU") != std::string::npos);
+}
+
+TEST_CASE("a call that copies its input alone, and writes its output through mapped memory, fails pinned")
+{
+    const Findings f =
+        pinned_judged([](Timeline& t) { work(t, Work::copy_in, kDefaultId, 2, 105, 120, 300, false, 4000); });
+    CHECK(f.size() == 1);
+    CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", true, true)));
+}
+
+TEST_CASE("chunked copies that together carry the input and the output pass pinned; a chunk short fails it")
+{
+    const Findings whole = pinned_judged([](Timeline& t) {
+        for (std::uint32_t chunk = 0; chunk < 4; ++chunk) {
+            work(t, Work::copy_in, kDefaultId, 10 + chunk, 105, 120, 300, false, 1000);
+            work(t, Work::copy_out, kDefaultId, 20 + chunk, 115, 600, 700, false, 1000);
+        }
+    });
+    CHECK(whole.size() == 0);
+    const Findings short_of_it = pinned_judged([](Timeline& t) {
+        for (std::uint32_t chunk = 0; chunk < 4; ++chunk)
+            work(t, Work::copy_in, kDefaultId, 10 + chunk, 105, 120, 300, false, 1000);
+        for (std::uint32_t chunk = 0; chunk < 3; ++chunk)
+            work(t, Work::copy_out, kDefaultId, 20 + chunk, 115, 600, 700, false, 1000);
+    });
+    CHECK(short_of_it.size() == 1);
+    CHECK(says(short_of_it, cml::schedule::not_copied("pipeline_pinned", true, false)));
+}
+
+TEST_CASE("copies made outside the call are not its own, and a call that expects no pinned copies needs none")
+{
+    Timeline t;
+    work(t, Work::copy_in, kDefaultId, 1, 50, 60, 90, false, 4000);  // before the call: the harness's
+    t.range_pushed(kPinned4000, 100);
+    t.range_popped(1000);
+    work(t, Work::copy_out, kDefaultId, 2, 1100, 1110, 1200, false, 4000);  // the test reading the output back
+    CHECK(judged(t, "pinned").size() == 2);
+
+    Timeline managed;  // Part C, and the zero-copy stretch, move their data with no copy
+    managed.range_pushed("cml call: pipeline_managed; expects: prefetched,", 100);
+    managed.range_popped(1000);
+    CHECK(judged(managed, "pinned").size() == 0);
+}
+
 // The GPU's times, converted to the host's clock, may lead it: what the host saw come back bounds them.
 TEST_CASE("a copy the call waited for has ended by the time the wait returned, whatever its recorded end")
 {
@@ -346,6 +413,14 @@ TEST_CASE("a range's message is a watched call's only with the prefix, and names
     CHECK(mark->name == "pipeline_overlapped");
     CHECK(mark->expects_pinned);
     CHECK(mark->expects_overlap);
+    CHECK(mark->bytes_in == 0);  // a mark that states no sizes asks for no bytes
+
+    const auto sized = cml::schedule::call_mark(
+        "cml call: pipeline_overlapped; expects: pinned copies of 4000 bytes in and 8000000000 bytes out, 2 streams,");
+    REQUIRE(sized.has_value());
+    CHECK(sized->bytes_in == 4000);
+    CHECK(sized->bytes_out == 8'000'000'000ULL);
+    CHECK(sized->expects_overlap);
 }
 
 TEST_CASE("a GPU page fault inside a call that expects prefetching fails prefetched; one before the call does not")
