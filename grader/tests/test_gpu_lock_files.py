@@ -104,11 +104,17 @@ def free(folder: Path, exclusive: bool) -> bool:
         return False
 
 
+def held_and_awaited(graders, kind: str, awaited_as: str) -> tuple[OtherGrader, OtherGrader]:
+    """A grader holding the lock as `kind`, once it is in, and another once it says it waits for it."""
+    holder = graders(kind)
+    holder.says("in")
+    waiter = graders(awaited_as)
+    waiter.says("waiting")
+    return holder, waiter
+
+
 def test_a_shared_hold_in_one_grader_keeps_another_graders_exclusive_one_out(graders, tmp_path):
-    tests = graders("shared")
-    tests.says("in")
-    bench = graders("exclusive")
-    bench.says("waiting")
+    tests, bench = held_and_awaited(graders, "shared", "exclusive")
     assert free(tmp_path, exclusive=False)  # so no one holds it alone: the benchmark is not in
     tests.let_go()
     bench.says("in")
@@ -116,10 +122,7 @@ def test_a_shared_hold_in_one_grader_keeps_another_graders_exclusive_one_out(gra
 
 
 def test_an_exclusive_hold_in_one_grader_keeps_another_graders_shared_one_out(graders, tmp_path):
-    bench = graders("exclusive")
-    bench.says("in")
-    tests = graders("shared")
-    tests.says("waiting")
+    bench, tests = held_and_awaited(graders, "exclusive", "shared")
     bench.let_go()
     tests.says("in")
     assert not free(tmp_path, exclusive=True)
@@ -157,10 +160,7 @@ def test_a_benchmark_sets_up_beside_another_graders_tests_and_launches_once_they
 
 
 def test_one_ncu_run_at_a_time_among_the_graders_of_a_card(graders, tmp_path):
-    first = graders("ncu")
-    first.says("in")
-    second = graders("ncu")
-    second.says("waiting")
+    first, second = held_and_awaited(graders, "ncu", "ncu")
     turn = gpu_locks(CARD, tmp_path).counters
     assert not turn.acquire(blocking=False)
     assert free(tmp_path, exclusive=True)  # the ncu turn is a lock of its own: the GPU itself is not held by it
@@ -173,10 +173,7 @@ def test_one_ncu_run_at_a_time_among_the_graders_of_a_card(graders, tmp_path):
 
 @pytest.mark.parametrize("kind", ["exclusive", "ncu"])
 def test_a_grader_killed_while_it_holds_a_lock_keeps_no_one_out(graders, tmp_path, kind):
-    dying = graders(kind)
-    dying.says("in")
-    waiting = graders(kind)
-    waiting.says("waiting")
+    dying, waiting = held_and_awaited(graders, kind, kind)
     dying.process.kill()  # no chance to let go: the kernel does it as the process ends
     waiting.says("in")
     waiting.let_go()
