@@ -138,7 +138,8 @@ class Steps:
         """The GPU shared, and its performance monitors to this lab alone: an ncu run. Its counters are the
         profiled process's own: on the H100 every count the checks read came out the same with Lab 4's
         benchmark running beside it (results/h100.md, "Nsight Compute beside other programs"), so the others'
-        tests and sanitizers go on. One ncu run at a time, so that two never share the monitors."""
+        tests and sanitizers go on. One ncu run at a time on the card, whichever grader runs it, so that two never
+        share the monitors."""
         return self._alone_with(self.ctx.counters_lock, WAITING_FOR_THE_GPU)
 
     @contextmanager
