@@ -174,8 +174,9 @@ def visible_gpus() -> list[str]:
 
 
 def worker_gpus(workers: int | None) -> list[str | None]:
-    """The GPU of each worker: one worker per GPU by default; more workers than GPUs share them round-robin (their
-    timings then disturb each other); without a GPU, `workers` (default 1) workers with none."""
+    """The GPU of each worker: one worker per GPU by default; more workers than GPUs share them round-robin, their
+    graders taking turns on each card as the labs of one grader do (its lock files: grader/execution/gpu_lock.py);
+    without a GPU, `workers` (default 1) workers with none."""
     gpus = visible_gpus()
     count = workers or max(1, len(gpus))
     return [gpus[i % len(gpus)] for i in range(count)] if gpus else [None] * count

@@ -21,6 +21,7 @@ class Gpu:
     present: bool
     name: str = ""
     compute_capability: str = ""  # "9.0"
+    uuid: str = ""  # the card itself, however CUDA_VISIBLE_DEVICES names it: its lock files' name (gpu_lock_files.py)
     reason: str = ""  # why none is usable, when not present
 
 
@@ -48,11 +49,12 @@ def detect_gpu() -> Gpu:
         return Gpu(False, reason="nvidia-smi not found: this machine has no NVIDIA driver")
     chosen = chosen_gpu()
     which = ["--id", chosen] if chosen else []
-    outcome = proc.run([nvidia_smi, *which, "--query-gpu=name,compute_cap", "--format=csv,noheader"], timeout_s=60)
+    outcome = proc.run([nvidia_smi, *which, "--query-gpu=name,compute_cap,uuid", "--format=csv,noheader"], timeout_s=60)
     lines = [line for line in outcome.stdout.splitlines() if line.strip()]
     if not outcome.ok or not lines:
         return Gpu(False, reason=f"nvidia-smi found no usable GPU ({outcome.how_it_ended()}: {outcome.tail(2)})")
-    name, capability = (part.strip() for part in lines[0].split(",", 1))
+    name, capability, *rest = (part.strip() for part in lines[0].split(",", 2))
+    uuid = rest[0] if rest else ""
     if tuple(int(part) for part in capability.split(".")) < MIN_COMPUTE_CAPABILITY:
         wanted = ".".join(map(str, MIN_COMPUTE_CAPABILITY))
         return Gpu(
@@ -61,7 +63,7 @@ def detect_gpu() -> Gpu:
             compute_capability=capability,
             reason=f"{name} has compute capability {capability}; CUDA 13 and these labs need {wanted} or newer",
         )
-    return Gpu(True, name=name, compute_capability=capability)
+    return Gpu(True, name=name, compute_capability=capability, uuid=uuid)
 
 
 def gpu_count() -> int:

@@ -18,7 +18,7 @@ from grader.core.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.core.model import Category, Check, LabGrade, Status
 from grader.execution import gpu_turn, proc
 from grader.execution.gpu import Gpu
-from grader.execution.gpu_lock import GpuLock
+from grader.execution.gpu_lock import GpuLock, Mutex
 from grader.grading import checks
 from grader.grading.sizes import lab_sizes
 from grader.grading.submission import defines_none_of, interface_functions
@@ -61,10 +61,10 @@ class Context:
     # False only in the project's own tests of the defences behind the static checks (test_attacks.py).
     static_checks: bool = True
     # What the labs graded at once share: the build folder (one Ninja at a time), the GPU (gpu_lock.py), and
-    # its performance monitors (one ncu run at a time).
+    # its performance monitors (one ncu run at a time); on a GPU, the last two with every grader on the card.
     build_lock: threading.Lock = field(default_factory=threading.Lock)
     gpu_lock: GpuLock = field(default_factory=GpuLock)
-    counters_lock: threading.Lock = field(default_factory=threading.Lock)
+    counters_lock: Mutex = field(default_factory=threading.Lock)
 
 
 Progress = Callable[[str], None]
@@ -138,11 +138,12 @@ class Steps:
         """The GPU shared, and its performance monitors to this lab alone: an ncu run. Its counters are the
         profiled process's own: on the H100 every count the checks read came out the same with Lab 4's
         benchmark running beside it (results/h100.md, "Nsight Compute beside other programs"), so the others'
-        tests and sanitizers go on. One ncu run at a time, so that two never share the monitors."""
+        tests and sanitizers go on. One ncu run at a time on the card, whichever grader runs it, so that two never
+        share the monitors."""
         return self._alone_with(self.ctx.counters_lock, WAITING_FOR_THE_GPU)
 
     @contextmanager
-    def _alone_with(self, lock: threading.Lock, waiting_step: str) -> Iterator[None]:
+    def _alone_with(self, lock: Mutex, waiting_step: str) -> Iterator[None]:
         """`lock` to this lab alone, waiting for it a step of its own, and the GPU shared."""
         step = self.step
         if not lock.acquire(blocking=False):

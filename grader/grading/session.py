@@ -20,7 +20,7 @@ from pathlib import Path
 from grader.core.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target
 from grader.core.exits import CannotGrade, UsageError
 from grader.core.model import LabGrade
-from grader.execution import gpu, sandbox
+from grader.execution import gpu, gpu_lock_files, sandbox
 from grader.grading.grade import WAITING_FOR_THE_GPU, WAITING_TO_BUILD, Context, grade_lab
 from grader.grading.sizes import lab_sizes, load_instructor_sizes
 from grader.grading.submission import SubmissionError, read_submission
@@ -136,7 +136,21 @@ class Session:
             instructor_sizes=self.instructor_sizes,
             emulator=emulator,
         )
+        locks = self._gpu_locks(say)
+        if locks is not None:
+            self.context.gpu_lock, self.context.counters_lock = locks.gpu, locks.counters
         return self.context
+
+    def _gpu_locks(self, say: Callable[[str], None]) -> gpu_lock_files.GpuLocks | None:
+        """The GPU's locks as every grader on the card holds them (grader/execution/gpu_lock_files.py); None, for
+        this process's own, where there is no card, or no safe folder for their files."""
+        if not (self.device.present and self.device.uuid):
+            return None
+        try:
+            return gpu_lock_files.gpu_locks(self.device.uuid)
+        except gpu_lock_files.UnsafeFolder as error:
+            say(f"The GPU's lock files cannot be used ({error}): other graders on this GPU will not wait for this one")
+            return None
 
     def grade(self, progress: Callable[[str, str, str], None] = lambda lab, variant, step: None) -> list[LabGrade]:
         """Every lab of the run and each of its variants, in that order, `jobs` of them at once; progress(lab,

@@ -150,9 +150,9 @@ def test_without_a_gpu_the_workers_set_no_device(config, tmp_path, monkeypatch, 
 FAKE_NVIDIA_SMI = """#!/bin/sh
 # Two GPUs of different kinds: GPU 0 an A100, GPU 1 an H100 (nvidia-smi's numbering, by PCI bus).
 case "$*" in
-    *"--id 1"*|*"--id GPU-h100"*) echo "NVIDIA H100 80GB HBM3, 9.0" ;;
-    *"--id 0"*) echo "NVIDIA A100-SXM4-80GB, 8.0" ;;
-    *) echo "NVIDIA A100-SXM4-80GB, 8.0"; echo "NVIDIA H100 80GB HBM3, 9.0" ;;
+    *"--id 1"*|*"--id GPU-h100"*) echo "NVIDIA H100 80GB HBM3, 9.0, GPU-h100" ;;
+    *"--id 0"*) echo "NVIDIA A100-SXM4-80GB, 8.0, GPU-a100" ;;
+    *) echo "NVIDIA A100-SXM4-80GB, 8.0, GPU-a100"; echo "NVIDIA H100 80GB HBM3, 9.0, GPU-h100" ;;
 esac
 """
 
@@ -168,6 +168,16 @@ def test_a_worker_is_graded_against_the_gpu_it_was_given(tmp_path, monkeypatch, 
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     fake_gpus(monkeypatch, 2, visible)
     assert gpu.detect_gpu().name == name
+
+
+@pytest.mark.parametrize("visible", ["1", "GPU-h100,0"])
+def test_a_card_is_known_by_its_uuid_however_cuda_visible_devices_names_it(tmp_path, monkeypatch, visible):
+    """Graders that share a card share its lock files, named by its UUID (grader/execution/gpu_lock_files.py)."""
+    (tmp_path / "nvidia-smi").write_text(FAKE_NVIDIA_SMI)
+    (tmp_path / "nvidia-smi").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    fake_gpus(monkeypatch, 2, visible)
+    assert gpu.detect_gpu().uuid == "GPU-h100"
 
 
 def test_cuda_numbers_the_gpus_as_nvidia_smi_does_in_the_grader_and_its_sandbox(monkeypatch):

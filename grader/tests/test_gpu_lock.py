@@ -1,15 +1,25 @@
 """The GPU's readers-writer lock (grader/execution/gpu_lock.py), with threads that hold it until told to let go. A
 holder that must wait says so (the lock's `waiting` callback) before it blocks: the tests wait for that, never for a
-clock, and a lock that lets a holder in too early or never is caught by the order in which they got in."""
+clock, and a lock that lets a holder in too early or never is caught by the order in which they got in. Each test
+runs on the lock of one grader process and on the lock file every grader on a card holds (gpu_lock_files.py),
+whose threads follow the same rules."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+
+import pytest
 
 from grader.execution.gpu_lock import GpuLock
 
 PATIENCE_S = 5.0  # only a broken lock waits this long
+
+
+@pytest.fixture(params=["in one process", "through a file"])
+def new_lock(request, tmp_path) -> Callable[[], GpuLock]:
+    return lambda: GpuLock(tmp_path / "gpu.lock" if request.param == "through a file" else None)
 
 
 class Holder(threading.Thread):
@@ -41,8 +51,8 @@ def holder(lock: GpuLock, name: str, exclusive: bool, log: list[str], blocked: b
     return started
 
 
-def test_shared_holders_overlap():
-    lock, log = GpuLock(), list[str]()  # log: the holders, in the order they got in
+def test_shared_holders_overlap(new_lock):
+    lock, log = new_lock(), list[str]()  # log: the holders, in the order they got in
     tests = holder(lock, "tests", False, log)
     memcheck = holder(lock, "memcheck", False, log)  # in while the tests are still in
     assert not tests.waiting.is_set() and not memcheck.waiting.is_set()
@@ -51,8 +61,8 @@ def test_shared_holders_overlap():
     assert log == ["tests", "memcheck"]
 
 
-def test_an_exclusive_holder_waits_for_the_shared_holders_and_they_for_it():
-    lock, log = GpuLock(), list[str]()
+def test_an_exclusive_holder_waits_for_the_shared_holders_and_they_for_it(new_lock):
+    lock, log = new_lock(), list[str]()
     tests = holder(lock, "tests", False, log)
     bench = holder(lock, "bench", True, log, blocked=True)
     tests.let_go()
@@ -64,8 +74,8 @@ def test_an_exclusive_holder_waits_for_the_shared_holders_and_they_for_it():
     assert log == ["tests", "bench", "racecheck"]
 
 
-def test_exclusive_holders_take_turns():
-    lock, log = GpuLock(), list[str]()
+def test_exclusive_holders_take_turns(new_lock):
+    lock, log = new_lock(), list[str]()
     bench = holder(lock, "bench", True, log)
     ncu = holder(lock, "ncu", True, log, blocked=True)
     assert not ncu.inside.is_set()
@@ -75,8 +85,8 @@ def test_exclusive_holders_take_turns():
     assert log == ["bench", "ncu"]
 
 
-def test_shared_holders_go_in_while_an_exclusive_holder_waits():
-    lock, log = GpuLock(), list[str]()
+def test_shared_holders_go_in_while_an_exclusive_holder_waits(new_lock):
+    lock, log = new_lock(), list[str]()
     racecheck = holder(lock, "racecheck", False, log)
     bench = holder(lock, "bench", True, log, blocked=True)
     # In at once beside the racecheck: the run's shared work overlaps, and the benchmark runs after all of it.
@@ -89,8 +99,8 @@ def test_shared_holders_go_in_while_an_exclusive_holder_waits():
     assert log == ["racecheck", "memcheck", "bench"]
 
 
-def test_an_exclusive_holder_that_gave_up_waiting_keeps_no_one_out():
-    lock = GpuLock()
+def test_an_exclusive_holder_that_gave_up_waiting_keeps_no_one_out(new_lock):
+    lock = new_lock()
 
     def give_up() -> None:
         raise KeyboardInterrupt
@@ -127,8 +137,8 @@ class Staged(threading.Thread):
             assert self.release.wait(PATIENCE_S)
 
 
-def test_a_benchmark_sets_up_beside_others_and_runs_its_launches_alone():
-    lock, log = GpuLock(), list[str]()
+def test_a_benchmark_sets_up_beside_others_and_runs_its_launches_alone(new_lock):
+    lock, log = new_lock(), list[str]()
     tests = holder(lock, "tests", False, log)
     bench = Staged(lock, "bench", log)
     bench.start()
@@ -148,8 +158,8 @@ def test_a_benchmark_sets_up_beside_others_and_runs_its_launches_alone():
     assert log == ["tests", "bench sets up", "memcheck", "bench alone", "racecheck"]
 
 
-def test_two_benchmarks_set_up_together_and_take_turns_alone():
-    lock, log = GpuLock(), list[str]()
+def test_two_benchmarks_set_up_together_and_take_turns_alone(new_lock):
+    lock, log = new_lock(), list[str]()
     first, second = Staged(lock, "first", log), Staged(lock, "second", log)
     for bench in (first, second):
         bench.start()
@@ -172,8 +182,8 @@ def test_two_benchmarks_set_up_together_and_take_turns_alone():
         pass
 
 
-def test_a_benchmark_gives_the_gpu_back_when_its_launches_are_over():
-    lock, log = GpuLock(), list[str]()
+def test_a_benchmark_gives_the_gpu_back_when_its_launches_are_over(new_lock):
+    lock, log = new_lock(), list[str]()
     with lock.shared_then_exclusive() as hold:
         hold.take()
         memcheck = holder(lock, "memcheck", False, log, blocked=True)

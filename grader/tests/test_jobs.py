@@ -16,6 +16,7 @@ from grader.core.config import Lab
 from grader.core.exits import UsageError
 from grader.core.model import LabGrade
 from grader.execution.gpu_lock import GpuLock
+from grader.execution.gpu_lock_files import gpu_locks
 from grader.grading.grade import WAITING_FOR_THE_GPU, Context, Steps
 from grader.grading.session import BUILDING_AHEAD, GradeRequest, LabSeconds, start
 from grader.reporting import report
@@ -114,8 +115,11 @@ def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_st
     assert list(grade.steps) == ["checking the source", step, WAITING_FOR_THE_GPU]
 
 
-def test_an_ncu_run_shares_the_gpu_with_the_tests_and_waits_only_for_another_ncu_run():
-    ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=GpuLock(), counters_lock=threading.Lock()))
+@pytest.mark.parametrize("files", [False, True], ids=["in one process", "through the card's files"])
+def test_an_ncu_run_shares_the_gpu_with_the_tests_and_waits_only_for_another_ncu_run(files, tmp_path):
+    locks = gpu_locks("GPU-test", tmp_path) if files else None
+    gpu_lock, counters_lock = (locks.gpu, locks.counters) if locks else (GpuLock(), threading.Lock())
+    ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=gpu_lock, counters_lock=counters_lock))
     said = list[str]()
     steps = Steps(ctx, LabGrade("03_smoothing_halo", "", "student", ""), said.append)
     steps.next("ncu")
