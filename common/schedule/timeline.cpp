@@ -222,8 +222,10 @@ std::vector<std::optional<double>> Timeline::copies_overlapped() const
     for (std::size_t i = 0; i < calls_.size(); ++i) {
         if (!calls_[i].mark.expects_overlap) continue;
         std::vector<Interval> copies, kernels;
-        for (const Activity& a : activities_)
-            if (issued_by(i, a)) (a.work == Work::kernel ? kernels : copies).push_back(Interval{a.stream, a.start, a.end});
+        for (const Activity& a : activities_) {
+            if (!issued_by(i, a)) continue;
+            (a.work == Work::kernel ? kernels : copies).push_back(Interval{a.stream, a.start, a.end});
+        }
         fractions.push_back(overlapped_fraction(copies, kernels));
     }
     return fractions;

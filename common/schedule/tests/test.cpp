@@ -571,9 +571,10 @@ TEST_CASE("the overlap figure is the median and the lowest of the calls that cop
           "copies ran beside a kernel for 61% of their time on the GPU (median over 3 calls that copied; lowest 40%)");
     CHECK(overlap_figure({0.5, 0.6}) ==
           "copies ran beside a kernel for 55% of their time on the GPU (median over 2 calls that copied; lowest 50%)");
-    CHECK(overlap_figure({1.0}) == "copies ran beside a kernel for 100% of their time on the GPU (over 1 call that copied)");
-    CHECK(overlap_figure({std::nullopt}) == cml::schedule::no_overlap_figure(
-                                                "no call that expects two streams copied for any time on the GPU"));
+    CHECK(overlap_figure({1.0}) ==
+          "copies ran beside a kernel for 100% of their time on the GPU (over 1 call that copied)");
+    CHECK(overlap_figure({std::nullopt}) ==
+          cml::schedule::no_overlap_figure("no call that expects two streams copied for any time on the GPU"));
     CHECK(overlap_figure({}) == overlap_figure({std::nullopt}));
 }
 
