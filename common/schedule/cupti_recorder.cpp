@@ -2,8 +2,9 @@
 // CUDA calls its InitializeInjection as the program first uses the GPU), which records through CUPTI what the
 // watched calls did (cml/watched_call.hpp), and at exit judges them (timeline.hpp) and prints the findings and
 // the summary as the CPU emulator does (common/emu/src/schedule.hpp), exiting with CML_SCHEDULE_ERROR_EXITCODE
-// when it found anything. CML_SCHEDULE names the aspects reported (pinned, overlap, returned, prefetched; all when
-// unset).
+// when it found anything. Beside the overlap aspect's summary it prints what no emulator can: how much of the
+// copies' time on the GPU ran beside a kernel, a measurement the grader shows and never grades. CML_SCHEDULE
+// names the aspects reported (pinned, overlap, returned, prefetched; all when unset).
 //
 // What it records: from CUPTI's callbacks, every runtime and driver API call's entry (which watched call issued
 // each piece of work, and when), the streams and events made and destroyed, the host memory pinned and unpinned,
@@ -265,16 +266,19 @@ void at_exit()
     std::lock_guard<std::recursive_mutex> lock(r.mutex);
     cml::schedule::Findings findings(std::getenv("CML_SCHEDULE") ? std::getenv("CML_SCHEDULE") : "");
     r.timeline.judge(findings);
-    // A record with holes, or none at all, proves nothing: a finding under whichever aspect is asked for.
-    std::string lost = r.failure.empty() ? "" : "Schedule error: CUPTI could not record this run (" + r.failure + ")";
+    // A record with holes, or none at all, proves nothing: a finding under whichever aspect is asked for, and no
+    // figure measured from it.
+    std::string lost = r.failure.empty() ? "" : "CUPTI could not record this run (" + r.failure + ")";
     if (lost.empty() && r.dropped > 0)
-        lost = "Schedule error: CUPTI dropped " + std::to_string(r.dropped) + " of this run's activity records";
+        lost = "CUPTI dropped " + std::to_string(r.dropped) + " of this run's activity records";
     if (lost.empty() && r.timeline.calls() == 0)
-        lost = "Schedule error: no watched call reached the recorder (NVTX_INJECTION64_PATH must name it or CUPTI)";
-    if (!lost.empty())  // each aspect asked for fails
+        lost = "no watched call reached the recorder (NVTX_INJECTION64_PATH must name it or CUPTI)";
+    if (!lost.empty()) {  // each aspect asked for fails
         for (const char* aspect :
              {cml::schedule::kPinned, cml::schedule::kOverlap, cml::schedule::kReturned, cml::schedule::kPrefetched})
-            findings.add(aspect, lost);
+            findings.add(aspect, "Schedule error: " + lost);
+        findings.measured(cml::schedule::kOverlap, cml::schedule::no_overlap_figure(lost));
+    }
     const bool found = findings.print(stderr, env_int("CML_SCHEDULE_PRINT_LIMIT", 10)) > 0;
     std::fflush(nullptr);
     if (found) _exit(env_int("CML_SCHEDULE_ERROR_EXITCODE", 86));

@@ -1,6 +1,7 @@
 #include "findings.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace cml::schedule {
@@ -10,6 +11,10 @@ constexpr const char* kPrefix = "=========";
 constexpr const char* kCallPrefix = "cml call: ";
 constexpr const char* kExpects = "; expects: ";
 constexpr const char* kPinnedCopies = "pinned copies";
+
+constexpr const char* kMeasured = "SCHEDULE MEASURED";  // the grader shows the line's text, never grades it
+
+std::string percent(double fraction) { return std::to_string(std::lround(fraction * 100)) + "%"; }
 
 std::string stream_name(bool default_stream) { return default_stream ? "the default stream" : "a stream of its own"; }
 
@@ -113,6 +118,22 @@ std::string faults_not_measured(const std::string& call, const std::string& why)
            "), so prefetching cannot be judged: not passed";
 }
 
+std::string overlap_figure(const std::vector<std::optional<double>>& fractions)
+{
+    std::vector<double> measured;
+    for (const std::optional<double>& f : fractions)
+        if (f) measured.push_back(*f);
+    if (measured.empty()) return no_overlap_figure("no call that expects two streams copied for any time on the GPU");
+    std::sort(measured.begin(), measured.end());
+    const std::size_t n = measured.size();
+    const double median = n % 2 ? measured[n / 2] : (measured[n / 2 - 1] + measured[n / 2]) / 2;
+    const std::string over = "over " + std::to_string(n) + (n == 1 ? " call" : " calls") + " that copied";
+    return "copies ran beside a kernel for " + percent(median) + " of their time on the GPU (" +
+           (n == 1 ? over : "median " + over + "; lowest " + percent(measured.front())) + ")";
+}
+
+std::string no_overlap_figure(const std::string& why) { return "no figure for the copies beside kernels: " + why; }
+
 bool Findings::reports(const std::string& aspect) const
 {
     return aspects_.empty() || ("," + aspects_ + ",").find("," + aspect + ",") != std::string::npos;
@@ -127,6 +148,17 @@ void Findings::add(const std::string& aspect, const std::string& text)
             return;
         }
     found_.push_back(Found{aspect, text, 1});
+}
+
+void Findings::measured(const std::string& aspect, const std::string& text)
+{
+    if (!reports(aspect)) return;
+    for (auto& [said_of, said] : measured_)
+        if (said_of == aspect) {
+            said = text;
+            return;
+        }
+    measured_.emplace_back(aspect, text);
 }
 
 unsigned long long Findings::count(const std::string& text) const
@@ -158,6 +190,8 @@ unsigned long long Findings::print(std::FILE* to, int print_limit) const
             std::fprintf(to, "%s %s\n%s     (%llu time%s)\n%s\n", kPrefix, found.text.c_str(), kPrefix,
                          found.times, found.times == 1 ? "" : "s", kPrefix);
         }
+        for (const auto& [said_of, said] : measured_)
+            if (said_of == aspect) std::fprintf(to, "%s %s (%s): %s\n", kPrefix, kMeasured, aspect, said.c_str());
         std::fprintf(to, "%s SCHEDULE SUMMARY (%s): %llu error%s\n", kPrefix, aspect, errors, errors == 1 ? "" : "s");
     }
     const unsigned long long errors = size();

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cml::schedule {
@@ -48,6 +49,13 @@ std::string never_overlapped(const std::string& call, int most_streams_busy);
 std::string page_faulted(const std::string& call);  // a kernel touched managed memory not prefetched to the GPU
 std::string faults_not_measured(const std::string& call, const std::string& why);
 
+// The overlap aspect's measurement, from each call that expects two streams: the fraction of its copies' time on
+// the GPU that a kernel of its own ran beside (none: its copies took no time). Their median and the lowest, in
+// whole percent; or, with no fraction at all, that there is no figure. A GPU's only: the emulator runs every call
+// at once, and measures none.
+std::string overlap_figure(const std::vector<std::optional<double>>& fractions);
+std::string no_overlap_figure(const std::string& why);
+
 // The findings of one run, each once with the number of times it was seen, in the order first seen.
 class Findings {
 public:
@@ -60,9 +68,14 @@ public:
     unsigned long long count(const std::string& text) const;  // times seen, under every aspect
     std::vector<std::string> texts() const;                    // each once, in the order first seen
 
-    // Each aspect asked for in turn: its findings (the first `print_limit`) and its own summary line
-    // ("SCHEDULE SUMMARY (pinned): 0 errors"), so that one run serves a check per aspect; then the summary of
-    // them all, as compute-sanitizer prints its own. The number of findings.
+    // What was measured of an aspect, for the learner to read: never a finding, and no part of the summaries.
+    // The last said of an aspect stands.
+    void measured(const std::string& aspect, const std::string& text);
+
+    // Each aspect asked for in turn: its findings (the first `print_limit`), its measurement where it has one
+    // ("SCHEDULE MEASURED (overlap): ...") and its own summary line ("SCHEDULE SUMMARY (pinned): 0 errors"), so
+    // that one run serves a check per aspect; then the summary of them all, as compute-sanitizer prints its own.
+    // The number of findings.
     unsigned long long print(std::FILE* to, int print_limit) const;
 
 private:
@@ -72,6 +85,7 @@ private:
     };
     std::string aspects_;
     std::vector<Found> found_;  // each (aspect, text) once, in the order first seen: a run has a few
+    std::vector<std::pair<std::string, std::string>> measured_;  // (aspect, text), each aspect once
 };
 
 }  // namespace cml::schedule

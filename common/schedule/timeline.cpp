@@ -2,8 +2,31 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 namespace cml::schedule {
+namespace {
+
+using Span = std::pair<std::uint64_t, std::uint64_t>;  // [from, to]
+
+// The union of `intervals`, as sorted spans that neither overlap nor touch; one of no length adds nothing.
+std::vector<Span> merged(const std::vector<Interval>& intervals)
+{
+    std::vector<Span> sorted;
+    for (const Interval& i : intervals)
+        if (i.to > i.from) sorted.emplace_back(i.from, i.to);
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<Span> spans;
+    for (const Span& s : sorted) {
+        if (!spans.empty() && s.first <= spans.back().second)
+            spans.back().second = std::max(spans.back().second, s.second);
+        else
+            spans.push_back(s);
+    }
+    return spans;
+}
+
+}  // namespace
 
 void Timeline::range_pushed(const std::string& message, std::uint64_t at)
 {
@@ -168,9 +191,54 @@ int most_streams_busy(std::vector<Interval> work)
     return most;
 }
 
+std::optional<double> overlapped_fraction(const std::vector<Interval>& copies, const std::vector<Interval>& kernels)
+{
+    const std::vector<Span> copying = merged(copies), running = merged(kernels);
+    std::uint64_t copy_time = 0, beside = 0;
+    for (const Span& s : copying) copy_time += s.second - s.first;
+    if (copy_time == 0) return std::nullopt;
+    // Both lists are sorted and disjoint: walk them together, each span's overlap with the other list's once.
+    for (std::size_t c = 0, k = 0; c < copying.size() && k < running.size();) {
+        const std::uint64_t from = std::max(copying[c].first, running[k].first);
+        const std::uint64_t to = std::min(copying[c].second, running[k].second);
+        if (to > from) beside += to - from;
+        if (copying[c].second < running[k].second)
+            ++c;
+        else
+            ++k;
+    }
+    return static_cast<double>(beside) / static_cast<double>(copy_time);
+}
+
 void Timeline::judge(Findings& findings) const
 {
     for (std::size_t i = 0; i < calls_.size(); ++i) judge_call(i, findings);
+    findings.measured(kOverlap, overlap_figure(copies_overlapped()));
+}
+
+std::vector<std::optional<double>> Timeline::copies_overlapped() const
+{
+    std::vector<std::optional<double>> fractions;
+    for (std::size_t i = 0; i < calls_.size(); ++i) {
+        if (!calls_[i].mark.expects_overlap) continue;
+        std::vector<Interval> copies, kernels;
+        for (const Activity& a : activities_) {
+            if (!issued_by(i, a)) continue;
+            (a.work == Work::kernel ? kernels : copies).push_back(Interval{a.stream, a.start, a.end});
+        }
+        fractions.push_back(overlapped_fraction(copies, kernels));
+    }
+    return fractions;
+}
+
+std::optional<std::uint64_t> Timeline::issued_by(std::size_t index, const Activity& a) const
+{
+    const WatchedCall& call = calls_[index];
+    auto issue = issued_.find(a.correlation);
+    if (issue != issued_.end())
+        return issue->second.call == index ? std::optional<std::uint64_t>(issue->second.at) : std::nullopt;
+    if (a.start >= call.pushed && (!call.returned || a.start <= call.popped)) return a.start;
+    return std::nullopt;
 }
 
 void Timeline::judge_call(std::size_t index, Findings& findings) const
@@ -180,12 +248,9 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
     std::vector<Interval> in_flight;
     std::vector<Activity> work;
     for (const Activity& a : activities_) {
-        auto issue = issued_.find(a.correlation);
-        const bool issued_in_call = issue != issued_.end() && issue->second.call == index;
-        const bool started_in_call = issue == issued_.end() && a.start >= call.pushed &&
-                                     (!call.returned || a.start <= call.popped);
-        if (!issued_in_call && !started_in_call) continue;
-        const std::uint64_t issued = issued_in_call ? issue->second.at : a.start;
+        const std::optional<std::uint64_t> issued_at = issued_by(index, a);
+        if (!issued_at) continue;
+        const std::uint64_t issued = *issued_at;
         work.push_back(a);
         work.back().end = ended_by(a, issued);
         // Work the call returned without waiting for ends, as far as the call knows, after it returned.

@@ -23,10 +23,15 @@
 // The GPU's times are converted to the host's clock, and may lead it by a little. A wait bounds them: a piece of
 // work has ended by the time a wait for it returned, so that a copy the pipeline waited for never counts as
 // running past the call's end, nor as overlapping what was issued after that wait.
+//
+// Apart from the findings, a measurement for the learner, never graded: how much of a call's copy time a kernel
+// of its own ran beside on the GPU (overlapped_fraction), for each call that expects two streams. It reads the
+// GPU's own start and end of each copy and kernel, all of one clock, with no bound from the host's waits.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -90,8 +95,12 @@ public:
 
     std::size_t calls() const { return calls_.size(); }  // the watched calls seen so far
 
-    // Every watched call's findings, in the order of the calls.
+    // Every watched call's findings, in the order of the calls; then the overlap aspect's measurement.
     void judge(Findings& findings) const;
+
+    // Of each watched call that expects two streams, in order, the fraction of its copies' time on the GPU that
+    // one of its kernels ran beside; none for a call whose copies took no time there.
+    std::vector<std::optional<double>> copies_overlapped() const;
 
 private:
     struct Issue {
@@ -114,6 +123,9 @@ private:
     std::size_t current() const { return calls_.size() - 1; }
     void call_returned(std::uint64_t at);
     void judge_call(std::size_t index, Findings& findings) const;
+    // When the call `index` issued `a` (or, where the record ties it to no API call, when it started inside the
+    // call); none where the call did not.
+    std::optional<std::uint64_t> issued_by(std::size_t index, const Activity& a) const;
     bool default_stream(std::uint32_t id) const { return own_streams_.count(id) == 0; }
     bool covers(const Wait& w, const Activity& a, std::uint64_t issued) const;
     std::uint64_t ended_by(const Activity& a, std::uint64_t issued) const;
@@ -147,5 +159,11 @@ struct Interval {
     std::uint64_t from, to;
 };
 int most_streams_busy(std::vector<Interval> work);
+
+// The fraction of the time the `copies` took (the union of their intervals [from, to]) during which at least one
+// of the `kernels` ran (the union of theirs): how much of the copying the kernels hid. Exact: the intervals'
+// ends are whole nanoseconds, and the fraction is one division of two sums of them. None where the copies took
+// no time at all. The intervals' streams do not matter.
+std::optional<double> overlapped_fraction(const std::vector<Interval>& copies, const std::vector<Interval>& kernels);
 
 }  // namespace cml::schedule

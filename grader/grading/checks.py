@@ -57,19 +57,26 @@ def correctness_checks(suite: SuiteRun, handout: str, replay=lambda case: "") ->
     return checks
 
 
+def _with_measured(detail: str, run: SanitizerRun) -> str:
+    """`detail`, then what the run measured for the student to read (sanitize.MEASURED): the same whatever the
+    verdict, which it never enters."""
+    return f"{detail}\n{run.measured}".strip() if run.measured else detail
+
+
 def sanitizer_check(mechanism: MechanismCheck, run: SanitizerRun) -> Check:
     if run.clean:
-        return Check(mechanism.name, Category.MECHANISM, Status.PASSED, run.summary)
+        return Check(mechanism.name, Category.MECHANISM, Status.PASSED, _with_measured(run.summary, run))
     if run.unmeasured and not run.outcome.timed_out:
         # This machine could not measure it (the schedule recorder says why): not run, never passed, and not
         # the student's failure either.
-        return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, f"not measured here:\n{run.unmeasured}")
+        detail = _with_measured(f"not measured here:\n{run.unmeasured}", run)
+        return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
     outcome = run.outcome
     if outcome.timed_out or outcome.crashed:
         detail = f"{run.tool} {outcome.how_it_ended()}\n{run.first_report}"
     else:
         detail = f"{run.summary}\n{run.first_report}".strip()
-    return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
+    return Check(mechanism.name, Category.MECHANISM, Status.FAILED, _with_measured(detail, run), mechanism.hint)
 
 
 def order_dependent(mechanism: MechanismCheck, run: SanitizerRun) -> Check:
@@ -82,7 +89,7 @@ def order_dependent(mechanism: MechanismCheck, run: SanitizerRun) -> Check:
         f"alone got them right, so they depend on the order the threads run in (a race, or memory read before "
         f"it is written): {run.first_wrong}"
     )
-    return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
+    return Check(mechanism.name, Category.MECHANISM, Status.FAILED, _with_measured(detail, run), mechanism.hint)
 
 
 def _within(value: float, low: float | None, high: float | None) -> bool:

@@ -555,7 +555,8 @@ def stretch_check(
 def withheld_unless(check: Check, correct: bool) -> Check:
     """A clean report from a kernel that computes the wrong thing proves nothing: it earns no points."""
     if check.status is Status.PASSED and not correct:
-        detail = f"clean ({check.detail}), but it counts only once every correctness test passes"
+        first, newline, rest = check.detail.partition("\n")  # the verdict; what follows stays as it was
+        detail = f"clean ({first}), but it counts only once every correctness test passes{newline}{rest}"
         return Check(check.name, Category.MECHANISM, Status.WITHHELD, detail)
     return check
 

@@ -39,6 +39,10 @@ NO_SUMMARY = (
     "handlers"
 )
 NOT_MEASURED = "were not measured"  # common/schedule/findings.cpp: faults_not_measured
+# What the recorder measured of an aspect, on the line before the aspect's summary: shown with its check, never
+# graded, in the recorder's own words (common/schedule/findings.cpp: overlap_figure). The emulator measures none.
+MEASURED = "SCHEDULE MEASURED"
+IMITATED = "no measurement shown: the program printed a line like the recorder's"
 SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*|SCHEDULE SUMMARY: [^\n]*)")
 
 
@@ -52,6 +56,8 @@ class SanitizerRun:
     results_right: bool = False  # the checker passed every required case of this run's record
     first_wrong: str = ""  # the first required case this run's record failed: its name and message
     unmeasured: str = ""  # a schedule aspect the machine could not measure (its findings say only that)
+    recorded: bool = False  # the schedule recorder's run on a GPU, the only one that measures anything
+    measured: str = ""  # what the recorder measured of the aspect (MEASURED), for the student to read
 
 
 def first_report(output: str, lines: int = 8) -> str:
@@ -121,7 +127,7 @@ def run_recorded(
     by meson.build from common/schedule, never from a submission) seen read-only at RECORDER and injected."""
     variables = {**(env or {}), **recorder_variables(schedule)}
     run = suite.run_suite(binary, checker, timeout_s, variables, args=GRADED_CASES, files={RECORDER: recorder})
-    found = read_run("schedule", run)
+    found = replace(read_run("schedule", run), recorded=True)
     if not found.summary and found.clean:  # its verdict missing is never a clean one
         found.clean, found.first_report = False, NO_SUMMARY
     return found
@@ -132,13 +138,21 @@ def aspect_view(run: SanitizerRun, aspect: str) -> SanitizerRun:
     serves every schedule check of a lab. The findings between the previous summary and the aspect's own
     ("SCHEDULE SUMMARY (pinned): 0 errors") are its; the exit status, which any aspect's finding sets, is not.
     Clean only if the run ended normally and every summary line of the aspect counts none: a forged clean line
-    hides no finding, and a missing one is never clean."""
+    hides no finding, and a missing one is never clean. A measurement ("SCHEDULE MEASURED (overlap): ...") is
+    no finding: it is the aspect's only from the recorder's run, which prints one in every run that reports the
+    aspect, and only where the output holds one, since the program's own output may imitate it."""
     output = run.outcome.stdout + "\n" + run.outcome.stderr
     own = re.compile(rf"SCHEDULE SUMMARY \({re.escape(aspect)}\): (\d+) errors?")
+    own_measurement = f"========= {MEASURED} ({aspect}): "
     block: list[str] = []
     summaries: list[tuple[int, list[str]]] = []  # each of the aspect's summary lines: its count, its findings
+    measurements: list[str] = []
     for line in output.splitlines():
         if not line.startswith("========="):
+            continue
+        if line.removeprefix("=========").lstrip().startswith(f"{MEASURED} ("):
+            if line.startswith(own_measurement):
+                measurements.append(line.removeprefix(own_measurement).strip())
             continue
         summary = own.search(line)
         if summary:
@@ -157,7 +171,8 @@ def aspect_view(run: SanitizerRun, aspect: str) -> SanitizerRun:
     said_errors = [line for line in findings if "Schedule error" in line]
     unmeasured = shown if said_errors and all(NOT_MEASURED in line for line in said_errors) else ""
     clean = ended_normally and errors == 0
-    return replace(run, clean=clean, summary=said, first_report=shown, unmeasured=unmeasured)
+    measured = "" if not run.recorded or not measurements else measurements[0] if len(measurements) == 1 else IMITATED
+    return replace(run, clean=clean, summary=said, first_report=shown, unmeasured=unmeasured, measured=measured)
 
 
 def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:

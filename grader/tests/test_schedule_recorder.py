@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import stat
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from grader.core.config import MechanismCheck
 from grader.core.model import Status
 from grader.execution import proc, sandbox
-from grader.grading import checks
+from grader.grading import checks, grade
 from grader.grading.sizes import lab_sizes
 from grader.steps import build, sanitize, suite
 
@@ -138,6 +139,8 @@ def aspects_run(returncode: int, stderr: str) -> sanitize.SanitizerRun:
 
 PREFETCHED = MechanismCheck(name="schedule: prefetched", tool="schedule", schedule="prefetched")
 PINNED_CLEAN = "========= SCHEDULE SUMMARY (pinned): 0 errors\n"
+ALL_CLEAN, ALL_FOUND = "========= SCHEDULE SUMMARY: 0 errors\n", "========= SCHEDULE SUMMARY: 1 error\n"
+PINNED = MechanismCheck(name="schedule: pinned", tool="schedule", schedule="pinned")
 OVERLAP_FOUND = f"{FINDING}\n=========     (1 time)\n=========\n========= SCHEDULE SUMMARY (overlap): 1 error\n"
 
 
@@ -173,6 +176,65 @@ def test_faults_this_machine_could_not_count_are_not_run_never_passed_nor_the_st
     )
     both = sanitize.aspect_view(aspects_run(sanitize.SANITIZER_FOUND, faulted), "prefetched")
     assert not both.unmeasured and checks.sanitizer_check(PREFETCHED, both).status is Status.FAILED
+
+
+OVERLAP = MechanismCheck(name="schedule: overlap", tool="schedule", schedule="overlap", hint="one stream per chunk")
+FIGURE = "copies ran beside a kernel for 61% of their time on the GPU (median over 21 calls that copied; lowest 40%)"
+MEASURED = f"========= SCHEDULE MEASURED (overlap): {FIGURE}\n"
+OVERLAP_CLEAN = "========= SCHEDULE SUMMARY (overlap): 0 errors\n"
+# The recorder prints its measurement of the overlap aspect in every run, found or clean, before the summary.
+OVERLAP_FOUND_MEASURED = f"{FINDING}\n=========     (1 time)\n=========\n{MEASURED}{OVERLAP_FOUND.splitlines()[-1]}\n"
+
+
+def recorded_aspects(monkeypatch, tmp_path, returncode: int, stderr: str, stdout: str = "") -> sanitize.SanitizerRun:
+    """A run of the recorder on a GPU (run_recorded) that printed `stderr`, the program's own lines `stdout`."""
+    run = recorded(monkeypatch, tmp_path, returncode, stderr)
+    return replace(run, outcome=replace(run.outcome, stdout=stdout))
+
+
+def test_the_overlap_check_shows_the_recorders_figure_whether_it_passed_or_failed(monkeypatch, tmp_path):
+    clean = recorded_aspects(monkeypatch, tmp_path, 0, PINNED_CLEAN + MEASURED + OVERLAP_CLEAN + ALL_CLEAN)
+    passed = checks.sanitizer_check(OVERLAP, sanitize.aspect_view(clean, "overlap"))
+    assert passed.status is Status.PASSED and passed.detail == f"SCHEDULE SUMMARY: 0 errors\n{FIGURE}"
+    assert FIGURE not in checks.sanitizer_check(PINNED, sanitize.aspect_view(clean, "pinned")).detail
+    failed_run = recorded_aspects(monkeypatch, tmp_path, sanitize.SANITIZER_FOUND, OVERLAP_FOUND_MEASURED)
+    failed_view = sanitize.aspect_view(failed_run, "overlap")
+    failed = checks.sanitizer_check(OVERLAP, failed_view)
+    assert failed.status is Status.FAILED and "never had work in flight" in failed.detail
+    assert failed.detail.endswith(f"\n{FIGURE}") and FIGURE not in failed_view.first_report
+    # Withheld until the tests pass, the check keeps the figure under its verdict.
+    withheld = grade.withheld_unless(passed, correct=False)
+    assert withheld.status is Status.WITHHELD and withheld.detail.splitlines()[1:] == [FIGURE]
+    assert withheld.detail.startswith("clean (SCHEDULE SUMMARY: 0 errors), but")
+
+
+def verdict(run: sanitize.SanitizerRun) -> tuple[bool, str, str]:
+    return run.clean, run.summary, run.first_report
+
+
+def test_a_figure_the_program_prints_changes_no_verdict_and_is_never_shown(monkeypatch, tmp_path):
+    forged_figure = "========= SCHEDULE MEASURED (overlap): copies ran beside a kernel for 100% of their time\n"
+    imitations = (  # a figure of its own; lines in the recorder's forms, one with a finding's words in it
+        forged_figure,
+        "========= SCHEDULE MEASURED (pinned): Schedule error: none\n========= SCHEDULE SUMMARY (overlap): 0 errors\n",
+    )
+    for stderr in (PINNED_CLEAN + OVERLAP_FOUND_MEASURED + ALL_FOUND, PINNED_CLEAN + MEASURED + OVERLAP_CLEAN):
+        honest = recorded_aspects(monkeypatch, tmp_path, sanitize.SANITIZER_FOUND, stderr)
+        for printed in imitations:
+            forged = recorded_aspects(monkeypatch, tmp_path, sanitize.SANITIZER_FOUND, stderr, stdout=printed)
+            for aspect in ("pinned", "overlap", "returned"):
+                mine, theirs = sanitize.aspect_view(honest, aspect), sanitize.aspect_view(forged, aspect)
+                assert verdict(mine) == verdict(theirs)
+            shown = sanitize.aspect_view(forged, "overlap").measured
+            # The recorder's own figure where the program printed none for the aspect; never the program's.
+            assert shown == (sanitize.IMITATED if printed == forged_figure else FIGURE)
+
+
+def test_on_the_emulator_no_figure_is_shown_even_one_the_program_prints():
+    run = aspects_run(0, MEASURED + OVERLAP_CLEAN + ALL_CLEAN)  # the emulator prints none: the program did
+    overlap = sanitize.aspect_view(run, "overlap")
+    assert overlap.clean and not overlap.measured
+    assert checks.sanitizer_check(OVERLAP, overlap).detail == "SCHEDULE SUMMARY: 0 errors"
 
 
 def test_an_aspect_of_a_run_that_timed_out_is_never_clean():

@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "schedule/findings.hpp"
 #include "schedule/timeline.hpp"
@@ -13,6 +15,7 @@ namespace {
 
 using cml::schedule::Activity;
 using cml::schedule::Findings;
+using cml::schedule::Interval;
 using cml::schedule::Timeline;
 using cml::schedule::Work;
 
@@ -54,6 +57,26 @@ Findings judged(const Timeline& t, const std::string& aspects = "")
 }
 
 bool says(const Findings& f, const std::string& text) { return f.count(text) > 0; }
+
+// What `f` prints, each aspect's findings up to `print_limit`.
+std::string printed(const Findings& f, int print_limit = 10)
+{
+    std::FILE* out = std::tmpfile();
+    REQUIRE(out != nullptr);
+    f.print(out, print_limit);
+    std::rewind(out);
+    std::string text;
+    char piece[512];
+    for (std::size_t read; (read = std::fread(piece, 1, sizeof piece, out)) > 0;) text.append(piece, read);
+    std::fclose(out);
+    return text;
+}
+
+// The fraction of the copies' time a kernel ran beside, from intervals [from, to] on one stream each.
+std::optional<double> fraction(const std::vector<Interval>& copies, const std::vector<Interval>& kernels)
+{
+    return cml::schedule::overlapped_fraction(copies, kernels);
+}
 
 }  // namespace
 
@@ -371,14 +394,7 @@ TEST_CASE("the findings and the summary are printed as the emulator prints them"
     f.add("pinned", "not asked for");
     f.add("returned", "Schedule error: x");
     f.add("returned", "Schedule error: x");
-    std::FILE* out = std::tmpfile();
-    REQUIRE(out != nullptr);
-    CHECK(f.print(out, 10) == 1);
-    std::rewind(out);
-    char text[512] = {};
-    const std::size_t read = std::fread(text, 1, sizeof text - 1, out);
-    std::fclose(out);
-    CHECK(std::string(text, read) ==
+    CHECK(printed(f) ==
           "========= Schedule error: x\n=========     (2 times)\n=========\n"
           "========= SCHEDULE SUMMARY (returned): 1 error\n========= SCHEDULE SUMMARY: 1 error\n");
 }
@@ -391,14 +407,8 @@ TEST_CASE("several aspects are printed each with its own findings and summary, t
     f.add("overlap", "not asked for");
     f.add("returned", "Schedule error: lost");
     f.add("pinned", "Schedule error: lost");
-    std::FILE* out = std::tmpfile();
-    REQUIRE(out != nullptr);
-    CHECK(f.print(out, 1) == 3);
-    std::rewind(out);
-    char text[1024] = {};
-    const std::size_t read = std::fread(text, 1, sizeof text - 1, out);
-    std::fclose(out);
-    CHECK(std::string(text, read) ==
+    CHECK(f.size() == 3);
+    CHECK(printed(f, 1) ==
           "========= Schedule error: pageable\n=========     (1 time)\n=========\n"
           "========= SCHEDULE SUMMARY (pinned): 2 errors\n"
           "========= Schedule error: left\n=========     (1 time)\n=========\n"
@@ -501,4 +511,101 @@ TEST_CASE("managed memory allocated in a call and not freed when it returns fail
     const Findings f = judged(t, "returned");
     CHECK(f.size() == 1);
     CHECK(f.count(cml::schedule::managed_left_allocated("pipeline_managed")) == 1);
+}
+
+TEST_CASE("the copies' time a kernel ran beside: none of it, all of it, or the part the two share")
+{
+    SUBCASE("no overlap: the kernel runs after the copy, even where it starts as the copy ends")
+    {
+        CHECK(fraction({{kIdA, 100, 200}}, {{kIdA, 200, 300}}) == 0.0);
+        CHECK(fraction({{kIdA, 100, 200}}, {}) == 0.0);
+    }
+    SUBCASE("full overlap: the copy runs wholly inside the kernel")
+    {
+        CHECK(fraction({{kIdA, 150, 250}}, {{kIdB, 100, 300}}) == 1.0);
+        CHECK(fraction({{kIdA, 100, 300}}, {{kIdB, 100, 300}}) == 1.0);
+    }
+    SUBCASE("partial: a quarter of the copy, then three quarters")
+    {
+        CHECK(fraction({{kIdA, 100, 500}}, {{kIdB, 400, 900}}) == 0.25);
+        CHECK(fraction({{kIdA, 100, 500}}, {{kIdB, 0, 200}, {kIdB, 250, 450}}) == 0.75);
+    }
+}
+
+TEST_CASE("over several streams, copies that overlap each other count once, and so do kernels")
+{
+    // Copies on A and B cover [100, 500] together (400 ns); kernels on A and B cover [300, 600] together.
+    const std::vector<Interval> copies = {{kIdA, 100, 300}, {kIdB, 200, 500}, {kIdA, 250, 260}};
+    const std::vector<Interval> kernels = {{kIdB, 300, 450}, {kIdA, 400, 600}, {kDefaultId, 320, 330}};
+    CHECK(fraction(copies, kernels) == 0.5);
+    // The order of the records does not matter.
+    CHECK(fraction({copies[2], copies[0], copies[1]}, {kernels[1], kernels[2], kernels[0]}) == 0.5);
+}
+
+TEST_CASE("copies that took no time have no fraction, whatever the kernels did")
+{
+    CHECK_FALSE(fraction({}, {{kIdA, 100, 200}}).has_value());
+    CHECK_FALSE(fraction({{kIdA, 150, 150}, {kIdB, 160, 150}}, {{kIdA, 100, 200}}).has_value());
+}
+
+TEST_CASE("a call that expects two streams measures its own copies and kernels only, on the GPU's times")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::copy_in, kIdA, 1, 110, 120, 320);   // 200 ns, its kernel beside it from 220
+    work(t, Work::kernel, kIdB, 2, 115, 220, 420);
+    work(t, Work::copy_out, kIdB, 3, 116, 600, 800);  // 200 ns, left running past the call's end at 700
+    t.range_popped(700);
+    t.add(Activity{Work::kernel, kDefaultId, false, true, 750, 900, 0});  // the harness's, beside that copy
+    t.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 1000);  // expects no overlap: no figure
+    work(t, Work::copy_in, kDefaultId, 4, 1010, 1020, 1100);
+    t.range_popped(1200);
+    const std::vector<std::optional<double>> fractions = t.copies_overlapped();
+    REQUIRE(fractions.size() == 1);
+    CHECK(fractions[0] == 0.25);
+}
+
+TEST_CASE("the overlap figure is the median and the lowest of the calls that copied, in whole percent")
+{
+    using cml::schedule::overlap_figure;
+    CHECK(overlap_figure({0.61, std::nullopt, 0.4, 0.9}) ==
+          "copies ran beside a kernel for 61% of their time on the GPU (median over 3 calls that copied; lowest 40%)");
+    CHECK(overlap_figure({0.5, 0.6}) ==
+          "copies ran beside a kernel for 55% of their time on the GPU (median over 2 calls that copied; lowest 50%)");
+    CHECK(overlap_figure({1.0}) ==
+          "copies ran beside a kernel for 100% of their time on the GPU (over 1 call that copied)");
+    CHECK(overlap_figure({std::nullopt}) ==
+          cml::schedule::no_overlap_figure("no call that expects two streams copied for any time on the GPU"));
+    CHECK(overlap_figure({}) == overlap_figure({std::nullopt}));
+}
+
+TEST_CASE("the judge prints the overlap figure with the overlap aspect, before its summary, and not as a finding")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::copy_in, kIdA, 1, 110, 120, 320);
+    work(t, Work::kernel, kIdB, 2, 115, 220, 420);
+    synchronise_device(t, 3, 117, 630);
+    t.range_popped(700);
+    const Findings f = judged(t, "pinned,overlap");
+    CHECK(f.size() == 0);
+    CHECK(printed(f) == "========= SCHEDULE SUMMARY (pinned): 0 errors\n"
+                        "========= SCHEDULE MEASURED (overlap): copies ran beside a kernel for 50% of their time on "
+                        "the GPU (over 1 call that copied)\n"
+                        "========= SCHEDULE SUMMARY (overlap): 0 errors\n========= SCHEDULE SUMMARY: 0 errors\n");
+    // Not asked for, the aspect prints nothing of it; the emulator, which measures nothing, prints nothing of it.
+    CHECK(printed(judged(t, "pinned")).find("MEASURED") == std::string::npos);
+    Findings emulator("overlap");
+    emulator.add("overlap", "Schedule error: x");
+    CHECK(printed(emulator).find("MEASURED") == std::string::npos);
+}
+
+TEST_CASE("a measurement said again replaces the first, and stays apart from the findings")
+{
+    Findings f("overlap");
+    f.measured("overlap", "first");
+    f.add("overlap", "Schedule error: x");
+    f.measured("overlap", "second");
+    CHECK(f.size() == 1);
+    CHECK(printed(f) == "========= Schedule error: x\n=========     (1 time)\n=========\n"
+                        "========= SCHEDULE MEASURED (overlap): second\n"
+                        "========= SCHEDULE SUMMARY (overlap): 1 error\n========= SCHEDULE SUMMARY: 1 error\n");
 }
