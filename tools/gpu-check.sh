@@ -2,7 +2,8 @@
 # What a GPU machine must show, in parts that each fit one call of the lent H100 (10 minutes):
 #   tools/gpu-check.sh grade [--lab N ...]   ./cml grade --compare: labs/ and the solutions side by side
 #   tools/gpu-check.sh tests                 the project's tests but the planted bugs (suites, build, units)
-#   tools/gpu-check.sh fixtures [-k EXPR]    the planted-bug submissions, each graded on a clean build
+#   tools/gpu-check.sh fixtures [EXPR]       the planted-bug submissions, each graded on a clean build (those matching
+#                                            the pytest -k expression EXPR), in TEST_PROCESSES at once (below)
 #   tools/gpu-check.sh class [batch options] the generated class (grader/tests/class_submissions.py) graded by
 #                                            ./cml batch, then checked against the verdicts each must get
 #                                            (resumable: run again)
@@ -31,7 +32,10 @@
 #   tools/gpu-check.sh trace [BUILD_DIR]     where a benchmark's and a sanitizer's seconds go: each solution's
 #                                            benchmark alone with its trace, then Lab 4's racecheck case by case
 #   tools/gpu-check.sh attacks [EXPR]        the attack submissions' verdicts that need a GPU (test_attacks.py, those
-#                                            matching the pytest -k expression EXPR)
+#                                            matching the pytest -k expression EXPR), in TEST_PROCESSES at once:
+#                                            each grades its share of the cases in build folders of its own, and
+#                                            every grader on the GPU takes turns on it (grader/execution/gpu_lock.py),
+#                                            as the labs of one grade do (TEST_PROCESSES, default 3)
 #   tools/gpu-check.sh variants SEED         every variant graded as seven-lab students (tools/grade-variants.sh),
 #                                            time-boxed (VARIANTS_SECONDS) and resumable from .results/variants-SEED;
 #                                            one of the ten repeats that judge the thresholds
@@ -59,10 +63,28 @@ part=${1:?usage: tools/gpu-check.sh grade|tests|fixtures|class|class-gpus|repeat
 shift
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
     --format=csv | tee "$out/gpu-$part.txt"
+# A test file's cases (those matching EXPR) dealt out over TEST_PROCESSES pytest processes at once, each with
+# build folders of its own (CML_TEST_BUILDS); their logs in $out/NAME-I.log, all of them in $out/NAME.log.
+in_processes() {  # NAME FILE EXPR
+    local name=$1 file=$2 expr=$3 processes=${TEST_PROCESSES:-3} status=0 i
+    mapfile -t cases < <(.venv/bin/python -m pytest --collect-only -q -p no:cacheprovider "$file" ${expr:+-k "$expr"} |
+        grep '::')
+    for ((i = 0; i < processes; i++)); do
+        share=()
+        for k in "${!cases[@]}"; do [ $((k % processes)) -eq "$i" ] && share+=("${cases[$k]}"); done
+        [ ${#share[@]} -gt 0 ] || continue
+        CML_TEST_BUILDS="build-$name-$i" ./cml test --slow -v "${share[@]}" >"$out/$name-$i.log" 2>&1 &
+    done
+    for job in $(jobs -p); do wait "$job" || status=1; done
+    cat "$out/$name"-*.log >"$out/$name.log"
+    grep -hE "passed|failed" "$out/$name"-*.log | grep -E "^=+ " | tee -a "$out/$name.log"
+    return $status
+}
+
 case "$part" in
     grade) ./cml grade --compare --json "$out/grade.json" "$@" 2>&1 | tee "$out/grade.log" ;;
     tests) ./cml test -v -k "not test_fixtures" "$@" 2>&1 | tee "$out/tests.log" ;;
-    fixtures) ./cml test -v grader/tests/test_fixtures.py "$@" 2>&1 | tee "$out/fixtures.log" ;;
+    fixtures) in_processes fixtures grader/tests/test_fixtures.py "${1:-}" ;;
     class)
         ./cml list >/dev/null  # installs the environment
         [ -d .results/class/submissions ] || .venv/bin/python -m grader.tests.class_submissions make .results/class
@@ -165,7 +187,7 @@ case "$part" in
         CML_SEED=1 CML_GRADER_SIZES="320x300x310;160x200x250;17x33x65" /usr/bin/time -f "%e s wall" \
             compute-sanitizer --tool racecheck "$build/04_tiled_gemm_solution_test" --duration=true 2>&1 |
             grep -E "^[0-9.]+ s: |SUMMARY|wall" | tee -a "$out/trace.log" ;;
-    attacks) ./cml test --slow -v grader/tests/test_attacks.py ${1:+-k "$1"} 2>&1 | tee "$out/attacks.log" ;;
+    attacks) in_processes attacks grader/tests/test_attacks.py "${1:-}" ;;
     variants)
         seed=${1:?a seed}
         timeout "${VARIANTS_SECONDS:-560}" tools/grade-variants.sh --seed "$seed" --out ".results/variants-$seed" \

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -19,6 +20,9 @@ if not has_solutions():  # read as the module is imported, which no marker can s
 from grader.steps.time_limits import from_reference, step_limit
 from grader.tests.fixture_kernels import FIXTURES_DIR, fixture_dirs, load_expect, planted_kernel, write_submission
 
+# Where its grades build, a folder per lab: tools/gpu-check.sh gives each of the processes it runs at once its own.
+BUILDS = REPO_ROOT / os.environ.get("CML_TEST_BUILDS", "build-fixtures")
+
 
 def grade_fixture(folder, expect, tmp_path) -> dict:
     results = tmp_path / "grade.json"
@@ -28,7 +32,7 @@ def grade_fixture(folder, expect, tmp_path) -> dict:
         "--lab", expect["lab"],
         # One folder per lab, as a batch worker keeps one for its students: the next fixture of the lab builds
         # its kernel.cu alone (grader/steps/build.py never reuses a stale student library).
-        "--build-dir", str(REPO_ROOT / "build-fixtures" / expect["lab"]),
+        "--build-dir", str(BUILDS / expect["lab"]),
         "--json", str(results),
     ]  # fmt: skip
     if "timeout_s" in expect:
