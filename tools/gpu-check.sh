@@ -67,6 +67,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,te
 # build folders of its own (CML_TEST_BUILDS); their logs in $out/NAME-I.log, all of them in $out/NAME.log.
 in_processes() {  # NAME FILE EXPR
     local name=$1 file=$2 expr=$3 processes=${TEST_PROCESSES:-3} status=0 i
+    trap 'kill $(jobs -p) 2>/dev/null; exit 143' TERM INT  # a time limit on this script ends its processes too
     mapfile -t cases < <(.venv/bin/python -m pytest --collect-only -q -p no:cacheprovider "$file" ${expr:+-k "$expr"} |
         grep '::')
     for ((i = 0; i < processes; i++)); do
