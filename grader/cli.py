@@ -434,6 +434,7 @@ def command_calibrate(args, console: Console) -> int:
             say,
             timed,
             args.times_only,
+            context.gpu_lock,
         )
     for lab, kernels in measured.items():
         for name, kernel in kernels.items():

@@ -27,6 +27,7 @@ from grader.core.config import TARGETS_DIR, Config, Lab
 from grader.core.exits import GraderError, UsageError
 from grader.core.model import Status
 from grader.execution.gpu import Gpu
+from grader.execution.gpu_lock import GpuLock
 from grader.grading.grade import Context, grade_lab
 from grader.steps.bench import run_bench
 from grader.steps.build import BuildTree, compile_targets
@@ -139,9 +140,12 @@ def group_thresholds(lab: Lab, group: str, kernels: list[Kernel]) -> dict[str, o
     return entries
 
 
-def measure(config: Config, tree: BuildTree, lab: Lab, variants: list[Variant], runs: int, say) -> list[Kernel]:
+def measure(
+    config: Config, tree: BuildTree, lab: Lab, variants: list[Variant], runs: int, say, gpu_lock: GpuLock
+) -> list[Kernel]:
     """Benchmarks the solution and the lab's variants `runs` times, in turns (so a drift of the GPU touches
-    them all alike); the baseline's figures come with every run."""
+    them all alike); the baseline's figures come with every run. Each benchmark has the GPU to itself for its
+    whole run (`gpu_lock`: on a GPU, the card's, which every grader on it holds too)."""
     programs = {"the solution": tree.binary(lab.name, "solution", "bench")}
     programs |= {v.name: tree.variant_binary(lab.name, v.name, "bench") for v in variants}
     kernels = {"the solution": Kernel("the solution", "correct"), "the baseline": Kernel("the baseline", "wrong")}
@@ -149,7 +153,8 @@ def measure(config: Config, tree: BuildTree, lab: Lab, variants: list[Variant], 
     for run in range(runs):
         for name, program in programs.items():
             say(f"Lab {lab.name}: run {run + 1} of {runs}, {name}")
-            result = run_bench(program, config.timeouts["bench"]).result
+            with gpu_lock.exclusive():
+                result = run_bench(program, config.timeouts["bench"]).result
             if result is None:
                 raise GraderError(f"the benchmark of {lab.name} with {name} did not finish")
             for group in lab.graded_groups or result.groups():
@@ -296,11 +301,13 @@ def calibrate(
     say,
     timed: Callable[[Lab], dict[str, float]] | None = None,
     times_only: bool = False,
+    gpu_lock: GpuLock | None = None,
 ) -> tuple[Path, dict]:
     """Measures `labs` (adding to what `measurements` holds for this GPU, which it keeps up to date after each
     lab, so a run stopped half-way loses nothing) and writes the thresholds file from every lab measured so far.
     `timed(lab)`: one timing of the reference solution's steps (time_steps), made `runs` times; None: not made.
-    With `times_only`, the kernels are not benchmarked again. Returns the file's path and the kernels'
+    With `times_only`, the kernels are not benchmarked again. `gpu_lock`: the card's (grade.Context's), so that
+    no grader on it runs beside a benchmark; none: this process's own. Returns the file's path and the kernels'
     measurements."""
     variants = load_variants()
     found = read_measurements(measurements, gpu)
@@ -313,7 +320,7 @@ def calibrate(
             built = compile_targets(tree, targets, config.timeouts["build"])
             if not built.ok:
                 raise GraderError(f"the solution or the variants of {lab.name} do not build: {built.tail(3)}")
-            kernels = measure(config, tree, lab, mine, runs, say)
+            kernels = measure(config, tree, lab, mine, runs, say, gpu_lock or GpuLock())
             measured[lab.name] = {kernel.name: kernel_record(kernel) for kernel in kernels}
         if timed:
             steps: dict[str, list[float]] = defaultdict(list)

@@ -264,3 +264,40 @@ def test_the_steps_are_timed_with_the_fixed_limits_at_the_largest_sizes_and_only
     statuses = [Status.FAILED]
     with pytest.raises(GraderError, match="failed memcheck"):
         module.time_steps(ctx, lab)
+
+
+def test_each_benchmark_has_the_card_to_itself_while_it_runs(monkeypatch, tmp_path):
+    """A grader on the same card holds its lock file shared for its tests: while calibrate's benchmark runs, no
+    shared hold of that file is granted."""
+    import fcntl
+    import os
+
+    from grader.calibration import calibrate as module
+    from grader.core.config import load_config
+    from grader.core.model import BenchResult, KernelTiming
+    from grader.execution.gpu_lock import GpuLock
+    from grader.execution.proc import Outcome
+    from grader.steps.bench import BenchRun
+    from grader.steps.build import BuildTree
+
+    card = tmp_path / "card.gpu.lock"
+    refused = []
+
+    def bench_while_a_grader_asks(program, timeout_s):
+        handle = os.open(card, os.O_RDWR)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            refused.append(program.name)
+        finally:
+            os.close(handle)
+        kernels = [
+            KernelTiming("base", "baseline", "", True, True, "ok", 10.0, 0.01, 10.0, 0.0, bytes=1e8),
+            KernelTiming("mine", "student", "", True, True, "ok", 5.0, 0.01, 20.0, 0.0, bytes=1e8),
+        ]
+        return BenchRun(Outcome(["x"], 0, "", "", 1.0), BenchResult("GPU", 100.0, "n", kernels))
+
+    monkeypatch.setattr(module, "run_bench", bench_while_a_grader_asks)
+    lab = load_config().lab("01")
+    module.measure(load_config(), BuildTree(tmp_path, tmp_path, "sm_90"), lab, [], 2, lambda _: None, GpuLock(card))
+    assert len(refused) == 2  # the solution's benchmark, in each of the two runs
