@@ -490,21 +490,22 @@ def mechanism_check(
     if mechanism.gpu_reason and not ctx.emulator:
         return not_run(mechanism.gpu_reason)
     if mechanism.tool in sanitize.SANITIZERS or mechanism.tool == "schedule":
-        binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
-        limit = steps.limit(lab, mechanism.tool)
-        if mechanism.tool == "schedule":
+        if mechanism.tool == "schedule":  # one run of the lab's test program serves every schedule check
             if not ctx.emulator and not ctx.tree.schedule_recorder().is_file():
                 return not_run(sanitize.NO_RECORDER)
             run = sanitize.aspect_view(schedule.run(env), mechanism.schedule)
-        elif not ctx.emulator:
-            if ctx.sanitizer is None:
-                return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
-            with steps.gpu():
-                run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, limit, env)
-        elif mechanism.tool in sanitize.EMULATED_TOOLS:
-            run = sanitize.run_emulated(mechanism.tool, binary, checker, limit, env)
         else:
-            return not_run(f"no GPU, and the CPU emulator has no {mechanism.tool}")
+            binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
+            limit = steps.limit(lab, mechanism.tool)
+            if not ctx.emulator:
+                if ctx.sanitizer is None:
+                    return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
+                with steps.gpu():
+                    run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, limit, env)
+            elif mechanism.tool in sanitize.EMULATED_TOOLS:
+                run = sanitize.run_emulated(mechanism.tool, binary, checker, limit, env)
+            else:
+                return not_run(f"no GPU, and the CPU emulator has no {mechanism.tool}")
         steps.ran(mechanism.tool, run.outcome)
         check = checks.sanitizer_check(mechanism, run)
         if check.status is Status.PASSED and correct and not run.results_right:

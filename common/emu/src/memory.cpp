@@ -44,6 +44,15 @@ bool inside(const char* lo, const char* hi, std::uintptr_t address, std::size_t 
     return lo && address >= std::uintptr_t(lo) && address + size <= std::uintptr_t(hi);
 }
 
+// True when [address, address + bytes) lies inside one of `ranges` (by start); the registry's mutex held.
+bool inside_one(const std::map<std::uintptr_t, Allocation>& ranges, std::uintptr_t address, std::size_t bytes)
+{
+    auto it = ranges.upper_bound(address);
+    if (it == ranges.begin()) return false;
+    --it;
+    return address + bytes <= it->second.start + it->second.size;
+}
+
 // The variables of one section, from the symbol table of the program's file: the linker's __start_ symbol
 // is where the section lies now, so a variable lies at that plus its offset in the section.
 void add_variables(const char* image, const ElfW(Ehdr)& header, const char* section_name, const char* start,
@@ -164,12 +173,8 @@ void unmap_host(void* pointer)
 
 bool is_mapped_host(const void* pointer, std::size_t bytes)
 {
-    const auto address = std::uintptr_t(pointer);
     std::lock_guard<std::mutex> lock(registry().mutex);
-    auto it = registry().mapped_host.upper_bound(address);
-    if (it == registry().mapped_host.begin()) return false;
-    --it;
-    return address + bytes <= it->second.start + it->second.size;
+    return inside_one(registry().mapped_host, std::uintptr_t(pointer), bytes);
 }
 
 bool is_device_range(const void* pointer, std::size_t bytes)
@@ -179,11 +184,7 @@ bool is_device_range(const void* pointer, std::size_t bytes)
         inside(__start_cml_emu_device, __stop_cml_emu_device, address, bytes))
         return true;
     std::lock_guard<std::mutex> lock(registry().mutex);
-    auto& allocations = registry().allocations;
-    auto it = allocations.upper_bound(address);
-    if (it == allocations.begin()) return false;
-    --it;
-    return address + bytes <= it->second.start + it->second.size;
+    return inside_one(registry().allocations, address, bytes);
 }
 
 GlobalMemory GlobalMemory::now()
