@@ -14,7 +14,22 @@ constexpr const char* kPinnedCopies = "pinned copies";
 
 constexpr const char* kMeasured = "SCHEDULE MEASURED";  // the grader shows the line's text, never grades it
 
-std::string percent(double fraction) { return std::to_string(std::lround(fraction * 100)) + "%"; }
+// In whole percent, except that a share above 0 never reads 0%, nor one below all of it 100%.
+std::string percent(double fraction)
+{
+    const long whole = std::lround(fraction * 100);
+    if (whole == 0 && fraction > 0) return "under 1%";
+    if (whole == 100 && fraction < 1) return "over 99%";
+    return std::to_string(whole) + "%";
+}
+
+// Nanoseconds in milliseconds, to three significant figures.
+std::string milliseconds(unsigned long long ns)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g ms", double(ns) / 1e6);
+    return text;
+}
 
 std::string stream_name(bool default_stream) { return default_stream ? "the default stream" : "a stream of its own"; }
 
@@ -118,18 +133,24 @@ std::string faults_not_measured(const std::string& call, const std::string& why)
            "), so prefetching cannot be judged: not passed";
 }
 
-std::string overlap_figure(const std::vector<std::optional<double>>& fractions)
+std::string overlap_figure(const std::vector<CopyTime>& calls)
 {
-    std::vector<double> measured;
-    for (const std::optional<double>& f : fractions)
-        if (f) measured.push_back(*f);
-    if (measured.empty()) return no_overlap_figure("no call that expects two streams copied for any time on the GPU");
-    std::sort(measured.begin(), measured.end());
-    const std::size_t n = measured.size();
-    const double median = n % 2 ? measured[n / 2] : (measured[n / 2 - 1] + measured[n / 2]) / 2;
-    const std::string over = "over " + std::to_string(n) + (n == 1 ? " call" : " calls") + " that copied";
-    return "copies ran beside a kernel for " + percent(median) + " of their time on the GPU (" +
-           (n == 1 ? over : "median " + over + "; lowest " + percent(measured.front())) + ")";
+    CopyTime all, longest;
+    int copied = 0;
+    for (const CopyTime& c : calls) {
+        if (c.copying == 0) continue;
+        ++copied;
+        all.copying += c.copying;
+        all.beside += c.beside;
+        if (c.copying > longest.copying) longest = c;
+    }
+    if (copied == 0) return no_overlap_figure("no call that expects two streams copied for any time on the GPU");
+    const auto share = [](const CopyTime& c) { return double(c.beside) / double(c.copying); };
+    std::string text = "copies ran beside a kernel for " + percent(share(all)) + " of their time on the GPU (" +
+                       milliseconds(all.copying) + " of copies";
+    if (copied == 1) return text + " in 1 call)";
+    return text + " over " + std::to_string(copied) + " calls; the call that copied longest, " +
+           milliseconds(longest.copying) + ": " + percent(share(longest)) + ")";
 }
 
 std::string no_overlap_figure(const std::string& why) { return "no figure for the copies beside kernels: " + why; }

@@ -191,12 +191,11 @@ int most_streams_busy(std::vector<Interval> work)
     return most;
 }
 
-std::optional<double> overlapped_fraction(const std::vector<Interval>& copies, const std::vector<Interval>& kernels)
+CopyTime overlapped_time(const std::vector<Interval>& copies, const std::vector<Interval>& kernels)
 {
     const std::vector<Span> copying = merged(copies), running = merged(kernels);
     std::uint64_t copy_time = 0, beside = 0;
     for (const Span& s : copying) copy_time += s.second - s.first;
-    if (copy_time == 0) return std::nullopt;
     // Both lists are sorted and disjoint: walk them together, each span's overlap with the other list's once.
     for (std::size_t c = 0, k = 0; c < copying.size() && k < running.size();) {
         const std::uint64_t from = std::max(copying[c].first, running[k].first);
@@ -207,7 +206,7 @@ std::optional<double> overlapped_fraction(const std::vector<Interval>& copies, c
         else
             ++k;
     }
-    return static_cast<double>(beside) / static_cast<double>(copy_time);
+    return CopyTime{copy_time, beside};
 }
 
 void Timeline::judge(Findings& findings) const
@@ -216,9 +215,9 @@ void Timeline::judge(Findings& findings) const
     findings.measured(kOverlap, overlap_figure(copies_overlapped()));
 }
 
-std::vector<std::optional<double>> Timeline::copies_overlapped() const
+std::vector<CopyTime> Timeline::copies_overlapped() const
 {
-    std::vector<std::optional<double>> fractions;
+    std::vector<CopyTime> times;
     for (std::size_t i = 0; i < calls_.size(); ++i) {
         if (!calls_[i].mark.expects_overlap) continue;
         std::vector<Interval> copies, kernels;
@@ -226,9 +225,9 @@ std::vector<std::optional<double>> Timeline::copies_overlapped() const
             if (!issued_by(i, a)) continue;
             (a.work == Work::kernel ? kernels : copies).push_back(Interval{a.stream, a.start, a.end});
         }
-        fractions.push_back(overlapped_fraction(copies, kernels));
+        times.push_back(overlapped_time(copies, kernels));
     }
-    return fractions;
+    return times;
 }
 
 std::optional<std::uint64_t> Timeline::issued_by(std::size_t index, const Activity& a) const

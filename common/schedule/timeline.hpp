@@ -25,7 +25,7 @@
 // running past the call's end, nor as overlapping what was issued after that wait.
 //
 // Apart from the findings, a measurement for the learner, never graded: how much of a call's copy time a kernel
-// of its own ran beside on the GPU (overlapped_fraction), for each call that expects two streams. It reads the
+// of its own ran beside on the GPU (overlapped_time), for each call that expects two streams. It reads the
 // GPU's own start and end of each copy and kernel, all of one clock, with no bound from the host's waits.
 #pragma once
 
@@ -98,9 +98,9 @@ public:
     // Every watched call's findings, in the order of the calls; then the overlap aspect's measurement.
     void judge(Findings& findings) const;
 
-    // Of each watched call that expects two streams, in order, the fraction of its copies' time on the GPU that
-    // one of its kernels ran beside; none for a call whose copies took no time there.
-    std::vector<std::optional<double>> copies_overlapped() const;
+    // Of each watched call that expects two streams, in order, its copies' time on the GPU and how much of it one
+    // of its kernels ran beside.
+    std::vector<CopyTime> copies_overlapped() const;
 
 private:
     struct Issue {
@@ -160,10 +160,9 @@ struct Interval {
 };
 int most_streams_busy(std::vector<Interval> work);
 
-// The fraction of the time the `copies` took (the union of their intervals [from, to]) during which at least one
-// of the `kernels` ran (the union of theirs): how much of the copying the kernels hid. Exact: the intervals'
-// ends are whole nanoseconds, and the fraction is one division of two sums of them. None where the copies took
-// no time at all. The intervals' streams do not matter.
-std::optional<double> overlapped_fraction(const std::vector<Interval>& copies, const std::vector<Interval>& kernels);
+// The time the `copies` took (the union of their intervals [from, to]), and how much of it at least one of the
+// `kernels` ran (the union of theirs): how much of the copying the kernels hid. Exact: the intervals' ends are
+// whole nanoseconds. The intervals' streams do not matter.
+CopyTime overlapped_time(const std::vector<Interval>& copies, const std::vector<Interval>& kernels);
 
 }  // namespace cml::schedule

@@ -72,10 +72,13 @@ std::string printed(const Findings& f, int print_limit = 10)
     return text;
 }
 
-// The fraction of the copies' time a kernel ran beside, from intervals [from, to] on one stream each.
+// The fraction of the copies' time a kernel ran beside, from intervals [from, to] on one stream each; none where
+// the copies took no time.
 std::optional<double> fraction(const std::vector<Interval>& copies, const std::vector<Interval>& kernels)
 {
-    return cml::schedule::overlapped_fraction(copies, kernels);
+    const cml::schedule::CopyTime time = cml::schedule::overlapped_time(copies, kernels);
+    if (time.copying == 0) return std::nullopt;
+    return double(time.beside) / double(time.copying);
 }
 
 }  // namespace
@@ -559,23 +562,31 @@ TEST_CASE("a call that expects two streams measures its own copies and kernels o
     t.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 1000);  // expects no overlap: no figure
     work(t, Work::copy_in, kDefaultId, 4, 1010, 1020, 1100);
     t.range_popped(1200);
-    const std::vector<std::optional<double>> fractions = t.copies_overlapped();
-    REQUIRE(fractions.size() == 1);
-    CHECK(fractions[0] == 0.25);
+    const std::vector<cml::schedule::CopyTime> times = t.copies_overlapped();
+    REQUIRE(times.size() == 1);
+    CHECK(times[0].copying == 400);
+    CHECK(times[0].beside == 100);
 }
 
-TEST_CASE("the overlap figure is the median and the lowest of the calls that copied, in whole percent")
+TEST_CASE("the overlap figure weighs the calls by their copies' time, and shows the longest call's own share")
 {
     using cml::schedule::overlap_figure;
-    CHECK(overlap_figure({0.61, std::nullopt, 0.4, 0.9}) ==
-          "copies ran beside a kernel for 61% of their time on the GPU (median over 3 calls that copied; lowest 40%)");
-    CHECK(overlap_figure({0.5, 0.6}) ==
-          "copies ran beside a kernel for 55% of their time on the GPU (median over 2 calls that copied; lowest 50%)");
-    CHECK(overlap_figure({1.0}) ==
-          "copies ran beside a kernel for 100% of their time on the GPU (over 1 call that copied)");
-    CHECK(overlap_figure({std::nullopt}) ==
+    // A long call mostly hidden and many short ones not at all: the long call sets the figure, not the median.
+    CHECK(overlap_figure({{4'000'000, 3'000'000}, {0, 0}, {20'000, 0}, {30'000, 0}, {50'000, 0}}) ==
+          "copies ran beside a kernel for 73% of their time on the GPU (4.1 ms of copies over 4 calls; the call "
+          "that copied longest, 4 ms: 75%)");
+    CHECK(overlap_figure({{2'000'000, 2'000'000}}) ==
+          "copies ran beside a kernel for 100% of their time on the GPU (2 ms of copies in 1 call)");
+    // A share above nothing never reads 0%, nor one short of all of it 100%.
+    CHECK(overlap_figure({{1'000'000, 1'000}}) ==
+          "copies ran beside a kernel for under 1% of their time on the GPU (1 ms of copies in 1 call)");
+    CHECK(overlap_figure({{1'000'000, 999'000}}) ==
+          "copies ran beside a kernel for over 99% of their time on the GPU (1 ms of copies in 1 call)");
+    CHECK(overlap_figure({{1'000'000, 0}}) ==
+          "copies ran beside a kernel for 0% of their time on the GPU (1 ms of copies in 1 call)");
+    CHECK(overlap_figure({{0, 0}}) ==
           cml::schedule::no_overlap_figure("no call that expects two streams copied for any time on the GPU"));
-    CHECK(overlap_figure({}) == overlap_figure({std::nullopt}));
+    CHECK(overlap_figure({}) == overlap_figure({{0, 0}}));
 }
 
 TEST_CASE("the judge prints the overlap figure with the overlap aspect, before its summary, and not as a finding")
@@ -589,7 +600,7 @@ TEST_CASE("the judge prints the overlap figure with the overlap aspect, before i
     CHECK(f.size() == 0);
     CHECK(printed(f) == "========= SCHEDULE SUMMARY (pinned): 0 errors\n"
                         "========= SCHEDULE MEASURED (overlap): copies ran beside a kernel for 50% of their time on "
-                        "the GPU (over 1 call that copied)\n"
+                        "the GPU (0.0002 ms of copies in 1 call)\n"
                         "========= SCHEDULE SUMMARY (overlap): 0 errors\n========= SCHEDULE SUMMARY: 0 errors\n");
     // Not asked for, the aspect prints nothing of it; the emulator, which measures nothing, prints nothing of it.
     CHECK(printed(judged(t, "pinned")).find("MEASURED") == std::string::npos);
