@@ -141,16 +141,23 @@ std::string overlap_figure(const std::vector<CopyTime>& calls)
         if (c.copying == 0) continue;
         ++copied;
         all.copying += c.copying;
+        all.computing += c.computing;
         all.beside += c.beside;
         if (c.copying > longest.copying) longest = c;
     }
     if (copied == 0) return no_overlap_figure("no call that expects two streams copied for any time on the GPU");
-    const auto share = [](const CopyTime& c) { return double(c.beside) / double(c.copying); };
-    std::string text = "copies ran beside a kernel for " + percent(share(all)) + " of their time on the GPU (" +
-                       milliseconds(all.copying) + " of copies";
+    const auto of_copies = [](const CopyTime& c) { return percent(double(c.beside) / double(c.copying)); };
+    const auto of_kernels = [](const CopyTime& c) {
+        return c.computing ? percent(double(c.beside) / double(c.computing)) : std::string("no kernel");
+    };
+    const std::string kernels = all.computing ? "kernels beside a copy for " + of_kernels(all) + " of theirs"
+                                              : std::string("no kernel ran");
+    std::string text = "copies ran beside a kernel for " + of_copies(all) + " of their time on the GPU, " + kernels +
+                       " (" + milliseconds(all.copying) + " of copies and " + milliseconds(all.computing) +
+                       " of kernels";
     if (copied == 1) return text + " in 1 call)";
     return text + " over " + std::to_string(copied) + " calls; the call that copied longest, " +
-           milliseconds(longest.copying) + ": " + percent(share(longest)) + ")";
+           milliseconds(longest.copying) + ": " + of_copies(longest) + " and " + of_kernels(longest) + ")";
 }
 
 std::string no_overlap_figure(const std::string& why) { return "no figure for the copies beside kernels: " + why; }

@@ -49,17 +49,19 @@ std::string never_overlapped(const std::string& call, int most_streams_busy);
 std::string page_faulted(const std::string& call);  // a kernel touched managed memory not prefetched to the GPU
 std::string faults_not_measured(const std::string& call, const std::string& why);
 
-// One call's copies between the host and the GPU: the time they took on the GPU (the union of their intervals),
-// and how much of it a kernel of the call's own ran beside, in nanoseconds.
+// One call's copies between the host and the GPU and its kernels: the time each took on the GPU (the union of
+// their intervals), and how long both ran at once, in nanoseconds.
 struct CopyTime {
-    unsigned long long copying = 0, beside = 0;
+    unsigned long long copying = 0, computing = 0, beside = 0;
 };
 
 // The overlap aspect's measurement, from each call that expects two streams: the share of all their copies' time
-// on the GPU that a kernel ran beside, weighted by time, so that the calls that copied most count most (a call of
-// a few floats has one chunk, and no kernel to hide its copies behind), and the share of the call that copied
-// longest; or, where no call copied for any time, that there is no figure. A GPU's only: the emulator runs every
-// call at once, and measures none.
+// on the GPU that a kernel ran beside, and of all their kernels' time that a copy ran beside, weighted by time
+// so that the calls that copied most count most (a call of a few floats has one chunk, and no kernel to hide its
+// copies behind), then the same of the call that copied longest; or, where no call copied for any time, that
+// there is no figure. Where a kernel is shorter than its copies, as in Lab 10, the copies' share can reach only
+// the kernels' time over the copies', and the kernels' share is the one a good pipeline brings near 100%. A
+// GPU's only: the emulator runs every call at once, and measures none.
 std::string overlap_figure(const std::vector<CopyTime>& calls);
 std::string no_overlap_figure(const std::string& why);
 

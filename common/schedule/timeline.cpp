@@ -194,8 +194,9 @@ int most_streams_busy(std::vector<Interval> work)
 CopyTime overlapped_time(const std::vector<Interval>& copies, const std::vector<Interval>& kernels)
 {
     const std::vector<Span> copying = merged(copies), running = merged(kernels);
-    std::uint64_t copy_time = 0, beside = 0;
+    std::uint64_t copy_time = 0, kernel_time = 0, beside = 0;
     for (const Span& s : copying) copy_time += s.second - s.first;
+    for (const Span& s : running) kernel_time += s.second - s.first;
     // Both lists are sorted and disjoint: walk them together, each span's overlap with the other list's once.
     for (std::size_t c = 0, k = 0; c < copying.size() && k < running.size();) {
         const std::uint64_t from = std::max(copying[c].first, running[k].first);
@@ -206,7 +207,7 @@ CopyTime overlapped_time(const std::vector<Interval>& copies, const std::vector<
         else
             ++k;
     }
-    return CopyTime{copy_time, beside};
+    return CopyTime{copy_time, kernel_time, beside};
 }
 
 void Timeline::judge(Findings& findings) const

@@ -98,8 +98,8 @@ public:
     // Every watched call's findings, in the order of the calls; then the overlap aspect's measurement.
     void judge(Findings& findings) const;
 
-    // Of each watched call that expects two streams, in order, its copies' time on the GPU and how much of it one
-    // of its kernels ran beside.
+    // Of each watched call that expects two streams, in order, its copies' and its kernels' time on the GPU, and
+    // how long they ran at once.
     std::vector<CopyTime> copies_overlapped() const;
 
 private:
@@ -160,9 +160,9 @@ struct Interval {
 };
 int most_streams_busy(std::vector<Interval> work);
 
-// The time the `copies` took (the union of their intervals [from, to]), and how much of it at least one of the
-// `kernels` ran (the union of theirs): how much of the copying the kernels hid. Exact: the intervals' ends are
-// whole nanoseconds. The intervals' streams do not matter.
+// The time the `copies` took (the union of their intervals [from, to]), the time the `kernels` took (the union
+// of theirs), and how long both ran at once. Exact: the intervals' ends are whole nanoseconds. The intervals'
+// streams do not matter.
 CopyTime overlapped_time(const std::vector<Interval>& copies, const std::vector<Interval>& kernels);
 
 }  // namespace cml::schedule

@@ -565,28 +565,38 @@ TEST_CASE("a call that expects two streams measures its own copies and kernels o
     const std::vector<cml::schedule::CopyTime> times = t.copies_overlapped();
     REQUIRE(times.size() == 1);
     CHECK(times[0].copying == 400);
+    CHECK(times[0].computing == 200);
     CHECK(times[0].beside == 100);
 }
 
-TEST_CASE("the overlap figure weighs the calls by their copies' time, and shows the longest call's own share")
+TEST_CASE("the overlap figure weighs the calls by their time, and shows the longest call's own shares")
 {
     using cml::schedule::overlap_figure;
     // A long call mostly hidden and many short ones not at all: the long call sets the figure, not the median.
-    CHECK(overlap_figure({{4'000'000, 3'000'000}, {0, 0}, {20'000, 0}, {30'000, 0}, {50'000, 0}}) ==
-          "copies ran beside a kernel for 73% of their time on the GPU (4.1 ms of copies over 4 calls; the call "
-          "that copied longest, 4 ms: 75%)");
-    CHECK(overlap_figure({{2'000'000, 2'000'000}}) ==
-          "copies ran beside a kernel for 100% of their time on the GPU (2 ms of copies in 1 call)");
+    CHECK(overlap_figure({{4'000'000, 3'500'000, 3'000'000}, {0, 0, 0}, {20'000, 5'000, 0}, {30'000, 5'000, 0},
+                          {50'000, 10'000, 0}}) ==
+          "copies ran beside a kernel for 73% of their time on the GPU, kernels beside a copy for 85% of theirs (4.1 "
+          "ms of copies and 3.52 ms of kernels over 4 calls; the call that copied longest, 4 ms: 75% and 86%)");
+    // Kernels shorter than their copies: the copies' share is at most the kernels' time over theirs.
+    CHECK(overlap_figure({{2'000'000, 500'000, 500'000}}) ==
+          "copies ran beside a kernel for 25% of their time on the GPU, kernels beside a copy for 100% of theirs (2 "
+          "ms of copies and 0.5 ms of kernels in 1 call)");
     // A share above nothing never reads 0%, nor one short of all of it 100%.
-    CHECK(overlap_figure({{1'000'000, 1'000}}) ==
-          "copies ran beside a kernel for under 1% of their time on the GPU (1 ms of copies in 1 call)");
-    CHECK(overlap_figure({{1'000'000, 999'000}}) ==
-          "copies ran beside a kernel for over 99% of their time on the GPU (1 ms of copies in 1 call)");
-    CHECK(overlap_figure({{1'000'000, 0}}) ==
-          "copies ran beside a kernel for 0% of their time on the GPU (1 ms of copies in 1 call)");
-    CHECK(overlap_figure({{0, 0}}) ==
+    CHECK(overlap_figure({{1'000'000, 1'000'000, 1'000}}) ==
+          "copies ran beside a kernel for under 1% of their time on the GPU, kernels beside a copy for under 1% of "
+          "theirs (1 ms of copies and 1 ms of kernels in 1 call)");
+    CHECK(overlap_figure({{1'000'000, 999'000, 999'000}}) ==
+          "copies ran beside a kernel for over 99% of their time on the GPU, kernels beside a copy for 100% of "
+          "theirs (1 ms of copies and 0.999 ms of kernels in 1 call)");
+    CHECK(overlap_figure({{1'000'000, 0, 0}}) ==
+          "copies ran beside a kernel for 0% of their time on the GPU, no kernel ran (1 ms of copies and 0 ms of "
+          "kernels in 1 call)");
+    CHECK(overlap_figure({{1'000'000, 0, 0}, {500'000, 100'000, 50'000}}) ==
+          "copies ran beside a kernel for 3% of their time on the GPU, kernels beside a copy for 50% of theirs (1.5 "
+          "ms of copies and 0.1 ms of kernels over 2 calls; the call that copied longest, 1 ms: 0% and no kernel)");
+    CHECK(overlap_figure({{0, 100, 0}}) ==
           cml::schedule::no_overlap_figure("no call that expects two streams copied for any time on the GPU"));
-    CHECK(overlap_figure({}) == overlap_figure({{0, 0}}));
+    CHECK(overlap_figure({}) == overlap_figure({{0, 0, 0}}));
 }
 
 TEST_CASE("the judge prints the overlap figure with the overlap aspect, before its summary, and not as a finding")
@@ -600,7 +610,8 @@ TEST_CASE("the judge prints the overlap figure with the overlap aspect, before i
     CHECK(f.size() == 0);
     CHECK(printed(f) == "========= SCHEDULE SUMMARY (pinned): 0 errors\n"
                         "========= SCHEDULE MEASURED (overlap): copies ran beside a kernel for 50% of their time on "
-                        "the GPU (0.0002 ms of copies in 1 call)\n"
+                        "the GPU, kernels beside a copy for 50% of theirs (0.0002 ms of copies and 0.0002 ms of kernels in "
+                        "1 call)\n"
                         "========= SCHEDULE SUMMARY (overlap): 0 errors\n========= SCHEDULE SUMMARY: 0 errors\n");
     // Not asked for, the aspect prints nothing of it; the emulator, which measures nothing, prints nothing of it.
     CHECK(printed(judged(t, "pinned")).find("MEASURED") == std::string::npos);
