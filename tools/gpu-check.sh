@@ -68,8 +68,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,te
 in_processes() {  # NAME FILE EXPR
     local name=$1 file=$2 expr=$3 processes=${TEST_PROCESSES:-3} status=0 i
     trap 'kill $(jobs -p) 2>/dev/null; exit 143' TERM INT  # a time limit on this script ends its processes too
-    .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider "$file" ${expr:+-k "$expr"} \
-        >"$out/$name-collected.txt" 2>&1
+    # Through ./cml test, which installs pytest on a fresh machine first.
+    ./cml test --slow --collect-only -q -p no:cacheprovider "$file" ${expr:+-k "$expr"} >"$out/$name-collected.txt" 2>&1
     mapfile -t cases < <(grep '::' "$out/$name-collected.txt")
     if [ ${#cases[@]} -eq 0 ]; then  # nothing ran is no pass: say why
         echo "no case of $file matches ${expr:-(all)}; pytest said:" | tee "$out/$name.log"
