@@ -128,8 +128,8 @@ def run_recorded(
     variables = {**(env or {}), **recorder_variables(schedule)}
     run = suite.run_suite(binary, checker, timeout_s, variables, args=GRADED_CASES, files={RECORDER: recorder})
     found = replace(read_run("schedule", run), recorded=True)
-    if not found.summary and found.clean:  # its verdict missing is never a clean one
-        found.clean, found.first_report = False, NO_SUMMARY
+    if not found.summary and not found.outcome.timed_out:  # the recorder's own reason for a missing summary
+        found.first_report = NO_SUMMARY
     return found
 
 
@@ -183,7 +183,18 @@ def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:
     ended_normally = not outcome.timed_out and not outcome.crashed
     found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK|SCHEDULE) SUMMARY: [1-9]", output)
     clean = ended_normally and not found
+    if clean and not summary:  # its verdict missing is never a clean one: the run ended before the tool could speak
+        clean = False
     wrong = next((case for case in run.cases if not case.suite.startswith("stretch") and not case.passed), None)
     first_wrong = f"{wrong.name}: {wrong.message}" if wrong else ""
     found_summary = summary.group(1) if summary else ""
-    return SanitizerRun(tool, outcome, clean, found_summary, first_report(output), run.all_passed, first_wrong)
+    shown = first_report(output) or ("" if summary else no_summary(tool, outcome.returncode))
+    return SanitizerRun(tool, outcome, clean, found_summary, shown, run.all_passed, first_wrong)
+
+
+def no_summary(tool: str, returncode: int | None) -> str:
+    """Why a run with no summary line is not clean (the CPU emulator prints its summary as the program exits: a
+    crash it did not see coming, such as a wild write, ends the run first)."""
+    return (
+        f"{tool} printed no summary: the program ended first (exit status {returncode}), so nothing says it was clean"
+    )

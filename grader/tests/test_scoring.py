@@ -320,3 +320,16 @@ def test_a_clean_sanitizer_run_with_wrong_results_fails_as_order_dependent():
     assert "order the threads run in" in check.detail and "bin 101" in check.detail
     right = read_run("racecheck", SuiteRun(clean, [CaseResult("n = 0", "s", True, True)]))
     assert right.results_right and right.first_wrong == ""
+
+
+def test_a_sanitizer_run_that_ended_without_its_summary_is_never_clean():
+    """The CPU emulator prints its summary as the program exits: a wild write that crashed the program (doctest
+    catches the signal and exits 139, so the run does not read as a crash) leaves no summary, and no verdict."""
+    from grader.steps.sanitize import read_run
+
+    cases = [CaseResult("counts an image", "histogram", True, False, "test case CRASHED: SIGSEGV")]
+    crashed = read_run("memcheck", SuiteRun(outcome(139, "FATAL ERROR: test case CRASHED: SIGSEGV"), cases))
+    assert not crashed.clean and crashed.summary == ""
+    assert crashed.first_report.startswith("memcheck printed no summary") and "exit status 139" in crashed.first_report
+    spoke = read_run("memcheck", SuiteRun(outcome(0, "========= ERROR SUMMARY: 0 errors"), []))
+    assert spoke.clean and spoke.summary == "ERROR SUMMARY: 0 errors"
