@@ -6,6 +6,7 @@ working attack. The verdicts that only a GPU can give are checked on one (tools/
 
 from __future__ import annotations
 
+import fcntl
 import os
 import resource
 import shutil
@@ -75,17 +76,24 @@ def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
 
 
 @pytest.fixture
-def victims():
-    """What the host-harm attacks aim at: a file of the grader's, a classmate's kernel.cu."""
-    shutil.rmtree(VICTIMS, ignore_errors=True)
-    (VICTIMS / "classmate").mkdir(parents=True)
-    (VICTIMS / "victim.txt").write_text("pristine")
-    (VICTIMS / "classmate" / "kernel.cu").write_text("// CLASSMATE-SECRET-7781: another student's work\n")
-    VICTIMS.chmod(0o777)  # as writable as a careless instructor's files: only the sandbox is between
-    for path in VICTIMS.rglob("*"):
-        path.chmod(0o777 if path.is_dir() else 0o666)
-    yield VICTIMS
-    shutil.rmtree(VICTIMS, ignore_errors=True)
+def victims(attack):
+    """What the host-harm attacks aim at: a file of the grader's, a classmate's kernel.cu. Remade for each attack
+    that names them, one such attack at a time across pytest processes (tools/gpu-check.sh runs several at
+    once, and each remaking would wipe another's files); left alone for the others."""
+    if str(VICTIMS) not in repr(attack.spec):
+        yield VICTIMS
+        return
+    with open(f"{VICTIMS}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(VICTIMS, ignore_errors=True)
+        (VICTIMS / "classmate").mkdir(parents=True)
+        (VICTIMS / "victim.txt").write_text("pristine")
+        (VICTIMS / "classmate" / "kernel.cu").write_text("// CLASSMATE-SECRET-7781: another student's work\n")
+        VICTIMS.chmod(0o777)  # as writable as a careless instructor's files: only the sandbox is between
+        for path in VICTIMS.rglob("*"):
+            path.chmod(0o777 if path.is_dir() else 0o666)
+        yield VICTIMS
+        shutil.rmtree(VICTIMS, ignore_errors=True)
 
 
 class Listener:
