@@ -142,6 +142,7 @@ def test_a_block_whose_threads_wait_for_each_other_is_reported_not_hung(selftest
         ),
         ("memcheck", "writes to the host's memory are not made", "Invalid __global__ write of size 4 bytes"),
         ("memcheck", "reads past the end of a __shared__ array", "Invalid __shared__ read of size 4 bytes"),
+        ("memcheck", "an atomic before the start of a __shared__ array", "is out of bounds: byte -4 of the block's"),
         (
             "initcheck",
             "reads of __shared__ memory no thread wrote",

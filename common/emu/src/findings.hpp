@@ -2,6 +2,7 @@
 // tool), and the exit status that says a check found something.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -37,7 +38,7 @@ struct Finding {
     std::uintptr_t address = 0;
     Allocation nearest{};
     bool has_nearest = false;
-    std::size_t shared_offset = 0;
+    std::ptrdiff_t shared_offset = 0;  // below 0: before the block's first shared byte
     std::string detail;
     unsigned long long count = 1;
 };

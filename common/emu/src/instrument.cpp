@@ -66,7 +66,7 @@ void memory_error(Worker& worker, const ThreadState& thread, FindingKind kind, S
         f.has_nearest = true;
     }
     if (space == Space::shared) {
-        f.shared_offset = address - worker.shared.base();
+        f.shared_offset = std::ptrdiff_t(address - worker.shared.base());
         f.detail = std::to_string(worker.shared.static_bytes()) + " bytes of __shared__ variables and " +
                    std::to_string(worker.shared.dynamic_bytes()) + " of extern __shared__ (at the end of " +
                    std::to_string(SharedMemory::kCapacity) + ")";

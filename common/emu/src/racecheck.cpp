@@ -113,7 +113,7 @@ void SharedShadow::access(const Block& block, const ThreadState& thread, std::ui
         f.first_thread = other.index;
         f.block = block.index;
         f.warning = warning;
-        f.shared_offset = offset;
+        f.shared_offset = std::ptrdiff_t(offset);
         f.address = block_base + offset;
         return f;
         });
@@ -131,7 +131,7 @@ void SharedShadow::access(const Block& block, const ThreadState& thread, std::ui
         f.pc = pc;
         f.thread = thread.index;
         f.block = block.index;
-        f.shared_offset = offset;
+        f.shared_offset = std::ptrdiff_t(offset);
         f.address = block_base + offset;
         return f;
         });

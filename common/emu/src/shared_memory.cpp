@@ -11,9 +11,10 @@ namespace cml_emu {
 
 SharedMemory::SharedMemory()
 {
-    void* memory = mmap(nullptr, kCapacity + kRedZone, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* memory =
+        mmap(nullptr, kRedZone + kCapacity + kRedZone, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (memory == MAP_FAILED) fatal("out of memory for shared memory");
-    base_ = static_cast<char*>(memory);
+    base_ = static_cast<char*>(memory) + kRedZone;
 }
 
 void SharedMemory::begin_block(std::size_t dynamic_bytes)

@@ -1,5 +1,6 @@
 // A block's shared memory: static __shared__ variables from the start, the dynamic part at the end, so an
-// access past either falls in a gap or the red zone after the arena, which memcheck reports.
+// access past either falls in a gap or the red zone after the arena, and one before the first (a negative
+// index) in the red zone before it: memcheck reports each as a shared access out of bounds.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +21,7 @@ public:
     void begin_block(std::size_t dynamic_bytes);
     void* variable(SharedSlot& slot, std::size_t bytes, std::size_t alignment);
     void* dynamic() const { return dynamic_; }
-    bool contains(std::uintptr_t address) const { return address - base() < kCapacity + kRedZone; }
+    bool contains(std::uintptr_t address) const { return address - (base() - kRedZone) < kCapacity + 2 * kRedZone; }
     // True when [address, address + size) lies in the block's shared variables, static or dynamic.
     bool holds(std::uintptr_t address, std::size_t size) const
     {

@@ -162,6 +162,18 @@ __global__ void shared_past_the_end_kernel(int* out)
     out[threadIdx.x] = slots[threadIdx.x + kSharedInts];
 }
 
+// Lab 11's signed byte: bins[-1], 4 bytes before the block's first shared byte.
+__global__ void shared_before_the_start_kernel(int* out)
+{
+    __shared__ unsigned int bins[kSharedInts];
+    bins[threadIdx.x] = 0;
+    __syncthreads();
+    const signed char byte = -1;
+    if (threadIdx.x == 0) atomicAdd(&bins[byte], 1u);
+    __syncthreads();
+    out[threadIdx.x] = int(bins[threadIdx.x]);
+}
+
 __global__ void unwritten_shared_kernel(int* out)
 {
     __shared__ int slots[2 * kSharedInts];
@@ -303,6 +315,11 @@ void write_to_host_memory(int* host)
 void shared_past_the_end(int* out)
 {
     shared_past_the_end_kernel<<<1, kSharedInts>>>(out);
+}
+
+void shared_before_the_start(int* out)
+{
+    shared_before_the_start_kernel<<<1, kSharedInts>>>(out);
 }
 
 void unwritten_shared(int* out)

@@ -76,6 +76,7 @@ void write_far_past_the_end(int* out, int n);
 void wild_read(const int* in, int* out);
 void write_to_host_memory(int* host);
 void shared_past_the_end(int* out);
+void shared_before_the_start(int* out);  // an atomic at a negative shared index
 void unwritten_shared(int* out);
 
 // Lanes 0-15 of warp 0 wait in a full-mask shuffle for lanes 16-31, which wait at __syncthreads(): no thread

@@ -324,6 +324,13 @@ TEST_CASE("planted: reads past the end of a __shared__ array" * doctest::skip())
     CHECK(cudaDeviceSynchronize() == after_a_bad_access());
 }
 
+TEST_CASE("planted: an atomic before the start of a __shared__ array" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(32);
+    shared_before_the_start(out.data());
+    CHECK(cudaDeviceSynchronize() == after_a_bad_access());
+}
+
 TEST_CASE("planted: two tiles of one warp read each other's slots after each synced alone" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);
