@@ -3,8 +3,8 @@
 // watched calls did (cml/watched_call.hpp), and at exit judges them (timeline.hpp) and prints the findings and
 // the summary as the CPU emulator does (common/emu/src/schedule.hpp), exiting with CML_SCHEDULE_ERROR_EXITCODE
 // when it found anything. Beside the overlap aspect's summary it prints what no emulator can: how much of the
-// copies' time on the GPU ran beside a kernel, a measurement the grader shows and never grades. CML_SCHEDULE
-// names the aspects reported (pinned, overlap, returned, prefetched; all when unset).
+// copies' and of the kernels' time on the GPU ran beside the other, a measurement the grader shows and never
+// grades. CML_SCHEDULE names the aspects reported (pinned, overlap, returned, prefetched; all when unset).
 //
 // What it records: from CUPTI's callbacks, every runtime and driver API call's entry (which watched call issued
 // each piece of work, and when), the streams and events made and destroyed, the host memory pinned and unpinned,

@@ -24,9 +24,10 @@
 // work has ended by the time a wait for it returned, so that a copy the pipeline waited for never counts as
 // running past the call's end, nor as overlapping what was issued after that wait.
 //
-// Apart from the findings, a measurement for the learner, never graded: how much of a call's copy time a kernel
-// of its own ran beside on the GPU (overlapped_time), for each call that expects two streams. It reads the
-// GPU's own start and end of each copy and kernel, all of one clock, with no bound from the host's waits.
+// Apart from the findings, a measurement for the learner, never graded: how long a call's copies and its kernels
+// each took on the GPU, and how long they ran side by side (overlapped_time), for each call that expects two
+// streams. It reads the GPU's own start and end of each copy and kernel, all of one clock, with no bound from the
+// host's waits.
 #pragma once
 
 #include <cstdint>

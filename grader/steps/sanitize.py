@@ -182,9 +182,8 @@ def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:
     # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).
     ended_normally = not outcome.timed_out and not outcome.crashed
     found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK|SCHEDULE) SUMMARY: [1-9]", output)
-    clean = ended_normally and not found
-    if clean and not summary:  # its verdict missing is never a clean one: the run ended before the tool could speak
-        clean = False
+    # Its verdict missing is never a clean one: the run ended before the tool could speak.
+    clean = ended_normally and not found and summary is not None
     wrong = next((case for case in run.cases if not case.suite.startswith("stretch") and not case.passed), None)
     first_wrong = f"{wrong.name}: {wrong.message}" if wrong else ""
     found_summary = summary.group(1) if summary else ""
