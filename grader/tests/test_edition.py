@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,9 @@ DECK = """# Lab 1
         ("grader/tests/kernels/02_dot_product_cooperative_groups.cu", edition.DROP),
         ("results/h100-2026-11-25b/variants-43.tar.xz", edition.DROP),
         ("results/h100-grade.json", edition.KEEP),
+        ("results/h100.md", edition.KEEP),
+        ("results/calibration/h200-variants.md", edition.KEEP),
+        ("results/calibration/h100-calibrate.log", edition.DROP),
         ("slides/decks/02_dot_product.md", edition.STRIP_CODE_SLIDES),
     ],
 )
@@ -76,6 +80,26 @@ def test_each_path_meets_its_rule(path, action):
 )
 def test_what_a_student_grades_with_is_kept(path):
     assert edition.action_for(path) is None
+
+
+# A path under results/ as a document names it (not .results/, the grader's own output folder).
+CITED_RESULT = re.compile(r"(?<![\w./-])results/[\w./-]*[\w/]")
+STUDENTS_DOCUMENTS = ["README.md", *(str(p.relative_to(REPO_ROOT)) for p in sorted(REPO_ROOT.glob("labs/*/README.md")))]
+STUDENTS_DOCUMENTS += [str(p.relative_to(REPO_ROOT)) for p in sorted(REPO_ROOT.glob("slides/decks/*.md"))]
+
+
+def shipped(path: Path) -> bool:
+    """The student edition holds this file of the repository."""
+    rule = edition.action_for(str(path.relative_to(REPO_ROOT)))
+    return path.is_file() and (rule is None or rule.action != edition.DROP)
+
+
+@pytest.mark.parametrize("document", STUDENTS_DOCUMENTS)
+def test_every_results_page_a_students_document_cites_ships_in_the_student_edition(document):
+    for cited in sorted(set(CITED_RESULT.findall((REPO_ROOT / document).read_text()))):
+        where = REPO_ROOT / cited
+        files = list(where.rglob("*")) if where.is_dir() else [where]
+        assert any(shipped(f) for f in files), f"{document} cites {cited}, which the student edition does not hold"
 
 
 def test_code_slides_are_taken_out_and_every_other_slide_kept():
