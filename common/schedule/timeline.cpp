@@ -116,14 +116,21 @@ bool Timeline::covers(const Wait& w, const Activity& a, std::uint64_t issued) co
     return stream && issued <= w.covers;
 }
 
+// When the host learned that `a` was done: the first return of a wait that covers it, or of its own call where
+// that waits (a cudaMemcpy); never (UINT64_MAX) where nothing told it.
+std::uint64_t Timeline::known_done(const Activity& a, std::uint64_t issued) const
+{
+    std::uint64_t known = UINT64_MAX;
+    auto it = issued_.find(a.correlation);
+    if (!a.async && it != issued_.end() && it->second.returned != 0) known = it->second.returned;
+    for (const Wait& w : waits_)
+        if (covers(w, a, issued)) known = std::min(known, w.returned);
+    return known;
+}
+
 std::uint64_t Timeline::ended_by(const Activity& a, std::uint64_t issued) const
 {
-    std::uint64_t end = a.end;
-    auto it = issued_.find(a.correlation);
-    if (!a.async && it != issued_.end() && it->second.returned != 0) end = std::min(end, it->second.returned);
-    for (const Wait& w : waits_)
-        if (covers(w, a, issued)) end = std::min(end, w.returned);
-    return std::max(end, a.start);
+    return std::max(std::min(a.end, known_done(a, issued)), a.start);
 }
 
 bool Timeline::waited_for(const Activity& a, std::uint64_t issued, std::uint64_t by) const
@@ -256,8 +263,10 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
         // Work the call returned without waiting for ends, as far as the call knows, after it returned.
         if (call.returned && !waited_for(a, issued, call.popped))
             work.back().end = std::max(work.back().end, call.popped + 1);
+        // In flight from its issue until the host knew it was done, not until the GPU finished it: how the call
+        // is written, not how fast the GPU ran a small chunk before the host issued the next, decides the overlap.
         // As the emulator counts them, the streams the program made: the default stream waits for them.
-        if (!default_stream(a.stream)) in_flight.push_back(Interval{a.stream, issued, work.back().end});
+        if (!default_stream(a.stream)) in_flight.push_back(Interval{a.stream, issued, known_done(a, issued)});
     }
     std::sort(work.begin(), work.end(), [](const Activity& a, const Activity& b) { return a.start < b.start; });
     if (call.mark.expects_pinned) {

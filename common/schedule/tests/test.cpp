@@ -191,6 +191,18 @@ TEST_CASE("work of two streams whose intervals overlap passes overlap; back to b
     }
 }
 
+// A small chunk's work may end on the GPU before the host issues the next chunk's: with no wait between them,
+// both are still in flight as the call is written, whatever the GPU's speed.
+TEST_CASE("work of two streams the call issued and waited for only after both passes overlap, ended early or not")
+{
+    Timeline t = two_streams_and_a_call();
+    work(t, Work::copy_in, kIdA, 1, 110, 120, 150);
+    work(t, Work::kernel, kIdB, 2, 200, 210, 260);  // issued after A's copy had ended on the GPU
+    synchronise_device(t, 3, 300, 310);
+    t.range_popped(1000);
+    CHECK(judged(t, "overlap").size() == 0);
+}
+
 TEST_CASE("overlap counts only the streams the program made, and no call that expects none")
 {
     Timeline t = two_streams_and_a_call();
