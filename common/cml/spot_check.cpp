@@ -21,11 +21,14 @@ Comparison compare_at(const float* got, const std::vector<double>& want, const s
     return result;
 }
 
-Comparison spot_check(const DeviceBuffer<float>& got, const std::vector<double>& want, Tolerance tolerance,
-                      const std::vector<std::size_t>& also)
+namespace {
+
+// kSpotChunks chunks of an output of n elements at random places, each read by read(begin, count, into) and
+// compared with `want` there.
+template <class Read>
+Comparison sampled(std::size_t n, const std::vector<double>& want, Tolerance tolerance, Read read)
 {
-    if (got.size() != want.size()) throw std::invalid_argument("spot_check: got and want differ in length");
-    const std::size_t n = got.size();
+    if (n != want.size()) throw std::invalid_argument("spot_check: got and want differ in length");
     const std::size_t chunk = std::min(kSpotChunk, n);
     if (chunk == 0) return Comparison{};
     static std::random_device entropy;
@@ -35,12 +38,42 @@ Comparison spot_check(const DeviceBuffer<float>& got, const std::vector<double>&
     std::vector<float> got_chunk(chunk);
     for (std::size_t c = 0; c < kSpotChunks; ++c) {
         const std::size_t begin = place(entropy);
-        CML_CHECK(cudaMemcpy(got_chunk.data(), got.data() + begin, chunk * sizeof(float), cudaMemcpyDeviceToHost));
+        read(begin, chunk, got_chunk.data());
         Comparison part = compare(got_chunk.data(), want.data() + begin, chunk, tolerance);
         part.first_bad += begin;
         append(whole, part);
     }
+    return whole;
+}
+
+}  // namespace
+
+Comparison spot_check(const DeviceBuffer<float>& got, const std::vector<double>& want, Tolerance tolerance,
+                      const std::vector<std::size_t>& also)
+{
+    Comparison whole = sampled(got.size(), want, tolerance, [&](std::size_t begin, std::size_t count, float* into) {
+        CML_CHECK(cudaMemcpy(into, got.data() + begin, count * sizeof(float), cudaMemcpyDeviceToHost));
+    });
     if (!also.empty()) append(whole, compare_at(got.data(), want, also, tolerance));
+    return whole;
+}
+
+Comparison spot_check(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance,
+                      const std::vector<std::size_t>& also)
+{
+    Comparison whole = sampled(got.size(), want, tolerance, [&](std::size_t begin, std::size_t count, float* into) {
+        std::copy_n(got.data() + begin, count, into);
+    });
+    if (also.empty() || got.empty()) return whole;
+    std::vector<float> got_at;
+    std::vector<double> want_at;
+    for (std::size_t j : also) {
+        got_at.push_back(got.at(j));
+        want_at.push_back(want.at(j));
+    }
+    Comparison at = compare(got_at, want_at, tolerance);
+    if (!at.ok) at.first_bad = also[at.first_bad];
+    append(whole, at);
     return whole;
 }
 

@@ -23,6 +23,10 @@ constexpr std::size_t kSpotChunk = 1024;
 Comparison spot_check(const DeviceBuffer<float>& got, const std::vector<double>& want, Tolerance tolerance,
                       const std::vector<std::size_t>& also = {});
 
+// The same look at an output in host memory: a whole pipeline's (Lab 10), which the host reads where it lies.
+Comparison spot_check(const std::vector<float>& got, const std::vector<double>& want, Tolerance tolerance,
+                      const std::vector<std::size_t>& also = {});
+
 // The elements of `got` at `at` (read back one by one) against `want` there; first_bad indexes the whole output.
 Comparison compare_at(const float* got, const std::vector<double>& want, const std::vector<std::size_t>& at,
                       Tolerance tolerance);

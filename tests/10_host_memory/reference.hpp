@@ -8,6 +8,9 @@
 #include "cml/compare.hpp"
 #include "host_memory.hpp"
 
+// The benchmark's size, 16M floats, 64 MB each way: long enough copies that a pipeline's pieces can overlap.
+constexpr int kBenchFloats = 1 << 24;
+
 inline std::vector<double> polynomial_reference(const std::vector<float>& in)
 {
     std::vector<double> out(in.size());
