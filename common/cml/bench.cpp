@@ -262,7 +262,9 @@ void BenchReport::run(const KernelUnderTest& kernel, const BenchArgs& args)
         const bool cache_changed = !checked.cache_changed.empty();
         if (cache_changed) result.problems.push_back("the checked launch " + checked.cache_changed);
         const Clock::time_point timed_from = Clock::now();
-        if (!args.profile) add_timed(result, run_timed(kernel), cache_changed);
+        TimingOptions timing;
+        if (kernel.timed_launches > 0) timing.repeats = kernel.timed_launches;
+        if (!args.profile) add_timed(result, run_timed(kernel, timing), cache_changed);
         std::fprintf(stderr, ", timed launches %.2f s", seconds_since(timed_from));
         check_inputs(result, kernel);
         check_floor(result, copy_gbps_);
