@@ -5,7 +5,8 @@
 #       every variant (or NAMES) once, dealt out over the graders; the grades of all of them filed in DIR as
 #       tools/grade-variants.sh files them, and DIR/table.md
 #   tools/grade-variants-on-gpus.sh repeat "SEED SEED ..." --only NAMES [--out DIR]
-#       NAMES graded once per seed, the seeds dealt out over the graders; each seed's grades in DIR/seed-SEED, for
+#       NAMES graded once per seed, the seeds dealt out over the graders, each seed from a round of its own
+#       (tools/grade-variants.sh --rotate); each seed's grades in DIR/seed-SEED, for
 #       python -m grader.calibration.variants repeats DIR/seed-* (and a split run's DIR beside them)
 # Resumable: run again with the same arguments and each grader goes on from its last finished round.
 # VARIANTS_SECONDS (default 540) stops every grader at that many seconds. DIR: $OUT, else .results/variants-gpus.
@@ -44,11 +45,11 @@ done
 count=${#graders[@]}
 stop=$((SECONDS + ${VARIANTS_SECONDS:-540}))
 
-grade_on() {  # grader ("G" or "G-J"), seed, names, folder
+grade_on() {  # grader ("G" or "G-J"), seed, names, folder, options of tools/grade-variants.sh
     local limit=$((stop - SECONDS))
     [ "$limit" -gt 0 ] || return 0
     CUDA_VISIBLE_DEVICES=${1%%-*} timeout "$limit" tools/grade-variants.sh --only "$3" --seed "$2" --out "$4" \
-        --resume -- --build-dir "build-gpu$1" >"$4.log" 2>&1
+        --resume "${@:5}" -- --build-dir "build-gpu$1" >"$4.log" 2>&1
     echo "GPU $1, seed $2: exit status $? at ${SECONDS} s"
 }
 
@@ -72,7 +73,7 @@ case "$mode" in
         read -r -a list <<<"$seeds"
         for i in "${!graders[@]}"; do
             (for k in "${!list[@]}"; do
-                [ $((k % count)) -eq "$i" ] && grade_on "${graders[$i]}" "${list[$k]}" "$only" "$out/seed-${list[$k]}"
+                [ $((k % count)) -eq "$i" ] && grade_on "${graders[$i]}" "${list[$k]}" "$only" "$out/seed-${list[$k]}" --rotate
             done) &
         done
         wait ;;

@@ -3,25 +3,27 @@
 # its speed checks, without one on the CPU emulator (speed 'not run'); then a table of whether each variant got
 # the grade it should (grader/calibration/variants.py, judge): a correct one passes every check that ran, a wrong one fails
 # the check its lesson names.
-#   tools/grade-variants.sh [--lab N] [--only NAME[,NAME...]] [--seed S] [--out DIR] [--resume] [-- GRADE OPTIONS]
+#   tools/grade-variants.sh [--lab N] [--only NAME[,NAME...]] [--seed S] [--out DIR] [--resume] [--rotate] [-- GRADE OPTIONS]
 # The variants are graded in rounds: round k is one submission holding the k-th variant of every lab, graded as
 # a student's labs are (all at once where there is a GPU). Each round's grade goes to DIR/rounds/round-K.json
 # and .log, and is filed as DIR/<lab>/<name>.json for each of its variants (DIR: $OUT, else .results/variants);
 # the table goes to DIR/table.md. --resume skips a round whose variants were all graded after their files
-# changed (the lent GPU allows 10 minutes per call). Build folder: build-variants. Exit status 0: every variant
-# graded as it should.
+# changed (the lent GPU allows 10 minutes per call). --rotate (with --seed) takes the rounds from the one the seed
+# picks, then on around, so that repeated runs cut short by a time limit reach every round. Build folder:
+# build-variants. Exit status 0: every variant graded as it should.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-lab="" only="" seed="" out=${OUT:-.results/variants} resume=0 grade_options=()
+lab="" only="" seed="" out=${OUT:-.results/variants} resume=0 rotate=0 grade_options=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --lab) lab=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;
+        --rotate) rotate=1; shift ;;
         --seed) seed=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --resume) resume=1; shift ;;
         --) shift; grade_options=("$@"); break ;;
-        *) echo "usage: tools/grade-variants.sh [--lab N] [--only NAME[,NAME...]] [--seed S] [--out DIR] [--resume] [-- GRADE OPTIONS]" >&2
+        *) echo "usage: tools/grade-variants.sh [--lab N] [--only NAME[,NAME...]] [--seed S] [--out DIR] [--resume] [--rotate] [-- GRADE OPTIONS]" >&2
            exit 2 ;;
     esac
 done
@@ -38,8 +40,14 @@ changed_since() {
     while IFS=$'\t' read -r _ _ file _; do [ "$file" -nt "$1" ] && return 0; done <<<"$2"
     return 1
 }
+rounds=$(cut -f4 <<<"$listing" | sort -n | uniq)
+if [ "$rotate" = 1 ] && [ -n "$seed" ]; then
+    # From the round the seed picks, then on around: runs cut short by a time limit reach different variants.
+    first=$((seed % $(wc -l <<<"$rounds")))
+    rounds=$( (tail -n +$((first + 1)) <<<"$rounds"; head -n "$first" <<<"$rounds") )
+fi
 started=$SECONDS
-for round in $(cut -f4 <<<"$listing" | sort -n | uniq); do
+for round in $rounds; do
     members=$(awk -F'\t' -v r="$round" '$4 == r' <<<"$listing")
     submission="$out/rounds/round-$round" grade="$out/rounds/round-$round.json"
     if [ "$resume" = 1 ] && [ -f "$grade" ] && ! changed_since "$grade" "$members"; then
