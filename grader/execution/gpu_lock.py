@@ -4,7 +4,10 @@ Shared holders (the test programs, the sanitizers, and the builds, which would l
 may run side by side; an exclusive holder has the GPU to itself. A benchmark holds it in stages (StagedHold):
 shared while it starts and sets up, alone from its first launch to its last, since its timings must see no
 other program (grader/execution/gpu_turn.py). An ncu run holds it shared: its counters are its own process's,
-and it takes a turn of its own (Turn) so that two never share the performance monitors.
+and it takes a turn of its own (Turn) so that two never share the performance monitors. Outside a sandbox ncu
+makes its runs wait for each other (on an H100, four started 0.6 s apart ran one after another, whole), but
+not runs in different sandboxes: three of four started at once ended with status 9 at their first profiled
+launch.
 Reader-preferring: a shared holder starts whenever no exclusive one holds the GPU, even while one waits. A
 run's shared work is finite (its labs' tests, sanitizers and ncu runs), so no benchmark waits forever, and the
 run ends soonest when that work overlaps as much as it can. Under writer preference one benchmark waiting for
