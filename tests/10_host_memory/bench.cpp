@@ -3,8 +3,8 @@
 // pipeline, so the time is the host's clock around the call and a device-wide synchronise (cml/launches.hpp),
 // and the output of every call of the student's is looked at in host memory. The baseline copies from and to
 // the caller's pageable memory, serially; Part C's, the same managed pipeline with no prefetch, whose kernel
-// takes the page faults. The zero-copy stretch, where attempted, is timed at 1 and 2 passes beside the same passes with copies,
-// and measured only: no threshold grades it (grader/labs.toml: graded_groups).
+// takes the page faults. The zero-copy stretch, where attempted, is timed at 1 and 2 passes beside the same
+// passes with copies, and measured only: no threshold grades it (grader/labs.toml: graded_groups).
 #include <cmath>
 #include <cstdio>
 #include <cstring>
