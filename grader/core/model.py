@@ -64,6 +64,7 @@ class KernelTiming:
     problems: list[str] = field(default_factory=list)
     timed_launches_verified: int = 0  # timed launches whose outputs it compared in full, besides the checked one
     timed_launches_checked: int = 0  # timed launches whose outputs it looked at, in full or by a spot check
+    timed_launches: int = 0  # how many it timed: the benchmark's default, or fewer for a figure only printed
     host_median_ms: float = 0.0  # the host's clock around each timed launch and a device-wide synchronise
     floor_ms: float = 0.0  # the napkin-math bytes at 1.5 x this GPU's copy bandwidth: no honest time is lower
 

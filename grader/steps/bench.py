@@ -37,6 +37,7 @@ def parse_bench(data: dict) -> BenchResult:
             problems=list(k.get("problems", [])),
             timed_launches_verified=k.get("timed_launches_verified", 0),
             timed_launches_checked=k.get("timed_launches_checked", 0),
+            timed_launches=k.get("samples", 0),
             host_median_ms=k.get("host_median_ms", 0.0),
             floor_ms=k.get("floor_ms", 0.0),
         )
@@ -73,6 +74,7 @@ def median_of(results: list[BenchResult]) -> BenchResult:
                 problems=list(dict.fromkeys(problem for k in same for problem in k.problems)),
                 timed_launches_verified=sum(k.timed_launches_verified for k in same),
                 timed_launches_checked=sum(k.timed_launches_checked for k in same),
+                timed_launches=sum(k.timed_launches for k in same),
                 host_median_ms=mid([k.host_median_ms for k in same]),
             )
         )

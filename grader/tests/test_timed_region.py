@@ -93,9 +93,12 @@ def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_ag
         assert kernel.correct, f"{where}: {kernel.check}"
         assert kernel.problems == [], f"{where}: {kernel.problems}"
         # Every timed launch of the student's kernels (the solution's, here) is looked at, at least two of them
-        # in full; none of the grader's own.
+        # in full; none of the grader's own. A setting that is graded is timed over the default count; one only
+        # printed may take fewer (Lab 10's zero-copy stretch).
         suspected = kernel.role in ("student", "stretch")
-        assert kernel.timed_launches_checked == (TIMED_LAUNCHES if suspected else 0), where
+        assert kernel.timed_launches_checked == (kernel.timed_launches if suspected else 0), where
+        graded = not config.lab(lab).graded_groups or kernel.group in config.lab(lab).graded_groups
+        assert kernel.timed_launches == TIMED_LAUNCHES if graded else 2 < kernel.timed_launches <= TIMED_LAUNCHES, where
         assert (kernel.timed_launches_verified >= 2) if suspected else (kernel.timed_launches_verified == 0), where
         assert kernel.host_median_ms > 0 and kernel.floor_ms > 0, where
     assert all(check.status is Status.PASSED for check in speed_check(config, lab, outcome, result))
