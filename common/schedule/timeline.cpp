@@ -128,11 +128,6 @@ std::uint64_t Timeline::known_done(const Activity& a, std::uint64_t issued) cons
     return known;
 }
 
-std::uint64_t Timeline::ended_by(const Activity& a, std::uint64_t issued) const
-{
-    return std::max(std::min(a.end, known_done(a, issued)), a.start);
-}
-
 bool Timeline::waited_for(const Activity& a, std::uint64_t issued, std::uint64_t by) const
 {
     if (a.work != Work::kernel && !a.async) return true;  // a cudaMemcpy returns once its copy is done
@@ -258,15 +253,16 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
         const std::optional<std::uint64_t> issued_at = issued_by(index, a);
         if (!issued_at) continue;
         const std::uint64_t issued = *issued_at;
+        const std::uint64_t known = known_done(a, issued);
         work.push_back(a);
-        work.back().end = ended_by(a, issued);
+        work.back().end = std::max(std::min(a.end, known), a.start);  // the host's wait bounds the GPU's end
         // Work the call returned without waiting for ends, as far as the call knows, after it returned.
         if (call.returned && !waited_for(a, issued, call.popped))
             work.back().end = std::max(work.back().end, call.popped + 1);
         // In flight from its issue until the host knew it was done, not until the GPU finished it: how the call
         // is written, not how fast the GPU ran a small chunk before the host issued the next, decides the overlap.
         // As the emulator counts them, the streams the program made: the default stream waits for them.
-        if (!default_stream(a.stream)) in_flight.push_back(Interval{a.stream, issued, known_done(a, issued)});
+        if (!default_stream(a.stream)) in_flight.push_back(Interval{a.stream, issued, known});
     }
     std::sort(work.begin(), work.end(), [](const Activity& a, const Activity& b) { return a.start < b.start; });
     if (call.mark.expects_pinned) {

@@ -130,7 +130,6 @@ private:
     bool default_stream(std::uint32_t id) const { return own_streams_.count(id) == 0; }
     bool covers(const Wait& w, const Activity& a, std::uint64_t issued) const;
     std::uint64_t known_done(const Activity& a, std::uint64_t issued) const;
-    std::uint64_t ended_by(const Activity& a, std::uint64_t issued) const;
     bool waited_for(const Activity& a, std::uint64_t issued, std::uint64_t by) const;
     void wait(std::uint32_t correlation, Wait w);
 
