@@ -6,22 +6,25 @@
 
 namespace cml {
 
-Comparison compare_at(const float* got, const std::vector<double>& want, const std::vector<std::size_t>& at,
-                      Tolerance tolerance)
+namespace {
+
+// The elements at `at` of an output, each read by read(index), against `want` there; first_bad indexes the whole
+// output.
+template <class ReadOne>
+Comparison compared_at(const std::vector<double>& want, const std::vector<std::size_t>& at, Tolerance tolerance,
+                       ReadOne read)
 {
     std::vector<float> got_at(at.size());
     std::vector<double> want_at(at.size());
     for (std::size_t i = 0; i < at.size(); ++i) {
         if (at[i] >= want.size()) throw std::out_of_range("compare_at: an element past the output");
-        CML_CHECK(cudaMemcpy(&got_at[i], got + at[i], sizeof(float), cudaMemcpyDeviceToHost));
+        got_at[i] = read(at[i]);
         want_at[i] = want[at[i]];
     }
     Comparison result = compare(got_at, want_at, tolerance);
     if (!result.ok) result.first_bad = at[result.first_bad];
     return result;
 }
-
-namespace {
 
 // kSpotChunks chunks of an output of n elements at random places, each read by read(begin, count, into) and
 // compared with `want` there.
@@ -48,6 +51,16 @@ Comparison sampled(std::size_t n, const std::vector<double>& want, Tolerance tol
 
 }  // namespace
 
+Comparison compare_at(const float* got, const std::vector<double>& want, const std::vector<std::size_t>& at,
+                      Tolerance tolerance)
+{
+    return compared_at(want, at, tolerance, [got](std::size_t j) {
+        float value = 0.0f;
+        CML_CHECK(cudaMemcpy(&value, got + j, sizeof(float), cudaMemcpyDeviceToHost));
+        return value;
+    });
+}
+
 Comparison spot_check(const DeviceBuffer<float>& got, const std::vector<double>& want, Tolerance tolerance,
                       const std::vector<std::size_t>& also)
 {
@@ -64,16 +77,7 @@ Comparison spot_check(const std::vector<float>& got, const std::vector<double>& 
     Comparison whole = sampled(got.size(), want, tolerance, [&](std::size_t begin, std::size_t count, float* into) {
         std::copy_n(got.data() + begin, count, into);
     });
-    if (also.empty() || got.empty()) return whole;
-    std::vector<float> got_at;
-    std::vector<double> want_at;
-    for (std::size_t j : also) {
-        got_at.push_back(got.at(j));
-        want_at.push_back(want.at(j));
-    }
-    Comparison at = compare(got_at, want_at, tolerance);
-    if (!at.ok) at.first_bad = also[at.first_bad];
-    append(whole, at);
+    if (!also.empty()) append(whole, compared_at(want, also, tolerance, [&](std::size_t j) { return got[j]; }));
     return whole;
 }
 
