@@ -12,9 +12,8 @@
 // pageable) and each kernel, with their start and end on the GPU, and the GPU's page faults on managed memory
 // (CUPTI's unified memory counters: where they cannot be enabled, as in some virtual machines, prefetching is
 // reported as not measured, never as passed). NVTX reaches CUPTI only through NVTX_INJECTION64_PATH; it
-// may name this library too, which hands NVTX on to CUPTI's own injection entry.
+// may name this library too, which hands NVTX on to CUPTI's own injection entry (cupti/nvtx_to_cupti.cpp).
 #include <cupti.h>
-#include <dlfcn.h>
 #include <generated_nvtx_meta.h>
 #include <unistd.h>
 
@@ -345,16 +344,4 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
     ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable(CONCURRENT_KERNEL)");
     count_page_faults();
     return 1;
-}
-
-// NVTX's injection entry point, where NVTX_INJECTION64_PATH names this library: CUPTI's own, which delivers the
-// ranges to the callbacks above, from the libcupti this library is linked against.
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void* get_export_table)
-{
-    Dl_info found{};
-    if (!dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &found) || !found.dli_fname) return 0;
-    void* cupti = dlopen(found.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-    using Entry = int (*)(void*);
-    auto entry = reinterpret_cast<Entry>(cupti ? dlsym(cupti, "InitializeInjectionNvtx2") : nullptr);
-    return entry && entry != &InitializeInjectionNvtx2 ? entry(get_export_table) : 0;
 }

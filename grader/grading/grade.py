@@ -302,7 +302,8 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         grade.checks += [emulated(c) if ctx.emulator and c.name not in from_nvcc else c for c in stopped]
         return
 
-    counters, schedule = LabCounters(ctx, lab, variant, steps), LabSchedule(ctx, lab, variant, steps)
+    timed = LabBench(ctx, lab, variant, steps)
+    counters, schedule = LabCounters(ctx, lab, variant, steps, timed), LabSchedule(ctx, lab, variant, steps)
     for mechanism in lab.mechanisms:
         steps.next(mechanism.name)
         if mechanism.stretch:
@@ -325,7 +326,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         )
 
     steps.next("benchmarking")
-    grade.checks += performance(ctx, lab, variant, grade, steps)
+    grade.checks += performance(ctx, lab, grade, timed)
 
 
 def read_resources(ctx: Context, lab: Lab, variant: str) -> resources.ResourceReport:
@@ -404,12 +405,65 @@ def later_checks(
     return [judged.get(name) or Check(name, category, status, reason) for name, category in named]
 
 
-class LabCounters:
-    """The counters of a lab's ncu checks: one profiling run of its benchmark per group, made when the first
-    check of that group asks, with every metric and role the lab's checks of that group name."""
+def counted_groups(lab: Lab) -> dict[str, tuple[list[str], list[str]]]:
+    """Each group of the lab's counted checks (COUNTED): the roles and the metrics its checks name."""
+    groups: dict[str, tuple[list[str], list[str]]] = {}
+    for check in (m for m in lab.mechanisms if m.tool in COUNTED):
+        roles, metrics = groups.setdefault(check.group, ([], []))
+        roles += [role for role in check.roles if role not in roles]
+        metrics += [name for name in check.metrics if name not in metrics]
+    return groups
+
+
+class LabBench:
+    """A lab's timed run of its benchmark, made once, when first asked: by a counter check whose counters the
+    counters recorder counts in that run (grader/steps/profile.py), else by the benchmark step, which reads the
+    same run either way."""
 
     def __init__(self, ctx: Context, lab: Lab, variant: str, steps: Steps):
         self.ctx, self.lab, self.variant, self.steps = ctx, lab, variant, steps
+        self.made: bench.BenchRun | None = None
+        self.counting = self._counting()
+
+    def _counting(self) -> profile.Counting | None:
+        """What the recorder counts in the run: every group whose metrics it can count; None where there is no
+        GPU, no counter check to run, or no recorder in the build."""
+        recorder = self.ctx.tree.counters_recorder()
+        if self.ctx.emulator or not self.ctx.run_mechanisms or not recorder.is_file():
+            return None
+        groups = {g: found for g, found in counted_groups(self.lab).items() if profile.counted_in_bench(found[1])}
+        launches = [(group, role) for group, (roles, _) in groups.items() for role in roles]
+        metrics = list(dict.fromkeys(name for _, names in groups.values() for name in names))
+        return profile.Counting(recorder, launches, metrics) if launches else None
+
+    def counts(self, group: str) -> bool:
+        """Whether the run's recorder counts `group`'s launches."""
+        return self.counting is not None and any(g == group for g, _ in self.counting.launches)
+
+    def run(self) -> bench.BenchRun:
+        if self.made is None:
+            self.made = self.timed(self.counting)
+        return self.made
+
+    def timed(self, counting: profile.Counting | None = None) -> bench.BenchRun:
+        """A run of the benchmark with the GPU to itself while its launches run (and `counting`, where given)."""
+        binary, timeout = (
+            self.ctx.tree.binary(self.lab.name, self.variant, "bench"),
+            self.steps.limit(self.lab, "bench"),
+        )
+        with self.steps.gpu_then_alone() as hold:
+            timed = bench.run_bench(binary, timeout, hold, counting)
+        self.steps.ran("bench", timed.outcome)
+        return timed
+
+
+class LabCounters:
+    """The counters of a lab's counted checks, per group, read when the first check of the group asks: from the
+    benchmark's timed run where the counters recorder counts the group, else from a profiling run of the
+    benchmark of the group's own, under ncu, with every metric and role the lab's checks of that group name."""
+
+    def __init__(self, ctx: Context, lab: Lab, variant: str, steps: Steps, timed: LabBench):
+        self.ctx, self.lab, self.variant, self.steps, self.timed = ctx, lab, variant, steps, timed
         self.runs: dict[str, dict[str, profile.CounterRun]] = {}
 
     def of(self, mechanism: MechanismCheck) -> dict[str, profile.CounterRun]:
@@ -419,20 +473,34 @@ class LabCounters:
             self.runs[group] = self._read(group)
         return self.runs[group]
 
+    def available(self, group: str) -> bool:
+        """Whether anything here counts `group`: the recorder, or ncu."""
+        return self.ctx.emulator or self.timed.counts(group) or self.ctx.ncu is not None
+
     def _read(self, group: str) -> dict[str, profile.CounterRun]:
-        ctx, timeout = self.ctx, self.steps.limit(self.lab, "profile")
-        checks = [m for m in self.lab.mechanisms if m.tool in COUNTED and m.group == group]
-        metrics = list(dict.fromkeys(name for m in checks for name in m.metrics))
-        roles = list(dict.fromkeys(role for m in checks for role in m.roles))
-        bench = ctx.tree.binary(self.lab.name, self.variant, "bench", ctx.emulator)
+        ctx = self.ctx
+        roles, metrics = counted_groups(self.lab)[group]
         if ctx.emulator:
-            size = max(m.profile_size for m in checks)
-            runs = profile.read_emulated_counters(bench, metrics, roles, group, size, timeout)
-        else:
-            # mechanism_check() reports an ncu check as not run, and asks for no counters, where there is no ncu.
-            assert ctx.ncu is not None
-            with self.steps.counters():
-                runs = profile.read_counters(ctx.ncu, bench, metrics, roles, group, timeout)
+            bench_program = ctx.tree.binary(self.lab.name, self.variant, "bench", emulated=True)
+            size = max(m.profile_size for m in self.lab.mechanisms if m.tool in COUNTED and m.group == group)
+            timeout = self.steps.limit(self.lab, "profile")
+            return profile.read_emulated_counters(bench_program, metrics, roles, group, size, timeout)
+        if self.timed.counts(group):
+            recorded = self.timed.run().counters
+            assert recorded is not None  # a run made with counting
+            # The recorder's own failure is the grader's: ncu counts instead, where there is one.
+            if not recorded.failure or ctx.ncu is None:
+                return recorded.of(group, roles)
+        return self._profiled(group, roles, metrics)
+
+    def _profiled(self, group: str, roles: list[str], metrics: list[str]) -> dict[str, profile.CounterRun]:
+        """`group`'s counters from a run of the benchmark under ncu."""
+        assert self.ctx.ncu is not None  # mechanism_check() asks for no counters where nothing counts them
+        bench_program = self.ctx.tree.binary(self.lab.name, self.variant, "bench")
+        with self.steps.counters():
+            runs = profile.read_counters(
+                self.ctx.ncu, bench_program, metrics, roles, group, self.steps.limit(self.lab, "profile")
+            )
         for run in runs.values():  # the roles share one run of the program
             self.steps.ran("profile", run.outcome)
         return runs
@@ -513,14 +581,14 @@ def mechanism_check(
         # A clean report counts only if this very run computed the right results (the checker's verdict).
         correct = correct and run.results_right
     elif mechanism.tool == "occupancy":
-        if ctx.ncu is None and not ctx.emulator:
+        if not counters.available(mechanism.group):
             return not_run("ncu (Nsight Compute) not found, and it tells the launch's shape")
         runs = counters.of(mechanism)
         limits = occupancy.load_limits()[mechanism.gpu]
         check = checks.occupancy_check(mechanism, report, runs["student"], runs["baseline"], limits)
     elif mechanism.tool == "ncu":
-        if ctx.ncu is None and not ctx.emulator:
-            return not_run("ncu (Nsight Compute) not found")
+        if not counters.available(mechanism.group):
+            return not_run("ncu (Nsight Compute) not found, and the build has no counters recorder")
         if ctx.emulator and mechanism.gpu_only:
             return not_run(f"counted on a GPU only: {mechanism.gpu_only}")
         runs = counters.of(mechanism)
@@ -562,26 +630,18 @@ def withheld_unless(check: Check, correct: bool) -> Check:
     return check
 
 
-def performance(ctx: Context, lab: Lab, variant: str, grade: LabGrade, steps: Steps) -> list[Check]:
+def performance(ctx: Context, lab: Lab, grade: LabGrade, timed: LabBench) -> list[Check]:
     name = lab.speedup_check()
     if not ctx.run_bench:
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, "turned off (--no-bench)")]
     if not ctx.gpu.present:
         return [Check(name, Category.PERFORMANCE, Status.NOT_RUN, NO_TIMING if ctx.emulator else ctx.gpu.reason)]
-    binary, timeout = ctx.tree.binary(lab.name, variant, "bench"), steps.limit(lab, "bench")
     thresholds = ctx.target.for_lab(lab.name) if ctx.target else {}
     remeasured = ""
-
-    def timed_run() -> bench.BenchRun:
-        with steps.gpu_then_alone() as hold:  # nothing else on the GPU while its launches run
-            timed = bench.run_bench(binary, timeout, hold)
-        steps.ran("bench", timed.outcome)
-        return timed
-
-    run = timed_run()
+    run = timed.run()
     if run.result and checks.near_miss(lab, run.result, thresholds, NEAR_MISS_BAND):
         # Just short of a threshold: measure twice more, and judge the median of the three runs.
-        again = (timed_run() for _ in range(2))
+        again = (timed.timed() for _ in range(2))
         results = [run.result] + [r.result for r in again if r.result]
         run = bench.BenchRun(run.outcome, bench.median_of(results))
         remeasured = f" (re-measured, just short of a threshold: median of {len(results)} runs)"

@@ -173,7 +173,8 @@ class Session:
         if self.jobs == 1:
             grades = [graded(lab, variant) for lab, variant in todo]
         else:
-            last_seconds = LabSeconds(context.tree.directory)
+            reference = context.target.reference_seconds if context.target else {}
+            last_seconds = LabSeconds(context.tree.directory, reference)
             with ThreadPoolExecutor(self.jobs, thread_name_prefix="grade") as pool:
                 futures = {at: pool.submit(graded, *todo[at]) for at in last_seconds.longest_first(todo)}
                 try:
@@ -240,11 +241,14 @@ def shown_submission(submission: Path) -> str:
 class LabSeconds:
     """How long each lab worked in this build folder's last run, its waits for the build folder and the GPU left
     out. The labs graded at once start longest first: they take turns to build (one Ninja at a time), and the
-    one with the longest way through its steps (Lab 4, its racecheck about 20 s on the H100) ends the run, so
-    it should not wait for the others' builds. With no earlier run, the labs start in their order."""
+    one with the longest way through its steps (Lab 4, its racecheck about 20 s on the H100; Lab 10, its tests
+    and its benchmark) ends the run, so it should not wait for the others' builds. A lab this folder has not
+    graded yet counts its reference solution's steps on this GPU, one after another (the thresholds file's
+    [reference_seconds]); with neither, the labs start in their order."""
 
-    def __init__(self, build_dir: Path) -> None:
+    def __init__(self, build_dir: Path, reference: dict[str, dict[str, float]] | None = None) -> None:
         self.path = build_dir / "lab-seconds.json"
+        self.reference = {lab: sum(steps.values()) for lab, steps in (reference or {}).items()}
         try:
             self.seconds: dict[str, float] = json.loads(self.path.read_text())
         except (OSError, ValueError):
@@ -255,7 +259,7 @@ class LabSeconds:
 
         def last_time(at: int) -> float:
             lab, variant = jobs[at]
-            return float(self.seconds.get(f"{lab.name} {variant}", 0.0))
+            return float(self.seconds.get(f"{lab.name} {variant}", self.reference.get(lab.name, 0.0)))
 
         return sorted(range(len(jobs)), key=last_time, reverse=True)  # stable: the labs' own order among equals
 

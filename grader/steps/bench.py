@@ -10,13 +10,14 @@ from pathlib import Path
 
 from grader.core.model import BenchResult, KernelTiming
 from grader.execution import gpu_turn, proc
-from grader.steps import suite
+from grader.steps import profile, suite
 
 
 @dataclass
 class BenchRun:
     outcome: proc.Outcome
     result: BenchResult | None  # None when the benchmark did not finish
+    counters: profile.RecordedCounters | None = None  # what the counters recorder counted, where it was asked
 
 
 def parse_bench(data: dict) -> BenchResult:
@@ -81,15 +82,22 @@ def median_of(results: list[BenchResult]) -> BenchResult:
     return dataclasses.replace(first, copy_gbps=mid([r.copy_gbps for r in results]), kernels=kernels)
 
 
-def run_bench(binary: Path, timeout_s: proc.Limit, gpu_hold: gpu_turn.Hold | None = None) -> BenchRun:
+def run_bench(
+    binary: Path,
+    timeout_s: proc.Limit,
+    gpu_hold: gpu_turn.Hold | None = None,
+    counting: profile.Counting | None = None,
+) -> BenchRun:
     """The benchmark in the sandbox; its results are the JSON it writes to its record. With `gpu_hold`, it asks
     for the GPU alone before its first launch, and has it until its last launch is over
-    (grader/execution/gpu_turn.py)."""
+    (grader/execution/gpu_turn.py). With `counting`, the counters recorder counts its checked launches as well."""
+    variables = counting.variables() if counting else {}
+    files = counting.files() if counting else {}
     with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_hold) as turn:
-        program = suite.program_run(binary, scratch, turn=turn)
+        program = suite.program_run(binary, scratch, variables, turn=turn, files=files)
         outcome = suite.run_program(program, timeout_s, turn=turn)
         try:
             result = parse_bench(json.loads(program.record.read_text())) if outcome.ok else None
         except (ValueError, KeyError, TypeError):
             result = None  # no JSON, or not the benchmark's: reported as a benchmark that did not finish
-    return BenchRun(outcome, result)
+    return BenchRun(outcome, result, profile.read_recorded(counting, outcome) if counting else None)

@@ -20,6 +20,7 @@ from grader.steps.student_steps import StudentSteps
 
 VARIANTS = ("student", "solution")
 RECORDER_TARGET = "cml_schedule_recorder"  # meson.build: the schedule check's recorder on a GPU
+COUNTERS_TARGET = "cml_counters_recorder"  # meson.build: the counter checks' recorder, in a benchmark's run
 # meson.build configures the CPU emulator's targets (common/emu) only where it finds both.
 EMULATOR_MISSING = (
     "the CPU emulator is not built here: it needs clang++ and Boost.Context "
@@ -103,14 +104,20 @@ class BuildTree:
         """The schedule check's recorder for a GPU (common/schedule/cupti_recorder.cpp), built where CUPTI is."""
         return self.directory / f"lib{RECORDER_TARGET}.so"
 
+    def counters_recorder(self) -> Path:
+        """The counter checks' recorder for a GPU (common/counters/cupti_counters.cpp), built where CUPTI is."""
+        return self.directory / f"lib{COUNTERS_TARGET}.so"
+
     def own_targets(self, lab: str, emulated: bool) -> list[str]:
-        """The grader's own parts of a lab a student's programs need: its checker and baseline, and the recorder."""
+        """The grader's own parts of a lab a student's programs need: its checker and baseline, and the
+        recorders."""
         harness = [f"{lab}_checker", f"{lab}_baseline_emu_o" if emulated else f"{lab}_baseline"]
         return harness + self.recorder_targets(emulated)
 
     def recorder_targets(self, emulated: bool) -> list[str]:
-        """The schedule check's recorder, for a GPU, where the build has it: its target, or none."""
-        return [RECORDER_TARGET] if not emulated and self.has_target(RECORDER_TARGET) else []
+        """The recorders of the schedule and counter checks, for a GPU, where the build has them."""
+        found = [name for name in (RECORDER_TARGET, COUNTERS_TARGET) if self.has_target(name)]
+        return [] if emulated else found
 
     def kernel_source(self, lab: str, variant: str) -> Path:
         folder = REPO_ROOT / "solutions" if variant == "solution" else self.student_dir

@@ -9,6 +9,12 @@ run per group collects every metric and role the lab's checks of that group need
 after its innermost range, its role, so the counters are the student's whatever the kernels are called.
 
 The CPU emulator is too slow for the default sizes: its run is `--profile --size N` (checked launches only).
+
+Where the build has the counters recorder (common/counters/cupti_counters.cpp), a lab's counters come from its
+benchmark's timed run instead, with no run of their own: CUDA loads the recorder into the benchmark, and CUPTI
+counts the same metrics over the same checked launches, which are never timed. Nsight Compute's runs cost about
+4 s each on an H100 (results/h100.md), and only one runs at a time on a machine. ncu still counts a group whose
+metrics are a launch's shape (launch__*, which only ncu derives), and any lab whose recorder failed.
 """
 
 from __future__ import annotations
@@ -16,12 +22,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.execution import proc
+from grader.execution import proc, sandbox
 from grader.steps import suite
 
+# The counters recorder, as the benchmark sees it: CUDA loads it (CUDA_INJECTION64_PATH), and NVTX hands its
+# ranges to CUPTI through it (NVTX_INJECTION64_PATH).
+COUNTERS_RECORDER = sandbox.INSIDE / "counters-recorder.so"
+RECORDER_LINE = "CML COUNTERS "  # what each line of the recorder's begins with, then the run's mark
+RECORDER_TOOL = "CUPTI, in the benchmark's timed run"
+ONLY_NCU = "launch__"  # metrics Nsight Compute derives from a launch's shape, which no hardware counter counts
 # Characters Nsight Compute's NVTX filter reads as quantifiers: in a range's name they take a backslash.
 NVTX_QUANTIFIERS = "@,[]/*+"
 
@@ -151,3 +164,76 @@ def read_emulated_counters(
         role: CounterRun(outcome, *parse_emulator_json(data, metrics, role, group), tool="the CPU emulator")
         for role in roles
     }
+
+
+def counted_in_bench(metrics: list[str]) -> bool:
+    """Whether the counters recorder can count every metric of `metrics` (else ncu counts them)."""
+    return bool(metrics) and not any(name.startswith(ONLY_NCU) for name in metrics)
+
+
+@dataclass
+class Counting:
+    """What the counters recorder counts in a benchmark's run: each (group, role) of `launches`, every metric."""
+
+    recorder: Path  # the build's library, seen read-only at COUNTERS_RECORDER
+    launches: list[tuple[str, str]]
+    metrics: list[str]
+    mark: str = ""  # this run's word, made by variables(): a line without it is not the recorder's
+
+    def variables(self) -> dict[str, str]:
+        """The benchmark's variables that load the recorder and say what to count; each run its own mark."""
+        self.mark = secrets.token_hex(16)
+        return {
+            "CUDA_INJECTION64_PATH": str(COUNTERS_RECORDER),
+            "NVTX_INJECTION64_PATH": str(COUNTERS_RECORDER),
+            "CML_COUNTED_LAUNCHES": "".join(f"{group}\t{role}\n" for group, role in self.launches),
+            "CML_COUNTER_METRICS": ",".join(self.metrics),
+            "CML_COUNTERS_MARK": self.mark,
+        }
+
+    def files(self) -> dict[Path, Path]:
+        return {COUNTERS_RECORDER: self.recorder}
+
+
+@dataclass
+class RecordedCounters:
+    """What the recorder said of one benchmark run: each counted launch's counters, or its own failure."""
+
+    runs: dict[tuple[str, str], CounterRun]  # (group, role) -> its counters; none counted: no launches
+    failure: str = ""  # the recorder's own failure (a CUPTI call refused): the grader's problem, not the student's
+
+    def of(self, group: str, roles: list[str]) -> dict[str, CounterRun]:
+        return {role: self.runs[(group, role)] for role in roles}
+
+
+def read_recorded(counting: Counting, outcome: proc.Outcome) -> RecordedCounters:
+    """The recorder's lines in the benchmark's stderr, those with this run's mark: a launch the run never reached
+    has no counters (counter_check says how the run ended). A launch counted twice is summed, as ncu's
+    launches are."""
+    runs = {launch: CounterRun(outcome, {}, 0, RECORDER_TOOL) for launch in counting.launches}
+    failure = ""
+    prefix = f"{RECORDER_LINE}{counting.mark} "
+    for line in outcome.stderr.splitlines():
+        # The recorder's line may follow what the benchmark had printed of its own line.
+        at = line.find(prefix) if counting.mark else -1
+        if at < 0:
+            continue
+        try:
+            said = json.loads(line[at + len(prefix) :])
+            if "failure" in said:
+                failure = failure or str(said["failure"])
+                continue
+            run = runs[counting.launches[int(said["launch"])]]
+            values = [None if value is None else float(value) for value in said["values"]]
+            if len(values) != len(counting.metrics):
+                raise ValueError("a value per metric")
+        except (ValueError, KeyError, IndexError, TypeError):
+            failure = failure or f"a line of the recorder's could not be read: {proc.bounded(line, 200)}"
+            continue
+        if int(said.get("dropped", 0)):
+            failure = failure or f"CUPTI dropped {said['dropped']} kernels of a counted launch"
+        run.kernels += int(said["kernels"])
+        for name, value in zip(counting.metrics, values, strict=True):
+            if value is not None:  # no value is unknown, never 0 (counter_check)
+                run.totals[name] = run.totals.get(name, 0.0) + value
+    return RecordedCounters(runs, failure)

@@ -12,7 +12,7 @@ from typing import cast
 import pytest
 
 from grader.cli import grade_request, parse_args
-from grader.core.config import Lab
+from grader.core.config import TARGETS_DIR, Lab, load_target
 from grader.core.exits import UsageError
 from grader.core.model import LabGrade
 from grader.execution.gpu_lock import GpuLock
@@ -182,3 +182,16 @@ def test_the_labs_that_worked_longest_last_time_in_the_folder_start_first(tmp_pa
     )
     order = [names[at] for at in LabSeconds(tmp_path).longest_first(jobs)]
     assert order == ["04_tiled_gemm", "05_padded_transpose", "01_vector_add"]
+
+
+def test_a_folder_with_no_earlier_run_starts_the_labs_whose_reference_steps_take_longest(tmp_path):
+    """From a clean build folder, the thresholds file's reference solution times order the labs: on the H100 Lab
+    10's tests and benchmark, and Lab 4's racecheck, hold a whole set up longest."""
+    names = ("01_vector_add", "04_tiled_gemm", "10_host_memory")
+    jobs = cast("list[tuple[Lab, str]]", [(SimpleNamespace(name=name), "student") for name in names])
+    reference = {"01_vector_add": {"tests": 3.4, "bench": 3.1}, "10_host_memory": {"tests": 4.7, "bench": 11.6}}
+    order = [names[at] for at in LabSeconds(tmp_path, reference).longest_first(jobs)]
+    assert order == ["10_host_memory", "01_vector_add", "04_tiled_gemm"]  # Lab 4 unmeasured here: last
+    shipped = load_target(TARGETS_DIR / "h100.toml").reference_seconds
+    order = [names[at] for at in LabSeconds(tmp_path, shipped).longest_first(jobs)]
+    assert order[-1] == "01_vector_add"
