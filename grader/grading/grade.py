@@ -17,6 +17,7 @@ from pathlib import Path
 from grader.core.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
 from grader.core.model import Category, Check, LabGrade, Status
 from grader.execution import gpu_turn, proc
+from grader.execution.fair_lock import FairLock
 from grader.execution.gpu import Gpu
 from grader.execution.gpu_lock import GpuLock, Mutex
 from grader.grading import checks
@@ -62,7 +63,7 @@ class Context:
     static_checks: bool = True
     # What the labs graded at once share: the build folder (one Ninja at a time), the GPU (gpu_lock.py), and
     # its performance monitors (one ncu run at a time); on a GPU, the last two with every grader on the card.
-    build_lock: threading.Lock = field(default_factory=threading.Lock)
+    build_lock: Mutex = field(default_factory=FairLock)
     gpu_lock: GpuLock = field(default_factory=GpuLock)
     counters_lock: Mutex = field(default_factory=threading.Lock)
 
