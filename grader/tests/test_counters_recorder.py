@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.config import MechanismCheck
+from grader.core.config import MechanismCheck, load_config
 from grader.core.model import Status
 from grader.execution import proc, sandbox
 from grader.execution.gpu import Gpu, find_tool
@@ -229,13 +229,21 @@ def test_the_recorders_own_failure_sends_the_group_to_ncu(config, tmp_path, monk
 AGREEMENT = 0.10
 
 
-@pytest.mark.parametrize("lab_name", ["01_vector_add", "05_padded_transpose", "11_histogram_atomics"])
-def test_on_a_gpu_the_recorder_counts_what_nsight_compute_counts(needs_gpu, built_tree, config, lab_name):
+def counted_groups_of_every_lab() -> list[tuple[str, str]]:
+    """(lab, group) of every group of counter checks, in every lab."""
+    return [(lab.name, group) for lab in load_config().labs for group in grade.counted_groups(lab)]
+
+
+@pytest.mark.parametrize("lab_name, group", counted_groups_of_every_lab())
+def test_on_a_gpu_the_recorder_counts_what_nsight_compute_counts(needs_gpu, built_tree, config, lab_name, group):
+    """Every hardware metric of the group's checks, the solution's launches and the baseline's, from the
+    recorder in the benchmark's run and from ncu's own run (a launch's shape, launch__*, is ncu's alone)."""
     ncu = find_tool("ncu")
     if ncu is None or not built_tree.has_target(build.COUNTERS_TARGET):
         pytest.skip("needs ncu and a build with the counters recorder (CUPTI)")
     lab = next(lab for lab in config.labs if lab.name == lab_name)
-    (group, (roles, metrics)), *_ = grade.counted_groups(lab).items()
+    roles, named = grade.counted_groups(lab)[group]
+    metrics = [name for name in named if not name.startswith(profile.ONLY_NCU)]
     program = built_tree.binary(lab_name, "solution", "bench")
     compiled = build.compile_targets(built_tree, [program.name, build.COUNTERS_TARGET], config.timeouts["build"])
     assert compiled.ok, build.compiler_errors(compiled, source=None)
