@@ -128,7 +128,8 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
     runs = [student] + ([baseline] if baseline else [])
     broken = next((run for run in runs if not run.outcome.ok or not run.kernels), None)
     if broken:
-        detail = f"{broken.tool} {broken.outcome.how_it_ended()} without the counters:\n{broken.outcome.tail(6)}"
+        ended = f"{broken.outcome.how_it_ended()} without the counters:\n{broken.outcome.tail(6)}"
+        detail = f"{broken.tool}: {broken.problem}" if broken.problem else f"{broken.tool} {ended}"
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
     compared = bool(mechanism.relative_to)
     # A metric with no value is unknown, not 0: it would pass any upper bound.

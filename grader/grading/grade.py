@@ -489,7 +489,8 @@ class LabCounters:
         if self.timed.counts(group):
             recorded = self.timed.run().counters
             assert recorded is not None  # a run made with counting
-            # The recorder's own failure is the grader's: ncu counts instead, where there is one.
+            # The recorder's own failure is the grader's: ncu counts instead, where there is one; else the
+            # checks are not run, with the recorder's reason (recorded.of).
             if not recorded.failure or ctx.ncu is None:
                 return recorded.of(group, roles)
         return self._profiled(group, roles, metrics)

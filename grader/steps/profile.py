@@ -23,7 +23,7 @@ import csv
 import io
 import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from grader.execution import proc, sandbox
@@ -45,6 +45,7 @@ class CounterRun:
     totals: dict[str, float]  # metric -> sum over the profiled kernels
     kernels: int  # how many launches were profiled
     tool: str = "ncu"  # what counted them, for reports
+    problem: str = ""  # why there are no counts, where the tool said (the recorder's own failure)
 
 
 def nvtx_name(name: str) -> str:
@@ -203,6 +204,10 @@ class RecordedCounters:
     failure: str = ""  # the recorder's own failure (a CUPTI call refused): the grader's problem, not the student's
 
     def of(self, group: str, roles: list[str]) -> dict[str, CounterRun]:
+        """Each role's counters in `group`; none at all after a failure, whose counts may miss kernels."""
+        if self.failure:
+            failed = f"the counters recorder failed: {self.failure}"
+            return {role: replace(self.runs[(group, role)], totals={}, kernels=0, problem=failed) for role in roles}
         return {role: self.runs[(group, role)] for role in roles}
 
 

@@ -264,3 +264,20 @@ class _no_hold:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_without_ncu_the_recorders_failure_leaves_its_checks_not_run_with_its_reason(tmp_path):
+    """Counts printed before a failure may miss kernels (more than the recorder keeps, say): none is used."""
+    asked = counting(tmp_path)
+    asked.variables()
+    printed = "\n".join(
+        [
+            line(asked.mark, {"launch": 0, "kernels": 64, "dropped": 3, "values": [10.0, 1.0]}),
+            line(asked.mark, {"launch": 1, "kernels": 1, "dropped": 0, "values": [1000.0, 1.0]}),
+        ]
+    )
+    runs = profile.read_recorded(asked, outcome(printed)).of("R = 1", ["student", "baseline"])
+    assert runs["student"].kernels == 0 and runs["student"].totals == {}
+    mechanism = MechanismCheck("c", "ncu", numerator=METRICS[0], relative_to="baseline", max=0.5)
+    check = checks.counter_check(mechanism, runs["student"], runs["baseline"])
+    assert check.status is Status.NOT_RUN and "dropped 3 kernels" in check.detail
