@@ -6,7 +6,6 @@ makes of them, checked here without a GPU; on a GPU, its counts beside Nsight Co
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,29 +16,18 @@ from grader.execution import proc, sandbox
 from grader.execution.gpu import Gpu, find_tool
 from grader.grading import checks, grade
 from grader.steps import bench, build, profile
+from grader.tests import injected
 
 LAUNCHES = [("R = 1", "student"), ("R = 1", "baseline")]
 METRICS = ["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sm__warps_active.avg.pct_of_peak_sustained_active"]
 
 
 def test_the_recorders_host_side_passes_its_own_tests(built_tree, config):
-    target = "cml_counters_selftest"
-    compiled = proc.run(["meson", "compile", "-C", str(built_tree.directory), target], config.timeouts["build"])
-    assert compiled.ok, build.compiler_errors(compiled, source=None)
-    run = proc.run([str(built_tree.directory / target)], config.timeouts["tests"])
-    assert run.ok and "Status: SUCCESS!" in run.stdout, run.tail(30)
+    injected.passes_its_own_tests(built_tree, config, "cml_counters_selftest")
 
 
 def test_the_recorder_builds_where_cupti_is_and_offers_both_injection_entries(built_tree, config):
-    if not built_tree.has_target(build.COUNTERS_TARGET):
-        pytest.skip("this CUDA toolkit has no CUPTI, so the build has no counters recorder")
-    compiled = build.compile_targets(built_tree, [build.COUNTERS_TARGET], config.timeouts["build"])
-    assert compiled.ok, build.compiler_errors(compiled, source=None)
-    nm = shutil.which("nm")
-    if nm is None:
-        pytest.skip("nm (binutils) is not installed")
-    exported = proc.run([nm, "-D", "--defined-only", str(built_tree.counters_recorder())], 60).stdout.split()
-    assert "InitializeInjection" in exported and "InitializeInjectionNvtx2" in exported
+    injected.offers_both_injection_entries(built_tree, config, build.COUNTERS_TARGET, built_tree.counters_recorder())
 
 
 def test_a_grade_builds_the_counters_recorder_beside_the_schedule_recorder_for_a_gpu_only(tmp_path):

@@ -5,7 +5,6 @@ here without a GPU; the recorded run itself needs one (skipped here)."""
 from __future__ import annotations
 
 import json
-import shutil
 import stat
 from dataclasses import replace
 from typing import Any
@@ -18,28 +17,17 @@ from grader.execution import proc, sandbox
 from grader.grading import checks, grade
 from grader.grading.sizes import lab_sizes
 from grader.steps import build, sanitize, suite
+from grader.tests import injected
 
 LAB = "10_host_memory"
 
 
 def test_the_schedule_judge_passes_its_own_tests(built_tree, config):
-    target = "cml_schedule_judge_selftest"
-    compiled = proc.run(["meson", "compile", "-C", str(built_tree.directory), target], config.timeouts["build"])
-    assert compiled.ok, build.compiler_errors(compiled, source=None)
-    run = proc.run([str(built_tree.directory / target)], config.timeouts["tests"])
-    assert run.ok and "Status: SUCCESS!" in run.stdout, run.tail(30)
+    injected.passes_its_own_tests(built_tree, config, "cml_schedule_judge_selftest")
 
 
 def test_the_recorder_builds_where_cupti_is_and_offers_both_injection_entries(built_tree, config):
-    if not built_tree.has_target(build.RECORDER_TARGET):
-        pytest.skip("this CUDA toolkit has no CUPTI, so the build has no schedule recorder")
-    compiled = build.compile_targets(built_tree, [build.RECORDER_TARGET], config.timeouts["build"])
-    assert compiled.ok, build.compiler_errors(compiled, source=None)
-    nm = shutil.which("nm")
-    if nm is None:
-        pytest.skip("nm (binutils) is not installed")
-    exported = proc.run([nm, "-D", "--defined-only", str(built_tree.schedule_recorder())], 60).stdout.split()
-    assert "InitializeInjection" in exported and "InitializeInjectionNvtx2" in exported
+    injected.offers_both_injection_entries(built_tree, config, build.RECORDER_TARGET, built_tree.schedule_recorder())
 
 
 def test_the_grader_builds_the_recorder_with_a_lab_for_a_gpu_only(tmp_path):
