@@ -45,7 +45,8 @@ struct Recorder {
     std::vector<CountedLaunch> launches;
     std::vector<std::string> metrics;
     std::vector<const char*> metric_names;  // pointers into `metrics`, as CUPTI takes them
-    std::vector<std::string> stack;         // the open NVTX ranges, outermost first
+    std::vector<std::string> stack;         // the open NVTX ranges, outermost first (one thread's: the
+                                            // benchmark's, as a kernel.cu may start no thread of its own)
     bool failed = false;                    // a failure was printed: nothing more is counted
     // Made at the first counted launch, for the whole run.
     CUpti_Profiler_Host_Object* host = nullptr;
