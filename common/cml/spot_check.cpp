@@ -77,7 +77,7 @@ Comparison spot_check(const std::vector<float>& got, const std::vector<double>& 
     Comparison whole = sampled(got.size(), want, tolerance, [&](std::size_t begin, std::size_t count, float* into) {
         std::copy_n(got.data() + begin, count, into);
     });
-    if (!also.empty()) append(whole, compared_at(want, also, tolerance, [&](std::size_t j) { return got[j]; }));
+    if (!also.empty()) append(whole, compared_at(want, also, tolerance, [&](std::size_t j) { return got.at(j); }));
     return whole;
 }
 

@@ -79,22 +79,19 @@ void print(const std::string& line)
 }
 
 // A CUPTI call's failure: printed once, and the recorder stops counting (the grader then asks Nsight Compute).
-bool ok(Recorder& r, CUptiResult result, const char* what)
-{
-    if (result == CUPTI_SUCCESS) return true;
-    const char* said = nullptr;
-    cuptiGetResultString(result, &said);
-    if (!r.failed)
-        print(cml::counters::failure_line(r.mark, std::string(what) + ": " + (said ? said : "unknown error")));
-    r.failed = true;
-    return false;
-}
-
 bool fail(Recorder& r, const std::string& why)
 {
     if (!r.failed) print(cml::counters::failure_line(r.mark, why));
     r.failed = true;
     return false;
+}
+
+bool ok(Recorder& r, CUptiResult result, const char* what)
+{
+    if (result == CUPTI_SUCCESS) return true;
+    const char* said = nullptr;
+    cuptiGetResultString(result, &said);
+    return fail(r, std::string(what) + ": " + (said ? said : "unknown error"));
 }
 
 // CUPTI's parameters: every field zero but the size CUPTI reads to know which fields the caller has.
@@ -244,7 +241,7 @@ void end(Recorder& r)
         count.dropped = decode.numOfRangeDropped;
         count.values.assign(r.metrics.size(), 0.0);
         std::vector<double> values(r.metrics.size());
-        for (std::size_t range = 0; range < info.numTotalRanges && !r.failed; ++range) {
+        for (std::size_t range = 0; range < info.numTotalRanges; ++range) {
             auto evaluate = CML_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
             evaluate.pHostObject = r.host;
             evaluate.pCounterDataImage = r.counter_data.data();
@@ -272,8 +269,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
         r.stack.emplace_back(message ? message : "");
         if (r.counting < 0 && !r.failed) {
             const int launch = cml::counters::launch_at(r.launches, r.stack);
-            if (launch >= 0) begin(r, launch);
-            if (launch >= 0 && r.counting < 0) disable(r);  // a failure half-way: the profiler stays off
+            if (launch >= 0) {
+                begin(r, launch);
+                if (r.counting < 0) disable(r);  // a failure half-way: the profiler stays off
+            }
         }
     } else if (id == CUPTI_CBID_NVTX_nvtxRangePop && !r.stack.empty()) {
         if (r.counting >= 0 && r.stack.size() == r.depth) end(r);

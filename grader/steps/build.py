@@ -116,8 +116,9 @@ class BuildTree:
 
     def recorder_targets(self, emulated: bool) -> list[str]:
         """The recorders of the schedule and counter checks, for a GPU, where the build has them."""
-        found = [name for name in (RECORDER_TARGET, COUNTERS_TARGET) if self.has_target(name)]
-        return [] if emulated else found
+        if emulated:
+            return []
+        return [name for name in (RECORDER_TARGET, COUNTERS_TARGET) if self.has_target(name)]
 
     def kernel_source(self, lab: str, variant: str) -> Path:
         folder = REPO_ROOT / "solutions" if variant == "solution" else self.student_dir

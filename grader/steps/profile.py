@@ -229,15 +229,16 @@ def read_recorded(counting: Counting, outcome: proc.Outcome) -> RecordedCounters
                 failure = failure or str(said["failure"])
                 continue
             run = runs[counting.launches[int(said["launch"])]]
+            kernels, dropped = int(said["kernels"]), int(said.get("dropped", 0))
             values = [None if value is None else float(value) for value in said["values"]]
             if len(values) != len(counting.metrics):
                 raise ValueError("a value per metric")
         except (ValueError, KeyError, IndexError, TypeError):
             failure = failure or f"a line of the recorder's could not be read: {proc.bounded(line, 200)}"
             continue
-        if int(said.get("dropped", 0)):
-            failure = failure or f"CUPTI dropped {said['dropped']} kernels of a counted launch"
-        run.kernels += int(said["kernels"])
+        if dropped:
+            failure = failure or f"CUPTI dropped {dropped} kernels of a counted launch"
+        run.kernels += kernels
         for name, value in zip(counting.metrics, values, strict=True):
             if value is not None:  # no value is unknown, never 0 (counter_check)
                 run.totals[name] = run.totals.get(name, 0.0) + value

@@ -6,6 +6,7 @@ makes of them, checked here without a GPU; on a GPU, its counts beside Nsight Co
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -179,7 +180,7 @@ def test_the_counters_come_from_the_one_timed_run_which_the_benchmark_step_reads
         return recorded_run(counting, "\n".join(said))
 
     monkeypatch.setattr(bench, "run_bench", run_bench)
-    monkeypatch.setattr(grade.Steps, "gpu_then_alone", lambda self: _no_hold())
+    monkeypatch.setattr(grade.Steps, "gpu_then_alone", lambda self: nullcontext())
     counters = grade.LabCounters(ctx, timed.lab, "solution", timed.steps, timed)
     mechanism = next(m for m in timed.lab.mechanisms if m.tool == "ncu")
     found = counters.of(mechanism)
@@ -204,8 +205,8 @@ def test_the_recorders_own_failure_sends_the_group_to_ncu(config, tmp_path, monk
     }
     monkeypatch.setattr(bench, "run_bench", run_bench)
     monkeypatch.setattr(profile, "read_counters", lambda *args: profiled)
-    monkeypatch.setattr(grade.Steps, "gpu_then_alone", lambda self: _no_hold())
-    monkeypatch.setattr(grade.Steps, "counters", lambda self: _no_hold())
+    monkeypatch.setattr(grade.Steps, "gpu_then_alone", lambda self: nullcontext())
+    monkeypatch.setattr(grade.Steps, "counters", lambda self: nullcontext())
     counters = grade.LabCounters(ctx, timed.lab, "solution", timed.steps, timed)
     mechanism = next(m for m in timed.lab.mechanisms if m.tool == "ncu")
     assert counters.of(mechanism) is profiled
@@ -244,14 +245,6 @@ def test_on_a_gpu_the_recorder_counts_what_nsight_compute_counts(needs_gpu, buil
         assert ours.kernels == theirs.kernels >= 1
         for metric in metrics:
             assert ours.totals[metric] == pytest.approx(theirs.totals[metric], rel=AGREEMENT), (role, metric)
-
-
-class _no_hold:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def test_without_ncu_the_recorders_failure_leaves_its_checks_not_run_with_its_reason(tmp_path):
