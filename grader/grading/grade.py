@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader.core.config import REPO_ROOT, Config, Lab, MechanismCheck, Target
+from grader.core.config import REPO_ROOT, Config, Lab, MechanismCheck, Target, Thresholds
 from grader.core.model import Category, Check, LabGrade, Status
 from grader.execution import gpu_turn, proc
 from grader.execution.fair_lock import FairLock
@@ -416,6 +416,14 @@ def counted_groups(lab: Lab) -> dict[str, tuple[list[str], list[str]]]:
     return groups
 
 
+def printed_only(thresholds: dict[str, Thresholds]) -> tuple[str, ...]:
+    """The groups that this GPU's thresholds grade by no time: their figures are only shown, so the benchmark
+    times them over fewer launches (cml/bench.hpp: kPrintedOnlyLaunches) and holds the GPU alone for less."""
+    return tuple(
+        sorted(group for group, t in thresholds.items() if t.min_speedup is None and t.min_copy_fraction is None)
+    )
+
+
 class LabBench:
     """A lab's timed run of its benchmark, made once, when first asked: by a counter check whose counters the
     counters recorder counts in that run (grader/steps/profile.py), else by the benchmark step, which reads the
@@ -452,8 +460,9 @@ class LabBench:
             self.ctx.tree.binary(self.lab.name, self.variant, "bench"),
             self.steps.limit(self.lab, "bench"),
         )
+        thresholds = self.ctx.target.for_lab(self.lab.name) if self.ctx.target else {}
         with self.steps.gpu_then_alone() as hold:
-            timed = bench.run_bench(binary, timeout, hold, counting)
+            timed = bench.run_bench(binary, timeout, hold, counting, printed_only(thresholds))
         self.steps.ran("bench", timed.outcome)
         return timed
 

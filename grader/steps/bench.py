@@ -87,15 +87,18 @@ def run_bench(
     timeout_s: proc.Limit,
     gpu_hold: gpu_turn.Hold | None = None,
     counting: profile.Counting | None = None,
+    printed_only: tuple[str, ...] = (),
 ) -> BenchRun:
     """The benchmark in the sandbox; its results are the JSON it writes to its record. With `gpu_hold`, it asks
     for the GPU alone before its first launch, and has it until its last launch is over
-    (grader/execution/gpu_turn.py). With `counting`, the counters recorder counts its checked launches as well."""
+    (grader/execution/gpu_turn.py). With `counting`, the counters recorder counts its checked launches as well.
+    `printed_only`: groups whose times are shown, not graded, which it times over fewer launches."""
     variables = counting.variables() if counting else {}
     files = counting.files() if counting else {}
+    args = tuple(word for group in printed_only for word in ("--printed-only", group))
     with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_hold) as turn:
         program = suite.program_run(binary, scratch, variables, turn=turn, files=files)
-        outcome = suite.run_program(program, timeout_s, turn=turn)
+        outcome = suite.run_program(program, timeout_s, args=args, turn=turn)
         try:
             result = parse_bench(json.loads(program.record.read_text())) if outcome.ok else None
         except (ValueError, KeyError, TypeError):

@@ -9,10 +9,11 @@ import re
 
 import pytest
 
-from grader.core.config import REPO_ROOT, Thresholds, load_config
+from grader.core.config import REPO_ROOT, Thresholds, load_config, load_target
 from grader.core.model import BenchResult, Category, KernelTiming, Status
 from grader.execution import proc
 from grader.grading.checks import performance_checks
+from grader.grading.grade import printed_only
 from grader.steps import build
 from grader.steps.bench import BenchRun, parse_bench
 from grader.tests.fixture_kernels import write_measured_labs
@@ -40,6 +41,7 @@ CHEATS = ("01_first_call_only", "02_sets_persisting_l2", "04_skips_repeated_poin
 CHEATS_DIR = REPO_ROOT / ".results" / "cheats"
 CHEATS_BUILD_DIR = REPO_ROOT / "build-emu-cheats"
 TIMED_LAUNCHES = 25
+PRINTED_ONLY_LAUNCHES = 7  # cml/bench.hpp: kPrintedOnlyLaunches
 WARMUPS = 2  # checked as the timed launches are: a kernel that skips work is caught at the first it skips
 
 
@@ -51,8 +53,11 @@ def cheats(emulator, config) -> build.BuildTree:
     return tree
 
 
-def benchmarked(tree: build.BuildTree, config, lab: str, variant: str, tmp_path) -> tuple[proc.Outcome, BenchResult]:
-    """The lab's benchmark, built for the emulator and run at a small size; its JSON as the grader reads it."""
+def benchmarked(
+    tree: build.BuildTree, config, lab: str, variant: str, tmp_path, options: tuple[str, ...] = ()
+) -> tuple[proc.Outcome, BenchResult]:
+    """The lab's benchmark, built for the emulator and run at a small size (with `options`); its JSON as the
+    grader reads it."""
     built = build.build_lab(tree, lab, variant, config.timeouts["build"], emulated=True)
     assert built.ok, build.compiler_errors(built)
     results = tmp_path / f"{lab}.json"
@@ -62,6 +67,7 @@ def benchmarked(tree: build.BuildTree, config, lab: str, variant: str, tmp_path)
         str(SIZES[lab[:2]]),
         "--json",
         str(results),
+        *options,
     ]
     outcome = proc.run(command, config.timeouts["bench"])
     assert outcome.ok, outcome.tail(20)
@@ -103,6 +109,22 @@ def test_every_solution_is_right_at_every_verified_launch_and_nothing_is_held_ag
         assert (kernel.timed_launches_verified >= 2) if suspected else (kernel.timed_launches_verified == 0), where
         assert kernel.host_median_ms > 0 and kernel.floor_ms > 0, where
     assert all(check.status is Status.PASSED for check in speed_check(config, lab, outcome, result))
+
+
+def test_a_group_this_gpu_grades_by_no_time_is_timed_over_fewer_launches(emulator, config, tmp_path):
+    """The grader names each group whose thresholds grade no time on the GPU (targets/*.toml: not_graded) to the
+    benchmark, which times that group's kernels alone over fewer launches: their figures are only shown."""
+    h100 = load_target(REPO_ROOT / "grader" / "targets" / "h100.toml")
+    assert printed_only(h100.for_lab("03_smoothing_halo")) == ("R = 1",)  # "R = 32" is graded there
+    assert printed_only(h100.for_lab("10_host_memory")) == ("A: pinned", "B: overlapped", "C: managed")
+    assert printed_only({"": Thresholds(min_copy_fraction=0.5, not_graded="speedup: no")}) == ()
+    options = tuple(
+        word for group in printed_only(h100.for_lab("03_smoothing_halo")) for word in ("--printed-only", group)
+    )
+    _, result = benchmarked(emulator, config, "03_smoothing_halo", "solution", tmp_path, options)
+    launches = {(k.group, k.role): k.timed_launches for k in result.kernels if k.attempted}
+    assert {n for (group, _), n in launches.items() if group == "R = 1"} == {PRINTED_ONLY_LAUNCHES}, launches
+    assert {n for (group, _), n in launches.items() if group != "R = 1"} == {TIMED_LAUNCHES}, launches
 
 
 def test_a_run_the_profiler_watches_ends_after_the_last_launch_it_profiles(emulator, config, tmp_path):
