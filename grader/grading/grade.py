@@ -10,6 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -304,7 +305,7 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         return
 
     timed = LabBench(ctx, lab, variant, steps)
-    counters, schedule = LabCounters(ctx, lab, variant, steps, timed), LabSchedule(ctx, lab, variant, steps)
+    counters, test_runs = LabCounters(ctx, lab, variant, steps, timed), LabTestRuns(ctx, lab, variant, steps, env)
     for mechanism in lab.mechanisms:
         steps.next(mechanism.name)
         if mechanism.stretch:
@@ -317,9 +318,8 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
                 variant,
                 mechanism,
                 correctness_passed(grade.checks),
-                env,
                 counters,
-                schedule,
+                test_runs,
                 steps,
                 report,
                 code,
@@ -517,31 +517,58 @@ class LabCounters:
         return runs
 
 
-class LabSchedule:
-    """The run of a lab's test program that its schedule checks read: made once, when the first asks, reporting
-    every aspect of the lab's checks that run here (sanitize.aspect_view gives each check its own verdict)."""
+class LabTestRuns:
+    """The runs of a lab's test program that its schedule and sanitizer checks read, each made once, the schedule's
+    reporting every aspect of the lab's checks that run here (sanitize.aspect_view gives each check its own
+    verdict). On a GPU the first check to ask starts every run the lab's checks will read, side by side under one
+    shared hold of the GPU: each run waits on the GPU for a part of its time, and one after another they were the
+    longest way to a lab's benchmark (Lab 10: the schedule's run, then memcheck's). On the CPU emulator, whose runs
+    are all the CPU's work, each is made when its check asks."""
 
-    def __init__(self, ctx: Context, lab: Lab, variant: str, steps: Steps):
-        self.ctx, self.lab, self.variant, self.steps = ctx, lab, variant, steps
-        self.made: sanitize.SanitizerRun | None = None
+    def __init__(self, ctx: Context, lab: Lab, variant: str, steps: Steps, env: dict):
+        self.ctx, self.lab, self.variant, self.steps, self.env = ctx, lab, variant, steps, env
+        self.made: dict[str, sanitize.SanitizerRun] = {}
 
     def aspects(self) -> str:
         """The aspects of the lab's schedule checks that run here (one with a gpu_reason runs on the emulator)."""
         graded = [m for m in self.lab.mechanisms if m.tool == "schedule" and (self.ctx.emulator or not m.gpu_reason)]
         return ",".join(dict.fromkeys(m.schedule for m in graded))
 
-    def run(self, env: dict) -> sanitize.SanitizerRun:
-        if self.made is None:
-            ctx, lab, variant = self.ctx, self.lab, self.variant
-            binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
-            limit = self.steps.limit(lab, "schedule")
-            if ctx.emulator:
-                self.made = sanitize.run_emulated("schedule", binary, checker, limit, env, self.aspects())
+    def wanted(self) -> list[str]:
+        """The tools whose runs the lab's checks read on this GPU (mechanism_check asks for no other)."""
+        ctx, tools = self.ctx, []
+        for m in self.lab.mechanisms:
+            if m.stretch or m.gpu_reason:
+                continue
+            if m.tool == "schedule" and ctx.tree.schedule_recorder().is_file():
+                tools.append(m.tool)
+            elif m.tool in sanitize.SANITIZERS and ctx.sanitizer is not None:
+                tools.append(m.tool)
+        return list(dict.fromkeys(tools))
+
+    def of(self, tool: str) -> sanitize.SanitizerRun:
+        if tool not in self.made:
+            if self.ctx.emulator:
+                self.made[tool] = self._run(tool)
             else:
-                with self.steps.gpu():
-                    recorder = ctx.tree.schedule_recorder()
-                    self.made = sanitize.run_recorded(recorder, binary, checker, limit, env, self.aspects())
-        return self.made
+                tools = list(dict.fromkeys([tool, *(t for t in self.wanted() if t not in self.made)]))
+                with self.steps.gpu(), ThreadPoolExecutor(len(tools)) as pool:
+                    self.made.update(zip(tools, pool.map(self._run, tools), strict=True))
+        return self.made[tool]
+
+    def _run(self, tool: str) -> sanitize.SanitizerRun:
+        """One run, with the GPU held by the caller where there is one."""
+        ctx, lab, variant = self.ctx, self.lab, self.variant
+        binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
+        limit = self.steps.limit(lab, tool)
+        if tool == "schedule":
+            if ctx.emulator:
+                return sanitize.run_emulated(tool, binary, checker, limit, self.env, self.aspects())
+            return sanitize.run_recorded(ctx.tree.schedule_recorder(), binary, checker, limit, self.env, self.aspects())
+        if ctx.emulator:
+            return sanitize.run_emulated(tool, binary, checker, limit, self.env)
+        assert ctx.sanitizer is not None  # wanted() and mechanism_check() ask for no sanitizer run without one
+        return sanitize.run_sanitizer(tool, ctx.sanitizer, binary, checker, limit, self.env)
 
 
 def mechanism_check(
@@ -550,9 +577,8 @@ def mechanism_check(
     variant: str,
     mechanism: MechanismCheck,
     correct: bool,
-    env: dict,
     counters: LabCounters,
-    schedule: LabSchedule,
+    test_runs: LabTestRuns,
     steps: Steps,
     report: resources.ResourceReport,
     code: sass.SassReport | None = None,
@@ -572,19 +598,13 @@ def mechanism_check(
         if mechanism.tool == "schedule":  # one run of the lab's test program serves every schedule check
             if not ctx.emulator and not ctx.tree.schedule_recorder().is_file():
                 return not_run(sanitize.NO_RECORDER)
-            run = sanitize.aspect_view(schedule.run(env), mechanism.schedule)
+            run = sanitize.aspect_view(test_runs.of("schedule"), mechanism.schedule)
+        elif not ctx.emulator and ctx.sanitizer is None:
+            return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
+        elif ctx.emulator and mechanism.tool not in sanitize.EMULATED_TOOLS:
+            return not_run(f"no GPU, and the CPU emulator has no {mechanism.tool}")
         else:
-            binary, checker = ctx.tree.binary(lab.name, variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
-            limit = steps.limit(lab, mechanism.tool)
-            if not ctx.emulator:
-                if ctx.sanitizer is None:
-                    return not_run("compute-sanitizer not found (it comes with the CUDA toolkit)")
-                with steps.gpu():
-                    run = sanitize.run_sanitizer(mechanism.tool, ctx.sanitizer, binary, checker, limit, env)
-            elif mechanism.tool in sanitize.EMULATED_TOOLS:
-                run = sanitize.run_emulated(mechanism.tool, binary, checker, limit, env)
-            else:
-                return not_run(f"no GPU, and the CPU emulator has no {mechanism.tool}")
+            run = test_runs.of(mechanism.tool)
         steps.ran(mechanism.tool, run.outcome)
         check = checks.sanitizer_check(mechanism, run)
         if check.status is Status.PASSED and correct and not run.results_right:

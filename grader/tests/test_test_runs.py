@@ -1,0 +1,84 @@
+"""The runs of a lab's test program that its schedule and sanitizer checks read (grade.LabTestRuns): on a GPU the
+first check to ask starts all of them side by side under one shared hold of the GPU; on the CPU emulator each is
+made when its check asks, one after another."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+
+from grader.core.model import LabGrade
+from grader.execution import proc
+from grader.execution.gpu import Gpu
+from grader.grading import grade
+from grader.steps import build, sanitize
+
+SIDE_BY_SIDE_S = 10  # a barrier that only runs started together pass
+
+
+def a_run(tool: str) -> sanitize.SanitizerRun:
+    return sanitize.SanitizerRun(
+        tool, proc.Outcome([tool], 0, "", "", 60.0), True, f"{tool}: clean", "", results_right=True
+    )
+
+
+def lab_ten_runs(config, tmp_path: Path, emulator: bool = False) -> grade.LabTestRuns:
+    tree = build.BuildTree(tmp_path, tmp_path, "sm_90")
+    tree.schedule_recorder().write_bytes(b"\x7fELF the grader's recorder")
+    sanitizer = None if emulator else Path("compute-sanitizer")
+    ctx = grade.Context(config, tree, Gpu(not emulator, "Test GPU", "9.0"), None, sanitizer, None, emulator=emulator)
+    lab = config.lab("10")  # its schedule checks and memcheck read two runs of its test program
+    steps = grade.Steps(ctx, LabGrade(lab.name, lab.title, "solution", ""), lambda _: None)
+    return grade.LabTestRuns(ctx, lab, "solution", steps, {"CML_SEED": "1"})
+
+
+def test_on_a_gpu_the_schedule_run_and_memcheck_run_side_by_side_under_one_hold(config, tmp_path, monkeypatch):
+    together = threading.Barrier(2, timeout=SIDE_BY_SIDE_S)
+    started: list[str] = []
+
+    def sanitizer(tool, *_):
+        started.append(tool)
+        together.wait()  # broken, and raising, unless the other run started too
+        return a_run(tool)
+
+    monkeypatch.setattr(sanitize, "run_sanitizer", sanitizer)
+    monkeypatch.setattr(sanitize, "run_recorded", lambda *_: sanitizer("schedule"))
+    holds: list[str] = []
+
+    @contextlib.contextmanager
+    def gpu(self):
+        holds.append(self.step)
+        yield
+
+    monkeypatch.setattr(grade.Steps, "gpu", gpu)
+    runs = lab_ten_runs(config, tmp_path)
+    assert runs.wanted() == ["schedule", "memcheck"]
+    assert runs.of("schedule").summary == "schedule: clean"
+    assert sorted(started) == ["memcheck", "schedule"] and len(holds) == 1
+    assert runs.of("memcheck").summary == "memcheck: clean"  # made already: no run, no hold more
+    assert len(started) == 2 and len(holds) == 1
+
+
+def test_on_the_emulator_each_run_is_made_when_its_check_asks(config, tmp_path, monkeypatch):
+    made: list[str] = []
+
+    def emulated(tool, *_args):
+        made.append(tool)
+        return a_run(tool)
+
+    monkeypatch.setattr(sanitize, "run_emulated", emulated)
+    runs = lab_ten_runs(config, tmp_path, emulator=True)
+    runs.of("schedule")
+    assert made == ["schedule"]
+    runs.of("memcheck")
+    runs.of("schedule")
+    assert made == ["schedule", "memcheck"]
+
+
+def test_a_sanitizer_the_gpu_has_no_tool_for_is_not_asked_for(config, tmp_path):
+    runs = lab_ten_runs(config, tmp_path)
+    runs.ctx.sanitizer = None  # mechanism_check says "not found" for memcheck, and asks only for the schedule
+    assert runs.wanted() == ["schedule"]
+    runs.ctx.tree.schedule_recorder().unlink()
+    assert runs.wanted() == []
