@@ -170,7 +170,7 @@ def test_the_counters_come_from_the_one_timed_run_which_the_benchmark_step_reads
     timed = lab_bench(ctx, "01_vector_add")
     runs: list[profile.Counting | None] = []
 
-    def run_bench(binary, timeout, hold, counting=None):
+    def run_bench(binary, timeout, hold, counting=None, printed_only=()):
         runs.append(counting)
         assert counting is not None
         counting.variables()
@@ -195,7 +195,7 @@ def test_the_recorders_own_failure_sends_the_group_to_ncu(config, tmp_path, monk
     ctx = ctx_with_recorder(config, tmp_path, ncu=tmp_path / "ncu")
     timed = lab_bench(ctx, "01_vector_add")
 
-    def run_bench(binary, timeout, hold, counting=None):
+    def run_bench(binary, timeout, hold, counting=None, printed_only=()):
         counting.variables()
         return recorded_run(counting, line(counting.mark, {"failure": "cuptiProfilerInitialize: refused"}))
 
