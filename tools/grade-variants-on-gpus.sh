@@ -5,8 +5,9 @@
 #       every variant (or NAMES) once, dealt out over the graders; the grades of all of them filed in DIR as
 #       tools/grade-variants.sh files them, and DIR/table.md
 #   tools/grade-variants-on-gpus.sh repeat "SEED SEED ..." --only NAMES [--out DIR]
-#       NAMES graded once per seed, the seeds dealt out over the graders, each seed from a round of its own
-#       (tools/grade-variants.sh --rotate); each seed's grades in DIR/seed-SEED, for
+#       NAMES graded once per seed, the seeds dealt out over the graders, the seeds' first rounds evenly apart
+#       (tools/grade-variants.sh --rotate K/N), so that a call cut short still reaches every round; each seed's
+#       grades in DIR/seed-SEED, for
 #       python -m grader.calibration.variants repeats DIR/seed-* (and a split run's DIR beside them)
 # Resumable: run again with the same arguments and each grader goes on from its last finished round.
 # VARIANTS_SECONDS (default 540) stops every grader at that many seconds. DIR: $OUT, else .results/variants-gpus.
@@ -73,7 +74,8 @@ case "$mode" in
         read -r -a list <<<"$seeds"
         for i in "${!graders[@]}"; do
             (for k in "${!list[@]}"; do
-                [ $((k % count)) -eq "$i" ] && grade_on "${graders[$i]}" "${list[$k]}" "$only" "$out/seed-${list[$k]}" --rotate
+                [ $((k % count)) -eq "$i" ] &&
+                    grade_on "${graders[$i]}" "${list[$k]}" "$only" "$out/seed-${list[$k]}" --rotate "$k/${#list[@]}"
             done) &
         done
         wait ;;
