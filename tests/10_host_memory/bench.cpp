@@ -78,8 +78,8 @@ struct Instance {
 
 // The zero-copy stretch at 1 and 2 passes, each beside the same passes with copies, measured in the same run
 // and printed, not graded. Not attempted, neither is run: the copies alone compare with nothing. A median of
-// cml::kPrintedOnlyLaunches calls each: these calls are the benchmark's longest (about 0.1 s each on an H100),
-// and at the parts' 25 they held the GPU alone for about half of the benchmark.
+// cml::kPrintedOnlyLaunches calls each on every GPU: these calls are the benchmark's longest (about 0.1 s each
+// on an H100), and at a graded part's 25 they held the GPU alone for about half of the benchmark.
 
 template <class Pipeline>
 void zero_copy_groups(const cml::BenchArgs& args, cml::BenchReport& report, Pipeline& pipeline)
