@@ -314,8 +314,6 @@ def run_steps(ctx: Context, lab: Lab, variant: str, grade: LabGrade, env: dict, 
         grade.checks.append(
             mechanism_check(
                 ctx,
-                lab,
-                variant,
                 mechanism,
                 correctness_passed(grade.checks),
                 counters,
@@ -573,8 +571,6 @@ class LabTestRuns:
 
 def mechanism_check(
     ctx: Context,
-    lab: Lab,
-    variant: str,
     mechanism: MechanismCheck,
     correct: bool,
     counters: LabCounters,

@@ -214,7 +214,7 @@ def test_grading_runs_a_resources_check_from_labs_toml_withheld_until_the_kernel
     light = resources.ResourceReport(heavy.kernels[:1])
 
     def judged(report: resources.ResourceReport, correct: bool) -> Status:
-        check = grade.mechanism_check(ctx, None, "student", NO_STACK, correct, None, None, None, report)  # type: ignore[arg-type]
+        check = grade.mechanism_check(ctx, NO_STACK, correct, None, None, None, report)  # type: ignore[arg-type]
         return check.status
 
     assert judged(light, True) is Status.PASSED and judged(heavy, True) is Status.FAILED
