@@ -82,6 +82,11 @@ def median_of(results: list[BenchResult]) -> BenchResult:
     return dataclasses.replace(first, copy_gbps=mid([r.copy_gbps for r in results]), kernels=kernels)
 
 
+def printed_only_args(groups: tuple[str, ...]) -> tuple[str, ...]:
+    """The benchmark's arguments naming `groups` as shown, not graded (cml/bench.hpp: --printed-only)."""
+    return tuple(word for group in groups for word in ("--printed-only", group))
+
+
 def run_bench(
     binary: Path,
     timeout_s: proc.Limit,
@@ -95,7 +100,7 @@ def run_bench(
     `printed_only`: groups whose times are shown, not graded, which it times over fewer launches."""
     variables = counting.variables() if counting else {}
     files = counting.files() if counting else {}
-    args = tuple(word for group in printed_only for word in ("--printed-only", group))
+    args = printed_only_args(printed_only)
     with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_hold) as turn:
         program = suite.program_run(binary, scratch, variables, turn=turn, files=files)
         outcome = suite.run_program(program, timeout_s, args=args, turn=turn)

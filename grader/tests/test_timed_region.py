@@ -15,7 +15,7 @@ from grader.execution import proc
 from grader.grading.checks import performance_checks
 from grader.grading.grade import printed_only
 from grader.steps import build
-from grader.steps.bench import BenchRun, parse_bench
+from grader.steps.bench import BenchRun, parse_bench, printed_only_args
 from grader.tests.fixture_kernels import write_measured_labs
 
 pytestmark = pytest.mark.needs_solutions
@@ -118,9 +118,7 @@ def test_a_group_this_gpu_grades_by_no_time_is_timed_over_fewer_launches(emulato
     assert printed_only(h100.for_lab("03_smoothing_halo")) == ("R = 1",)  # "R = 32" is graded there
     assert printed_only(h100.for_lab("10_host_memory")) == ("A: pinned", "B: overlapped", "C: managed")
     assert printed_only({"": Thresholds(min_copy_fraction=0.5, not_graded="speedup: no")}) == ()
-    options = tuple(
-        word for group in printed_only(h100.for_lab("03_smoothing_halo")) for word in ("--printed-only", group)
-    )
+    options = printed_only_args(printed_only(h100.for_lab("03_smoothing_halo")))
     _, result = benchmarked(emulator, config, "03_smoothing_halo", "solution", tmp_path, options)
     launches = {(k.group, k.role): k.timed_launches for k in result.kernels if k.attempted}
     assert {n for (group, _), n in launches.items() if group == "R = 1"} == {PRINTED_ONLY_LAUNCHES}, launches
