@@ -222,8 +222,8 @@ class Session:
             request.build_dir, student_dir, choose_arch(request.arch, self.device), request.calibration_kernels
         )
         say(f"Configuring the build in {tree.directory} (nvcc -arch={tree.gpu_arch})")
-        # A GPU's build tree as it was set up, where nothing changed: not the CPU emulator's (build.configure).
-        outcome = build.configure(tree, self.config.timeouts["build"], reuse=self.device.present)
+        # The build tree as it was set up, where nothing changed (build.configure).
+        outcome = build.configure(tree, self.config.timeouts["build"], reuse=True, emulated=not self.device.present)
         if not outcome.ok:
             raise CannotGrade(f"the build could not be set up ({outcome.how_it_ended()}):\n{outcome.tail(15)}")
         # What an earlier submission's steps left in this build folder goes before this one's first step.

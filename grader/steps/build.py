@@ -165,18 +165,18 @@ class BuildTree:
         return os.pathsep.join(folders)
 
 
-def configure(tree: BuildTree, timeout_s: float, reuse: bool = False) -> proc.Outcome:
+def configure(tree: BuildTree, timeout_s: float, reuse: bool = False, emulated: bool = False) -> proc.Outcome:
     """meson setup, or reconfigure with the options of this run when the build tree exists already. With
     `reuse`, nothing where the tree was set up with these options already (a batch worker's next student: the
-    reconfigure took 3.5 s on a 2-core machine); Ninja sets it up again itself should meson.build or
-    labs.toml change. Not for the CPU emulator's runs: which of its targets exist depends on what was installed
-    when the tree was set up."""
+    reconfigure took 3.5 s on a 2-core machine, 6 s beside another grade); Ninja sets it up again itself should
+    meson.build or labs.toml change. For a run on the CPU emulator (`emulated`), only a tree that has the
+    emulator's targets: which of them exist depends on what was installed when the tree was set up."""
     options: dict[str, str | bool] = {"gpu_arch": tree.gpu_arch, "student_dir": str(tree.student_dir.resolve())}
     if tree.variants:
         options["variants"] = True  # once on, a build folder keeps them: they only add targets
     given = [f"-D{name}={'true' if value is True else value}" for name, value in options.items()]
     command = ["meson", "setup", str(tree.directory), str(REPO_ROOT), *given]
-    if reuse and set_up_with(tree, options):
+    if reuse and set_up_with(tree, options) and (tree.has_emulator() or not emulated):
         return proc.Outcome(command, 0, "set up already with these options", "", timeout_s)
     if (tree.directory / "meson-private").is_dir():
         command.insert(2, "--reconfigure")

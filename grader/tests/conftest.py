@@ -63,13 +63,26 @@ def built_tree(config, device) -> build.BuildTree:
     return tree
 
 
+def skip_where_the_emulator_cannot_be_built() -> None:
+    if os.environ.get("CML_EMU_UNAVAILABLE"):
+        pytest.skip(f"the CPU emulator cannot be built here: {os.environ['CML_EMU_UNAVAILABLE']}")
+    if not shutil.which("clang++") or not glob.glob("/usr/lib/*/libboost_context.so"):
+        pytest.skip(f"{build.EMULATOR_MISSING}; ./cml test installs them")
+
+
 @pytest.fixture(scope="session")
 def emulator(built_tree) -> build.BuildTree:
     """The test build, with the emulator's targets; skipped, with the reason, where they cannot be built."""
     if built_tree.has_emulator():
         return built_tree
-    if os.environ.get("CML_EMU_UNAVAILABLE"):
-        pytest.skip(f"the CPU emulator cannot be built here: {os.environ['CML_EMU_UNAVAILABLE']}")
-    if not shutil.which("clang++") or not glob.glob("/usr/lib/*/libboost_context.so"):
-        pytest.skip(f"{build.EMULATOR_MISSING}; ./cml test installs them")
+    skip_where_the_emulator_cannot_be_built()
     pytest.fail("clang++ and Boost.Context are installed, yet Meson configured no emulator targets: see meson-log.txt")
+
+
+@pytest.fixture(scope="session")
+def emulator_arch(device) -> str:
+    """The nvcc -arch of a test's own build tree with the emulator's targets, never setting up the session's
+    build (so that another pytest process can use that beside it); skipped, with the reason, where they cannot
+    be built. The test's own build then fails where they should be and are not."""
+    skip_where_the_emulator_cannot_be_built()
+    return choose_arch("auto", device)

@@ -39,13 +39,22 @@ def test_building_ahead_builds_every_lab_and_leaves_a_compile_error_to_its_own_l
     assert build.build_lab(tree, labs[1], "student", config.timeouts["build"]).ok
 
 
-def test_a_build_tree_set_up_with_the_same_options_is_not_set_up_again(config, tmp_path):
-    """A batch worker's next student (reuse): no meson run where nothing changed; another option, one."""
+def test_a_build_tree_set_up_with_the_same_options_is_not_set_up_again(config, tmp_path, monkeypatch):
+    """A batch worker's next student (reuse): no meson run where nothing changed; another option, one; on the CPU
+    emulator, one where the tree has none of the emulator's targets."""
     timeout = config.timeouts["build"]
     tree = build.BuildTree(tmp_path / "build", REPO_ROOT / "labs", "sm_90")
     assert build.configure(tree, timeout, reuse=True).ok
     again = build.configure(tree, timeout, reuse=True)
     assert again.ok and again.stdout == "set up already with these options"
+    with monkeypatch.context() as without_emulator:
+        without_emulator.setattr(build.BuildTree, "has_emulator", lambda _: False)
+        emulated = build.configure(tree, timeout, reuse=True, emulated=True)
+        assert emulated.ok and "set up already" not in emulated.stdout
+        assert build.configure(tree, timeout, reuse=True).stdout == "set up already with these options"
+    with monkeypatch.context() as with_emulator:
+        with_emulator.setattr(build.BuildTree, "has_emulator", lambda _: True)
+        assert build.configure(tree, timeout, reuse=True, emulated=True).stdout == "set up already with these options"
     other_arch = build.BuildTree(tmp_path / "build", REPO_ROOT / "labs", "sm_80")
     changed = build.configure(other_arch, timeout, reuse=True)
     assert changed.ok and "set up already" not in changed.stdout

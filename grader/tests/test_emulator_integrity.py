@@ -149,7 +149,7 @@ def test_a_correct_kernel_with_a_latin_1_byte_in_a_comment_gets_every_mark_the_e
     student = write_labs(LATIN_1_DIR, {})
     (student / lab / "kernel.cu").write_bytes(kernel)
     tree = build.BuildTree(LATIN_1_BUILD_DIR, student, emulator.gpu_arch)
-    assert build.configure(tree, config.timeouts["build"], reuse=True).ok
+    assert build.configure(tree, config.timeouts["build"], reuse=True, emulated=True).ok
     grade = graded_without_a_gpu(tree, config, lab, "student")
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab)
     # Every point of what the emulator grades: only what could not run here (the speed) is missing.

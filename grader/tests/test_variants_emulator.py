@@ -84,13 +84,13 @@ def first_line(text: str) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v.lab[:2]}: {v.name}")
-def test_the_variant_gets_the_verdict_variants_toml_gives_it_on_the_emulator(variant: Variant, emulator, config):
+def test_the_variant_gets_the_verdict_variants_toml_gives_it_on_the_emulator(variant: Variant, emulator_arch, config):
     # One folder for all: write_labs leaves unchanged files alone, so each variant rebuilds only its kernel.
     tree = build.BuildTree(
-        VARIANTS_BUILD_DIR, write_labs(VARIANTS_DIR, {variant.lab: variant.path.read_text()}), emulator.gpu_arch
+        VARIANTS_BUILD_DIR, write_labs(VARIANTS_DIR, {variant.lab: variant.path.read_text()}), emulator_arch
     )
-    outcome = build.configure(tree, config.timeouts["build"])
-    assert outcome.ok, outcome.tail(30)
+    outcome = build.configure(tree, config.timeouts["build"], reuse=True, emulated=True)
+    assert outcome.ok and tree.has_emulator(), outcome.tail(30)
     grade = graded_without_a_gpu(tree, config, variant.lab, "student")
     unseen = frozenset(m.name for m in config.lab(variant.lab).mechanisms if m.gpu_only)
     ok, why = judge(variant, grade.checks, unseen)
