@@ -22,7 +22,7 @@ from grader.core.config import REPO_ROOT
 from grader.grading.session import GradeRequest, start
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 from grader.reporting import report
-from grader.steps import student_steps
+from grader.steps import build, student_steps
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
@@ -52,13 +52,13 @@ def statuses(lab: dict, pattern: str) -> set[str]:
     return found
 
 
-def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
-    """The attack graded as a submission (in-process), its lab's entry of the run's JSON."""
+def request(attack: Attack, folder, device) -> GradeRequest:
+    """The attack's grade as a submission."""
     wanted = expectations(
         attack, "fail", "pass", "unguarded_fail", "unguarded_pass", "gpu_fail", "gpu_unguarded_fail",
         "emulator_fail", "emulator_unguarded_pass", "emulator_unguarded_fail",
     )  # fmt: skip
-    request = GradeRequest(
+    return GradeRequest(
         labs=[attack.lab],
         submission=attack.write_submission(folder / "submission"),
         build_dir=BUILDS / attack.lab,
@@ -68,11 +68,25 @@ def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
         variants=("solution", "student") if attack.spec.get("solution_first") else ("student",),
         jobs=1,  # one variant after the other: solution_first means the solution is built before the attack
     )
-    session = start(request)
+
+
+def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
+    """The attack graded as a submission (in-process), its lab's entry of the run's JSON."""
+    session = start(request(attack, folder, device))
     context = session.build()
     context.static_checks = static_checks
     labs = report.run_dict(session.grade(), session.facts())["labs"]
     return next(lab for lab in labs if lab["variant"] == "student")
+
+
+def built(attack: Attack, folder, device) -> None:
+    """The attack's programs built as its grade builds them with the static checks off, in the same order, and
+    nothing run: whether the build fails is for its grade to tell."""
+    session = start(request(attack, folder, device))
+    context = session.build()
+    for variant in session.request.variants:
+        for emulated in (False, True) if context.emulator else (False,):
+            build.build_lab(context.tree, attack.lab, variant, context.config.timeouts["build"], emulated=emulated)
 
 
 @pytest.fixture
@@ -211,7 +225,7 @@ def test_without_any_defence_the_attack_works(attack, device, victims, tmp_path)
     """The attack's own test program, run directly (no sandbox, no confinement, no checker): the harm it is
     written to do happens, so the tests above can fail."""
     spec = attack.spec
-    grade(attack, tmp_path, device, static_checks=False)  # builds it; what a grade does is checked above
+    built(attack, tmp_path, device)  # what a grade of it does is checked above
     if spec.get("control_embeds"):
         assert embedded_bytes(attack, tmp_path) > 0, "compiled outside the sandbox, it should embed the library"
         return
