@@ -29,6 +29,7 @@ from grader.core.exits import CannotGrade, Exit, UsageError
 from grader.core.model import NOT_SUBMITTED
 from grader.core.recorded import read_grade
 from grader.execution import sandbox
+from grader.grading import evidence
 from grader.grading.session import GradeRequest, select_labs, start
 from grader.platforms import classroom, edition, gradescope
 from grader.reporting import report
@@ -113,6 +114,12 @@ def add_grade_command(commands) -> None:
         "--junit", type=Path, metavar="PATH", help="also write JUnit XML here (CI systems, GitHub Classroom)"
     )
     grade.add_argument("--html", type=Path, metavar="PATH", help="also write a self-contained HTML report here")
+    grade.add_argument(
+        "--evidence",
+        type=Path,
+        metavar="PATH",
+        help="also write what each lab's steps made (the evidence its checks judged) here, as JSON",
+    )
     grade.add_argument(
         "--no-mechanisms", action="store_true", help="skip sanitizers and counters (reported as not run)"
     )
@@ -395,6 +402,9 @@ def command_grade(args, console: Console) -> int:
     # Written before anything is printed: whatever befalls the terminal report, the results are kept.
     run = report.write_json(args.json, grades, session.facts(), context.target)
     written = write_exports(read_grade(run), **exports)
+    if args.evidence:
+        evidence.write_evidence(args.evidence, session.evidence)
+        written.append(args.evidence)
     report.print_report(console, grades, context.target, session.notes)
     report.print_ignored(console, session.files_ignored)
     console.print(escape(f"Results written to {args.json}"))

@@ -28,7 +28,8 @@ from grader.core.exits import GraderError, UsageError
 from grader.core.model import Status
 from grader.execution.gpu import Gpu
 from grader.execution.gpu_lock import GpuLock
-from grader.grading.grade import Context, grade_lab
+from grader.grading.context import Context
+from grader.grading.grade import grade_lab
 from grader.steps.bench import run_bench
 from grader.steps.build import BuildTree, compile_targets
 from grader.steps.time_limits import TIMED_STEPS

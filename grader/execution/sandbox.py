@@ -287,15 +287,17 @@ def step_command(
     hidden: Sequence[Path] = (),
     limits: Limits = STEP_LIMITS,
     python: bool = False,
+    own: Sequence[Path] = (),
 ) -> list[str]:
     """A step that reads a submission's bytes (a compile, a link, a tool reading its object), with `limits`, in a
     sandbox that sees the system without its linker plugins, `readable` read-only and `hidden` (inside those)
-    emptied, and writes only `writable`, the step's own folder; with `python`, also the interpreter the grader
-    runs on. As nobody where the grader is root and nobody can read what the step reads. Where sandboxes are off,
-    the command with its limits alone."""
+    emptied, then `own` read-only (the step's earlier outputs, which may lie inside a hidden folder), and writes
+    only `writable`, the step's own folder; with `python`, also the interpreter the grader runs on. As nobody where
+    the grader is root and nobody can read what the step reads. Where sandboxes are off, the command with its
+    limits alone."""
     if unavailable():
         return [*limits.prefix(), *command]
-    reached = [*readable, cwd, *([writable.parent] if writable is not None else [])]
+    reached = [*readable, *own, cwd, *([writable.parent] if writable is not None else [])]
     reached += [Path(sys.base_prefix).resolve()] if python else []
     as_nobody = nobody_reads(tuple(str(path) for path in reached))
     if writable is not None and as_nobody:
@@ -306,6 +308,8 @@ def step_command(
         options += ["--ro-bind", str(folder), str(folder)]
     for place in hidden:
         options += ["--tmpfs", str(place)] if place.is_dir() else ["--ro-bind", str(empty_file()), str(place)]
+    for folder in own:
+        options += ["--ro-bind", str(folder), str(folder)]
     if writable is not None:
         options += ["--bind", str(writable), str(writable)]
     return [*options, "--remount-ro", "/", "--chdir", str(cwd), "--", *command]

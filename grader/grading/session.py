@@ -18,15 +18,19 @@ from datetime import datetime
 from pathlib import Path
 
 from grader.core.config import REPO_ROOT, Config, Lab, Target, find_target, load_config, load_target
-from grader.core.exits import CannotGrade, UsageError
+from grader.core.exits import CannotGrade, GraderError, UsageError
 from grader.core.model import LabGrade
 from grader.execution import gpu, gpu_lock_files, sandbox
-from grader.grading.grade import WAITING_FOR_THE_GPU, WAITING_TO_BUILD, Context, grade_lab
+from grader.grading.context import Context
+from grader.grading.evidence import LabEvidence
+from grader.grading.grade import graded_lab
+from grader.grading.lab_runs import WAITING_FOR_THE_GPU, WAITING_TO_BUILD
 from grader.grading.sizes import lab_sizes, load_instructor_sizes
 from grader.grading.submission import SubmissionError, read_submission
 from grader.grading.workspace import assemble_student_dir, not_submitted
-from grader.steps import build, student_steps
-from grader.steps.build import BuildTree
+from grader.steps import build
+from grader.steps.build_tree import BuildTree
+from grader.steps.student_steps import StudentWork, checkout_work
 
 SHIPPED_LABS = REPO_ROOT / "labs"
 BUILDING_AHEAD = "building, every lab at once"
@@ -49,6 +53,10 @@ class GradeRequest:
     step_timeout: float | None = None  # caps every step's time limit but the build's
     calibration_kernels: bool = False  # also build the kernels of variants/ (./cml calibrate)
     jobs: int | None = None  # labs graded at once; None: default_jobs()
+    # The folder of this grade's own work (the submission's kernel.cu files and their steps), for a grader that
+    # shares the build folder with others at the same time (a batch worker, a test); None: beside the build
+    # folder, or inside it for the checkout's own labs/.
+    work_dir: Path | None = None
 
 
 @dataclass
@@ -68,6 +76,7 @@ class Session:
     files_ignored: list[str] = field(default_factory=list)
     kernel_sha256: dict[str, str] = field(default_factory=dict)
     context: Context | None = None  # once built
+    evidence: list[LabEvidence] = field(default_factory=list)  # each lab's, once graded, in the order of the grades
     started: float = field(default_factory=time.monotonic)  # when start() decided the run
     seconds: float | None = None  # the run's wall time, once graded: from start() to the last lab's end
     built_ahead_seconds: float | None = None  # of that, compiling every lab at once before grading them
@@ -103,7 +112,7 @@ class Session:
     def build(self, say: Callable[[str], None] = lambda _: None) -> Context:
         """Reads the submission, configures the build tree, and finds the tools: the context every lab is
         graded in. Raises CannotGrade when the submission cannot be read or the build cannot be set up."""
-        tree = self._prepare_tree(say)
+        tree, work = self._prepare_tree(say)
         emulator = not self.device.present and tree.has_emulator()
         if emulator:
             self.notes.append(
@@ -135,6 +144,7 @@ class Session:
             seed=self.seed,
             instructor_sizes=self.instructor_sizes,
             emulator=emulator,
+            work=work,
         )
         locks = self._gpu_locks(say)
         if locks is not None:
@@ -168,7 +178,9 @@ class Session:
         def graded(lab: Lab, variant: str) -> LabGrade:
             if variant == "student" and lab.name in self.not_submitted and self.files_used:
                 return not_submitted(lab, self.files_used[lab.name])  # nothing of it to build or run
-            return grade_lab(context, lab, variant, functools.partial(progress, lab.name, variant))
+            grade, evidence = graded_lab(context, lab, variant, functools.partial(progress, lab.name, variant))
+            self.evidence.append(evidence)
+            return grade
 
         if self.jobs == 1:
             grades = [graded(lab, variant) for lab, variant in todo]
@@ -187,48 +199,55 @@ class Session:
         return grades
 
     def _build_ahead(self, context: Context) -> None:
-        """Every lab's programs compiled at once, before the labs are graded at once (build.build_ahead); its time
-        is the run's (`built_ahead_seconds`), and each lab's own build step then finds its part built."""
+        """The grader's own parts of every lab built, then every student's kernel.cu compiled at once, before the
+        labs are graded at once; its time is the run's (`built_ahead_seconds`), and each lab's own build step
+        then finds its part built."""
         started = time.monotonic()
         labs, timeout = [lab.name for lab in self.labs], self.config.timeouts["build"]
-        variants = list(self.request.variants)
-        # A lab not submitted has no student's kernel.cu to build: only its other variants (the solution).
-        missing = [lab for lab in labs if lab in self.not_submitted]
-        parts = [([lab for lab in labs if lab not in missing], variants)]
-        parts += [(missing, [v for v in variants if v != "student"])]
+        submitted = [lab for lab in labs if lab not in self.not_submitted]
+        students = "student" in self.request.variants
         for emulated in (False, True) if context.emulator else (False,):
-            for part_labs, part_variants in parts:
-                if part_labs and part_variants:
-                    build.build_ahead(context.tree, part_labs, part_variants, timeout, emulated=emulated)
+            for variant in self.request.variants:
+                if variant != "student":
+                    targets = [f"{lab}_{variant}{'_emu' if emulated else ''}" for lab in labs]
+                    build.compile_targets(context.tree, targets, timeout, keep_going=True)
+            if students and submitted:
+                try:
+                    build.prepare_student(context.tree, submitted, timeout, emulated)
+                except GraderError:
+                    continue  # each lab meets the failure itself, as the grader's
+                steps = [context.student(lab, emulated) for lab in submitted]
+                context.compiled_ahead |= build.compile_ahead(steps, min(timeout, build.AHEAD_LIMIT_S))
         self.built_ahead_seconds = round(time.monotonic() - started, 1)
 
     # BuildTree, not build.BuildTree: in the class's body, `build` is the method above.
-    def _prepare_tree(self, say: Callable[[str], None]) -> BuildTree:
+    def _prepare_tree(self, say: Callable[[str], None]) -> tuple[BuildTree, StudentWork]:
         request = self.request
-        student_dir = request.submission.resolve()
-        if student_dir != SHIPPED_LABS.resolve():
-            # A submission: build only its kernel.cu files, copied next to the build folder.
+        labs = [lab.name for lab in self.config.labs]
+        tree = build.BuildTree(request.build_dir, choose_arch(request.arch, self.device), request.calibration_kernels)
+        submitted = request.submission.resolve()
+        if submitted == SHIPPED_LABS.resolve() and request.work_dir is None:
+            work = checkout_work(tree, SHIPPED_LABS, labs)
+        else:
+            # A submission: only its kernel.cu files are built, copied into the grade's own folder.
             try:
-                submission = read_submission(student_dir, [lab.name for lab in self.config.labs])
+                submission = read_submission(submitted, labs)
             except SubmissionError as error:
                 raise CannotGrade(f"cannot grade this submission: {error}") from error
-            assembled = request.build_dir.resolve().with_name(request.build_dir.name + "-student")
-            self.files_used = assemble_student_dir(self.config, submission, assembled)
+            root = (request.work_dir or request.build_dir.with_name(request.build_dir.name + "-student")).resolve()
+            self.files_used = assemble_student_dir(self.config, submission, root / "submission")
             self.files_ignored = submission.ignored
-            self.not_submitted = [lab.name for lab in self.config.labs if lab.name not in submission.kernels]
-            self.kernel_sha256 = {lab.name: submission.digest(lab.name) for lab in self.config.labs}
-            student_dir = assembled
-        tree = build.BuildTree(
-            request.build_dir, student_dir, choose_arch(request.arch, self.device), request.calibration_kernels
-        )
+            self.not_submitted = [lab for lab in labs if lab not in submission.kernels]
+            self.kernel_sha256 = {lab: submission.digest(lab) for lab in labs}
+            work = StudentWork(root / "steps", {lab: root / "submission" / lab / "kernel.cu" for lab in labs})
         say(f"Configuring the build in {tree.directory} (nvcc -arch={tree.gpu_arch})")
         # The build tree as it was set up, where nothing changed (build.configure).
         outcome = build.configure(tree, self.config.timeouts["build"], reuse=True, emulated=not self.device.present)
         if not outcome.ok:
             raise CannotGrade(f"the build could not be set up ({outcome.how_it_ended()}):\n{outcome.tail(15)}")
-        # What an earlier submission's steps left in this build folder goes before this one's first step.
-        shutil.rmtree(tree.directory / student_steps.FOLDER, ignore_errors=True)
-        return tree
+        # What an earlier grade's steps left in this work folder goes before this one's first step.
+        shutil.rmtree(work.root, ignore_errors=True)
+        return tree, work
 
 
 def shown_submission(submission: Path) -> str:

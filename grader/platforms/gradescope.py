@@ -219,20 +219,18 @@ def command(args, console: Console) -> int:
 
 
 def command_prepare(args, console: Console) -> int:
-    """Configures the build as run_autograder will (same folder, same architecture) and builds each lab's
-    programs from the shipped skeleton, so that a submission rebuilds only its kernel.cu and the links."""
+    """Configures the build as run_autograder will (same folder, same architecture) and builds the grader's own
+    parts of each lab, so that a submission compiles only its kernel.cu and links it."""
     config = load_config()
     labs = select_labs(config, args.lab or [])
-    tree = build.BuildTree(REPO_ROOT / "build", REPO_ROOT / "labs", choose_arch("auto", gpu.detect_gpu()))
+    tree = build.BuildTree(REPO_ROOT / "build", choose_arch("auto", gpu.detect_gpu()))
     outcome = build.configure(tree, config.timeouts["build"])
     if not outcome.ok:
         raise GraderError(f"the build cannot be set up: {outcome.tail(5)}")
-    variants = ("student", "student_emu") if tree.has_emulator() else ("student",)
-    targets = [f"{lab.name}_{variant}" for lab in labs for variant in variants]
-    console.print(f"Building {', '.join(targets)} (nvcc -arch={tree.gpu_arch})")
-    built = build.compile_targets(tree, targets, config.timeouts["build"] * len(labs))
-    if not built.ok:
-        raise GraderError(f"the grader's parts do not build: {built.tail(5)}")
+    names = [lab.name for lab in labs]
+    console.print(f"Building the grader's parts of {', '.join(names)} (nvcc -arch={tree.gpu_arch})")
+    for emulated in (False, True) if tree.has_emulator() else (False,):
+        build.prepare_student(tree, names, config.timeouts["build"] * len(labs), emulated)
     return Exit.PASSED
 
 

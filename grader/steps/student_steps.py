@@ -1,31 +1,34 @@
 """The steps of a build that read a student's bytes, each in a sandbox of its own with limits
-(grader/execution/sandbox.py): the compile of kernel.cu (nvcc; for the CPU emulator, rewrite.py and then clang), and the
-links of the lab's test and benchmark programs. Meson wrote their commands (build.ninja); they are run from here rather
-than by Ninja, so that each step reads the grader's parts read-only and writes only its own folder,
-<build>/student/NN_name/STEP. Those folders are the submission's own: emptied when its grade starts, so nothing of one
-submission is there for the next one graded in the same build folder. The linker runs with its plugins off and hidden,
-and only after the object was found to hold nothing but what a compiler emits for a kernel.cu
-(grader/steps/integrity/sections.py): an object can carry compiler IR that a plugin would compile and run in place of
-the code the checks judged."""
+(grader/execution/sandbox.py): the compile of kernel.cu (nvcc; for the CPU emulator, rewrite.py and then clang), and
+the links of the lab's test and benchmark programs. Meson wrote their commands (build.ninja) for the shipped
+skeleton; they are run from here rather than by Ninja, on the grade's own kernel.cu, so that each step reads the
+grader's parts read-only and writes only its own folder, WORK/NN_name/STEP, where WORK is the grade's own folder.
+Nothing of a submission is ever written into the build folder's harness, and one build folder serves every grade.
+The linker runs with its plugins off and hidden, and only after the object was found to hold nothing but what a
+compiler emits for a kernel.cu (grader/steps/integrity/sections.py): an object can carry compiler IR that a plugin
+would compile and run in place of the code the checks judged. No step of a submission goes through the compiler
+cache that the grader's own compiles share: nothing a submission's compile writes is read by another grade."""
 
 from __future__ import annotations
 
-import shlex
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from grader.core.config import REPO_ROOT
 from grader.core.exits import GraderError
 from grader.execution import proc, sandbox
+from grader.steps.build_commands import (
+    CompileStep,
+    ninja_commands,
+    ninja_inputs,
+    preprocessor_command,
+    swap,
+    without_cache,
+)
+from grader.steps.build_tree import WORK_FOLDER, BuildTree
 from grader.steps.integrity import sections
 
-if TYPE_CHECKING:
-    from grader.steps.build import BuildTree
-
-FOLDER = "student"  # in a build folder: the submission's steps
 KINDS = ("test", "bench")
 # What a compile of a kernel.cu may read of the checkout: the headers and the harness it is built with, and the
 # installs of ./cml (the emulator's rewrite runs on the .venv's Python). Not solutions/, the grader or results.
@@ -35,14 +38,30 @@ NO_PLUGIN = {"nvcc": ["-Xcompiler=-fno-use-linker-plugin"], "gcc": ["-fno-use-li
 
 
 @dataclass(frozen=True)
+class StudentWork:
+    """One grade's student: each lab's kernel.cu, and the folder its steps work in (emptied as each lab's
+    steps start, so nothing of an earlier grade there is read)."""
+
+    root: Path
+    sources: dict[str, Path]  # lab -> its kernel.cu
+
+    def steps(self, tree: BuildTree, lab: str, emulated: bool = False) -> StudentSteps:
+        return StudentSteps(tree, lab, self.sources[lab], lab_folder(self.root, lab, emulated), emulated)
+
+
+def checkout_work(tree: BuildTree, labs_folder: Path, labs: list[str]) -> StudentWork:
+    """The work of a grade of a folder of labs (the checkout's labs/) in the build folder's own work folder,
+    where a replayed program keeps the same path from one grade to the next."""
+    return StudentWork(tree.directory.resolve() / WORK_FOLDER, {lab: labs_folder / lab / "kernel.cu" for lab in labs})
+
+
+@dataclass(frozen=True)
 class StudentSteps:
     tree: BuildTree
     lab: str
+    source: Path  # the kernel.cu
+    folder: Path  # its steps' folders are in here
     emulated: bool = False
-
-    @property
-    def folder(self) -> Path:
-        return lab_folder(self.tree.directory, self.lab, self.emulated)
 
     def step_folder(self, step: str) -> Path:
         return self.folder / step
@@ -57,7 +76,7 @@ class StudentSteps:
         return program_name(self.lab, kind, self.emulated)
 
     def program(self, kind: str) -> Path:
-        return program_path(self.tree.directory, self.lab, kind, self.emulated)
+        return program_path(self.folder.parent, self.lab, kind, self.emulated)
 
     def meson_kernel(self) -> str:
         """What Meson's link of the student's programs names for the kernel.cu: its library, or its emulator object."""
@@ -83,24 +102,36 @@ class StudentSteps:
         return ran
 
     def link(self, kind: str, timeout_s: float) -> proc.Outcome:
-        """The test or benchmark program, linked in the sandbox from the grader's parts and self.object, which must
-        hold only what a compiler emits (else the link is refused, with the reason)."""
+        """The test or benchmark program, linked in the sandbox from the grader's parts (built already:
+        build.prepare_student) and self.object, which must hold only what a compiler emits (else the link is
+        refused, with the reason)."""
         refused = sections.problems(self.object)
         if refused:
             return proc.Outcome(["link"], 1, "", "\n".join(refused), timeout_s)
         command, inputs = self.meson_link(kind)
-        built = proc.run([ninja(), "-C", str(self.tree.directory), *inputs], timeout_s)
-        if not built.ok:
-            raise GraderError(f"the grader's own part of {self.lab} does not build: {built.tail(3)}")
+        missing = [name for name in inputs if not (self.tree.directory / name).exists()]
+        if missing:
+            raise GraderError(f"the grader's own part of {self.lab} is not built: {', '.join(missing[:3])}")
         out = self.new_step_folder(kind)
-        reads = [self.tree.directory.resolve(), self.step_folder("compile"), *self.compiler_prefixes()]
-        return self.run_step(command, out, reads, timeout_s)
+        return self.run_step(command, out, [self.tree.directory.resolve(), *self.compiler_prefixes()], timeout_s)
 
     # ---- the commands, as Meson wrote them, with the student's paths in the step folders ----
 
+    def with_own_source(self, command: list[str], template: Path) -> list[str]:
+        """`command` (Meson's, for the shipped skeleton `template`) reading this grade's kernel.cu instead."""
+        directory = self.tree.directory
+        return [
+            str(self.source) if not arg.startswith("-") and (directory / arg).resolve() == template else arg
+            for arg in without_cache(command)
+        ]
+
+    def compile_template(self) -> CompileStep:
+        return self.tree.kernel_compile(self.lab, "student")
+
     def nvcc_compile(self) -> list[str]:
-        step = self.tree.kernel_compile(self.lab, "student")
-        return swap(step.command, {step.output: str(self.object), f"{step.output}.d": f"{self.object}.d"})
+        step = self.compile_template()
+        command = self.with_own_source(step.command, step.source)
+        return swap(command, {step.output: str(self.object), f"{step.output}.d": f"{self.object}.d"})
 
     def emulator_compile(self) -> list[list[str]]:
         """rewrite.py's command and clang's, the last two of the chain that makes the emulator's object."""
@@ -110,19 +141,12 @@ class StudentSteps:
         stem = f"{self.lab}_student_emu"
         rewritten = self.step_folder("compile") / "kernel.cpp"
         paths = {f"{stem}.cpp": str(rewritten), f"{stem}.o": str(self.object), f"{stem}.d": f"{self.object}.d"}
-        return [swap(chain[-2], paths), swap(chain[-1], paths)]
+        rewrite = self.with_own_source(chain[-2], self.compile_template().source)
+        return [swap(rewrite, paths), swap(without_cache(chain[-1]), paths)]
 
     def meson_link(self, kind: str) -> tuple[list[str], list[str]]:
-        """The link command of the program, and the grader's own files it reads (to build first, outside)."""
-        target = self.target(kind)
-        linked = ninja_commands(self.tree.directory, target, final_only=True)
-        if len(linked) != 1:
-            raise GraderError(f"the build has no link of {target}")
-        command = swap(linked[0], {self.meson_kernel(): str(self.object), target: str(self.program(kind))})
-        driver = Path(command[0]).name
-        command[1:1] = NO_PLUGIN["nvcc" if driver == "nvcc" else "gcc"]
-        inputs = [name for name in ninja_inputs(self.tree.directory, target) if name != self.meson_kernel()]
-        return command, inputs
+        """The link command of the program, and the grader's own files it reads (built by then, outside)."""
+        return link_command(self.tree, self.lab, kind, self.emulated, str(self.object), str(self.program(kind)))
 
     # ---- running one step ----
 
@@ -134,7 +158,7 @@ class StudentSteps:
 
     def compile_reads(self) -> list[Path]:
         reads = [REPO_ROOT / path for path in COMPILE_READS if (REPO_ROOT / path).exists()]
-        return [*reads, self.tree.directory.resolve(), self.tree.student_dir.resolve(), *self.compiler_prefixes()]
+        return [*reads, self.tree.directory.resolve(), self.source.parent.resolve(), *self.compiler_prefixes()]
 
     def compiler_prefixes(self) -> list[Path]:
         return [prefix for prefix, _ in self.tree.compilers()]
@@ -142,36 +166,57 @@ class StudentSteps:
     def run_step(
         self, command: list[str], out: Path, reads: list[Path], timeout_s: float, python: bool = False
     ) -> proc.Outcome:
+        own = [self.step_folder("compile")] if out != self.step_folder("compile") else []
         hidden = self.tree.others_work()
-        wrapped = sandbox.step_command(command, reads, out, self.tree.directory.resolve(), hidden, python=python)
+        wrapped = sandbox.step_command(
+            command, reads, out, self.tree.directory.resolve(), hidden, python=python, own=own
+        )
         ran = proc.run(wrapped, timeout_s, cwd=self.tree.directory, env={"PATH": self.tree.tool_path()})
         return explained(ran)
 
     def preprocess(self, view: str) -> str:
-        """What the preprocessor made of kernel.cu (a build.PREPROCESSOR_FLAGS view), in the sandbox; '' when it
-        failed."""
-        from grader.steps.build import preprocessor_command  # build.py imports this module
-
+        """What the preprocessor made of kernel.cu (a build_commands.PREPROCESSOR_FLAGS view), in the sandbox; ''
+        when it failed."""
         out = self.new_step_folder(f"preprocess-{view}")
         output = out / "kernel.i"
-        command = preprocessor_command(self.tree.kernel_compile(self.lab, "student"), view)
+        step = self.compile_template()
+        command = preprocessor_command(
+            CompileStep(self.with_own_source(step.command, step.source), step.source, ""), view
+        )
         ran = self.run_step([*command, "-o", str(output)], out, self.compile_reads(), 300)
         text = output.read_text(errors="replace") if ran.ok and output.is_file() else ""
         shutil.rmtree(out, ignore_errors=True)
         return text
 
 
-def lab_folder(build_dir: Path, lab: str, emulated: bool) -> Path:
-    return build_dir.resolve() / FOLDER / (f"{lab}_emu" if emulated else lab)
+def link_command(
+    tree: BuildTree, lab: str, kind: str, emulated: bool, kernel: str, program: str
+) -> tuple[list[str], list[str]]:
+    """Meson's link of a student's program with `kernel` in place of the skeleton's, written to `program`; and the
+    grader's own files the link reads."""
+    target = program_name(lab, kind, emulated)
+    meson_kernel = f"{lab}_student_emu.o" if emulated else f"lib{lab}_student_kernel.a"
+    linked = ninja_commands(tree.directory, target, final_only=True)
+    if len(linked) != 1:
+        raise GraderError(f"the build has no link of {target}")
+    command = swap(without_cache(linked[0]), {meson_kernel: kernel, target: program})
+    driver = Path(command[0]).name
+    command[1:1] = NO_PLUGIN["nvcc" if driver == "nvcc" else "gcc"]
+    inputs = [name for name in ninja_inputs(tree.directory, target) if name != meson_kernel]
+    return command, inputs
+
+
+def lab_folder(root: Path, lab: str, emulated: bool) -> Path:
+    return root.resolve() / (f"{lab}_emu" if emulated else lab)
 
 
 def program_name(lab: str, kind: str, emulated: bool) -> str:
     return f"{lab}_student{'_emu' if emulated else ''}_{kind}"
 
 
-def program_path(build_dir: Path, lab: str, kind: str, emulated: bool) -> Path:
-    """Where a student's test or benchmark program is linked (a step folder of its own)."""
-    return lab_folder(build_dir, lab, emulated) / kind / program_name(lab, kind, emulated)
+def program_path(root: Path, lab: str, kind: str, emulated: bool) -> Path:
+    """Where a student's test or benchmark program is linked, in a grade's work folder `root`."""
+    return lab_folder(root, lab, emulated) / kind / program_name(lab, kind, emulated)
 
 
 def explained(ran: proc.Outcome) -> proc.Outcome:
@@ -186,50 +231,3 @@ def explained(ran: proc.Outcome) -> proc.Outcome:
     else:
         return ran
     return proc.Outcome(ran.command, ran.returncode, ran.stdout, f"{ran.stderr}\nerror: {note}", ran.timeout_s)
-
-
-def swap(command: list[str], paths: dict[str, str]) -> list[str]:
-    """`command` with every argument that names one of `paths` (alone, or after '=') named by its new path."""
-    swapped = []
-    for arg in command:
-        name, equals, value = arg.partition("=")
-        if arg in paths:
-            swapped.append(paths[arg])
-        elif equals and value in paths:
-            swapped.append(f"{name}={paths[value]}")
-        else:
-            swapped.append(arg)
-    return swapped
-
-
-def ninja() -> str:
-    """The Ninja that Meson runs: the one beside it (./cml installs both into .venv), else the one on PATH."""
-    beside = Path(shutil.which("meson") or "meson").parent / "ninja"
-    return str(beside) if beside.is_file() else shutil.which("ninja") or "ninja"
-
-
-def ninja_tool(directory: Path, *tool: str) -> str:
-    """What one of Ninja's tools (`ninja -t TOOL ...`) says of the build folder; its refusal is the grader's."""
-    listed = subprocess.run([ninja(), "-C", str(directory), "-t", *tool], capture_output=True, text=True, check=False)
-    if listed.returncode != 0:
-        raise GraderError(f"ninja -t {' '.join(tool)}: {listed.stderr.strip()[:300]}")
-    return listed.stdout
-
-
-def ninja_commands(directory: Path, target: str, final_only: bool = False) -> list[list[str]]:
-    """The commands Ninja would run to make `target`, split as a shell would (`ninja -t commands`)."""
-    listed = ninja_tool(directory, "commands", *(["-s"] if final_only else []), target)
-    return [shlex.split(line) for line in listed.splitlines() if line.strip()]
-
-
-def ninja_inputs(directory: Path, target: str) -> list[str]:
-    """Every file Ninja says `target` is made from (`ninja -t query`: explicit, implicit and order-only)."""
-    inputs, reading = [], False
-    for line in ninja_tool(directory, "query", target).splitlines():
-        if line.startswith("  input:"):
-            reading = True
-        elif line.startswith("  outputs:"):
-            reading = False
-        elif reading and line.startswith("    "):
-            inputs.append(line.strip().lstrip("|").strip())
-    return inputs

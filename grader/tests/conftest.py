@@ -57,7 +57,7 @@ def config():
 @pytest.fixture(scope="session")
 def built_tree(config, device) -> build.BuildTree:
     """Every lab, student and solution, built once (for the GPU here, sm_90 without one), as a grade builds them."""
-    tree = build.BuildTree(TEST_BUILD_DIR, REPO_ROOT / "labs", choose_arch("auto", device))
+    tree = build.BuildTree(TEST_BUILD_DIR, choose_arch("auto", device))
     outcome = build.configure(tree, config.timeouts["build"])
     assert outcome.ok, outcome.tail(30)
     return tree

@@ -14,7 +14,7 @@ from grader.steps import build
 
 
 def passes_its_own_tests(tree: build.BuildTree, config: Config, target: str) -> None:
-    compiled = proc.run(["meson", "compile", "-C", str(tree.directory), target], config.timeouts["build"])
+    compiled = build.compile_targets(tree, [target], config.timeouts["build"])
     assert compiled.ok, build.compiler_errors(compiled, source=None)
     run = proc.run([str(tree.directory / target)], config.timeouts["tests"])
     assert run.ok and "Status: SUCCESS!" in run.stdout, run.tail(30)

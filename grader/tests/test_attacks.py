@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from grader.core.config import REPO_ROOT
+from grader.grading import gather
 from grader.grading.session import GradeRequest, start
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 from grader.reporting import report
-from grader.steps import build, student_steps
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
@@ -67,6 +67,7 @@ def request(attack: Attack, folder, device) -> GradeRequest:
         bench=device.present,
         variants=("solution", "student") if attack.spec.get("solution_first") else ("student",),
         jobs=1,  # one variant after the other: solution_first means the solution is built before the attack
+        work_dir=folder / "work",
     )
 
 
@@ -79,14 +80,17 @@ def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
     return next(lab for lab in labs if lab["variant"] == "student")
 
 
-def built(attack: Attack, folder, device) -> None:
+def built(attack: Attack, folder, device) -> Path:
     """The attack's programs built as its grade builds them with the static checks off, in the same order, and
-    nothing run: whether the build fails is for its grade to tell."""
+    nothing run: whether the build fails is for its grade to tell. Its test program."""
     session = start(request(attack, folder, device))
     context = session.build()
+    context.static_checks = False
+    lab = context.config.lab(attack.lab)
     for variant in session.request.variants:
         for emulated in (False, True) if context.emulator else (False,):
-            build.build_lab(context.tree, attack.lab, variant, context.config.timeouts["build"], emulated=emulated)
+            gather.built(context, lab, variant, emulated=emulated)
+    return context.program(attack.lab, "student", "test", emulated=not device.present)
 
 
 @pytest.fixture
@@ -225,7 +229,7 @@ def test_without_any_defence_the_attack_works(attack, device, victims, tmp_path)
     """The attack's own test program, run directly (no sandbox, no confinement, no checker): the harm it is
     written to do happens, so the tests above can fail."""
     spec = attack.spec
-    built(attack, tmp_path, device)  # what a grade of it does is checked above
+    program = built(attack, tmp_path, device)  # what a grade of it does is checked above
     if spec.get("control_embeds"):
         assert embedded_bytes(attack, tmp_path) > 0, "compiled outside the sandbox, it should embed the library"
         return
@@ -237,7 +241,6 @@ def test_without_any_defence_the_attack_works(attack, device, victims, tmp_path)
         for name in spec.get("unguarded_absent", []):
             assert (victims / name).exists(), f"{name}: linking it as usual did not write it"
         return
-    program = student_steps.program_path(BUILDS / attack.lab, attack.lab, "test", emulated=not device.present)
     listener = Listener(spec["unguarded_port"]) if "unguarded_port" in spec else None
     output = tmp_path / "output.txt"
     with output.open("w") as sink:

@@ -8,8 +8,8 @@ from pathlib import Path
 from grader.calibration.audit import REQUIRED_KINDS, Mistake, audit_table, load_audit, problems
 from grader.calibration.variants import VARIANTS_DIR, Variant, load_variants
 from grader.core.config import load_config
-from grader.tests.test_variants import graded as a_grade
-from grader.tests.test_variants import lab_entry
+from grader.tests.support.grading import graded as a_grade
+from grader.tests.support.grading import lab_entry
 
 RACECHECK = "racecheck: no hazard in shared memory, warnings included (the lanes of the last warp)"
 LAB = "06_warp_reduction"

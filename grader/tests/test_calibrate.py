@@ -1,7 +1,6 @@
 """Calibrate's thresholds: between the slowest correct kernel and the fastest wrong one, a margin away from
 both, or not graded where no such threshold exists; each with what it was derived from."""
 
-import importlib.util
 import json
 
 import pytest
@@ -9,7 +8,8 @@ import pytest
 from grader.calibration.calibrate import MIN_MARGIN, Kernel, group_thresholds, separate
 from grader.core.config import REPO_ROOT, Lab
 from grader.core.exits import GraderError
-from grader.grading.grade import Context
+from grader.grading.context import Context
+from grader.tests.support.grading import load_tool
 
 LAB = Lab("05_padded_transpose", "Transpose", {"correctness": 50, "mechanism": 25, "performance": 25}, "naive")
 
@@ -88,7 +88,7 @@ def test_calibrate_writes_a_thresholds_file_the_grader_reads_back(tmp_path, monk
     ok = Outcome(["meson"], 0, "", "", 1.0)
     monkeypatch.setattr(module, "compile_targets", lambda *args, **kwargs: ok)
     monkeypatch.setattr(module, "run_bench", fake_bench)
-    tree = BuildTree(tmp_path, tmp_path, "sm_90", variants=True)
+    tree = BuildTree(tmp_path, "sm_90", variants=True)
     gpu = Gpu(True, "Test GPU", "9.0")
     kept = tmp_path / "measured.json"
     first, second = config.labs[:3], config.labs[3:]  # in two calls, as a GPU's time limit may ask
@@ -143,15 +143,6 @@ def test_the_shipped_thresholds_are_what_their_measurements_give(tmp_path):
         measurements = REPO_ROOT / "results" / "calibration" / f"{gpu}-measurements.json"
         written = rewrite(load_config(), measurements, tmp_path / f"{gpu}.toml")
         assert written.read_text() == (TARGETS_DIR / f"{gpu}.toml").read_text(), gpu
-
-
-def load_tool(name: str):
-    path = REPO_ROOT / "tools" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_drift_sets_a_later_grade_s_measured_ratio_beside_calibrate_s_median(tmp_path):
@@ -221,7 +212,7 @@ def test_calibrate_times_the_reference_solution_s_steps_and_the_grader_derives_t
     timings = iter([{"tests": 3.0, "memcheck": 9.0}, {"tests": 4.46, "memcheck": 8.0}])
     gpu = Gpu(True, "Test GPU", "9.0")
     path, _ = module.calibrate(
-        config, BuildTree(tmp_path, tmp_path, "sm_90"), gpu, 2, [config.lab("01")], kept, tmp_path / "t.toml", lambda _: None, lambda lab: next(timings),
+        config, BuildTree(tmp_path, "sm_90"), gpu, 2, [config.lab("01")], kept, tmp_path / "t.toml", lambda _: None, lambda lab: next(timings),
         times_only=True,
     )  # fmt: skip
     written = load_target(path)
@@ -257,7 +248,7 @@ def test_the_steps_are_timed_with_the_fixed_limits_at_the_largest_sizes_and_only
 
     monkeypatch.setattr(module, "grade_lab", graded)
     earlier = Target("h100", "an earlier calibration", ["Test GPU"], {}, reference_seconds={lab.name: {"tests": 0.1}})
-    ctx = Context(config, BuildTree(tmp_path, tmp_path, "sm_90"), Gpu(True, "Test GPU", "9.0"), earlier, None, None)
+    ctx = Context(config, BuildTree(tmp_path, "sm_90"), Gpu(True, "Test GPU", "9.0"), earlier, None, None)
     statuses = [Status.PASSED, Status.NOT_RUN]
     assert module.time_steps(ctx, lab) == {"tests": 2.5}
     assert seen == {"target": None, "sizes": {lab.name: ["300000x64"] * 3}, "variant": "solution"}
@@ -299,5 +290,5 @@ def test_each_benchmark_has_the_card_to_itself_while_it_runs(monkeypatch, tmp_pa
 
     monkeypatch.setattr(module, "run_bench", bench_while_a_grader_asks)
     lab = load_config().lab("01")
-    module.measure(load_config(), BuildTree(tmp_path, tmp_path, "sm_90"), lab, [], 2, lambda _: None, GpuLock(card))
+    module.measure(load_config(), BuildTree(tmp_path, "sm_90"), lab, [], 2, lambda _: None, GpuLock(card))
     assert len(refused) == 2  # the solution's benchmark, in each of the two runs

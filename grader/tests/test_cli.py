@@ -11,7 +11,7 @@ from grader.cli import main, parse_args
 from grader.core.config import REPO_ROOT, load_target
 from grader.core.exits import Exit, UsageError
 from grader.execution import gpu
-from grader.grading.grade import INTEGRITY
+from grader.grading.judge import INTEGRITY
 from grader.grading.session import choose_arch
 from grader.steps import build
 

@@ -15,8 +15,11 @@ from grader.core.config import MechanismCheck, load_config
 from grader.core.model import Status
 from grader.execution import proc, sandbox
 from grader.execution.gpu import Gpu, find_tool
-from grader.grading import checks, grade
-from grader.steps import bench, build, profile
+from grader.grading import checks, lab_runs
+from grader.grading.context import Context
+from grader.grading.evidence import Timing
+from grader.grading.plan import counted_groups
+from grader.steps import bench, build, build_tree, profile
 from grader.tests import injected
 
 LAUNCHES = [("R = 1", "student"), ("R = 1", "baseline")]
@@ -28,17 +31,19 @@ def test_the_recorders_host_side_passes_its_own_tests(built_tree, config):
 
 
 def test_the_recorder_builds_where_cupti_is_and_offers_both_injection_entries(built_tree, config):
-    injected.offers_both_injection_entries(built_tree, config, build.COUNTERS_TARGET, built_tree.counters_recorder())
+    injected.offers_both_injection_entries(
+        built_tree, config, build_tree.COUNTERS_TARGET, built_tree.counters_recorder()
+    )
 
 
 def test_a_grade_builds_the_counters_recorder_beside_the_schedule_recorder_for_a_gpu_only(tmp_path):
-    tree = build.BuildTree(tmp_path, tmp_path, "sm_90")
+    tree = build_tree.BuildTree(tmp_path, "sm_90")
     (tmp_path / "meson-info").mkdir()
-    targets = [{"name": build.RECORDER_TARGET}, {"name": build.COUNTERS_TARGET}]
+    targets = [{"name": build_tree.RECORDER_TARGET}, {"name": build_tree.COUNTERS_TARGET}]
     (tmp_path / "meson-info" / "intro-targets.json").write_text(json.dumps(targets))
-    assert tree.recorder_targets(emulated=False) == [build.RECORDER_TARGET, build.COUNTERS_TARGET]
+    assert tree.recorder_targets(emulated=False) == [build_tree.RECORDER_TARGET, build_tree.COUNTERS_TARGET]
     assert tree.recorder_targets(emulated=True) == []
-    assert tree.counters_recorder() == tmp_path / f"lib{build.COUNTERS_TARGET}.so"
+    assert tree.counters_recorder() == tmp_path / f"lib{build_tree.COUNTERS_TARGET}.so"
 
 
 def counting(tmp_path: Path) -> profile.Counting:
@@ -125,17 +130,17 @@ def test_the_recorders_own_failure_is_said_as_such(tmp_path, said, reason):
     assert reason in profile.read_recorded(asked, outcome(line(asked.mark, said))).failure
 
 
-def ctx_with_recorder(config, tmp_path: Path, recorder: bool = True, ncu: Path | None = None) -> grade.Context:
-    tree = build.BuildTree(tmp_path, tmp_path, "sm_90")
+def ctx_with_recorder(config, tmp_path: Path, recorder: bool = True, ncu: Path | None = None) -> Context:
+    tree = build_tree.BuildTree(tmp_path, "sm_90")
     if recorder:
         tree.counters_recorder().write_bytes(b"\x7fELF the grader's recorder")
-    return grade.Context(config, tree, Gpu(True, "Test GPU", "9.0"), None, None, ncu)
+    return Context(config, tree, Gpu(True, "Test GPU", "9.0"), None, None, ncu)
 
 
-def lab_bench(ctx: grade.Context, lab_name: str) -> grade.LabBench:
+def lab_bench(ctx: Context, lab_name: str) -> lab_runs.LabBench:
     lab = next(lab for lab in ctx.config.labs if lab.name == lab_name)
-    steps = grade.Steps(ctx, grade.LabGrade(lab.name, lab.title, "solution", ""), lambda _: None)
-    return grade.LabBench(ctx, lab, "solution", steps)
+    steps = lab_runs.Steps(ctx, Timing(), lambda _: None)
+    return lab_runs.LabBench(ctx, lab, "solution", steps, ctx.facts())
 
 
 def test_the_recorder_counts_every_group_of_hardware_counters_and_leaves_a_launchs_shape_to_ncu(config, tmp_path):
@@ -180,10 +185,10 @@ def test_the_counters_come_from_the_one_timed_run_which_the_benchmark_step_reads
         return recorded_run(counting, "\n".join(said))
 
     monkeypatch.setattr(bench, "run_bench", run_bench)
-    monkeypatch.setattr(grade.Steps, "gpu_then_alone", lambda self: nullcontext())
-    counters = grade.LabCounters(ctx, timed.lab, "solution", timed.steps, timed)
+    monkeypatch.setattr(lab_runs.Steps, "gpu_then_alone", lambda self: nullcontext())
+    counters = lab_runs.LabCounters(ctx, timed.lab, "solution", timed.steps, timed)
     mechanism = next(m for m in timed.lab.mechanisms if m.tool == "ncu")
-    found = counters.of(mechanism)
+    found = counters.of(mechanism.group)
     assert (found["student"].totals, found["baseline"].totals) == (
         {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 100.0},
         {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": 200.0},
@@ -205,11 +210,11 @@ def test_the_recorders_own_failure_sends_the_group_to_ncu(config, tmp_path, monk
     }
     monkeypatch.setattr(bench, "run_bench", run_bench)
     monkeypatch.setattr(profile, "read_counters", lambda *args: profiled)
-    monkeypatch.setattr(grade.Steps, "gpu_then_alone", lambda self: nullcontext())
-    monkeypatch.setattr(grade.Steps, "counters", lambda self: nullcontext())
-    counters = grade.LabCounters(ctx, timed.lab, "solution", timed.steps, timed)
+    monkeypatch.setattr(lab_runs.Steps, "gpu_then_alone", lambda self: nullcontext())
+    monkeypatch.setattr(lab_runs.Steps, "counters", lambda self: nullcontext())
+    counters = lab_runs.LabCounters(ctx, timed.lab, "solution", timed.steps, timed)
     mechanism = next(m for m in timed.lab.mechanisms if m.tool == "ncu")
-    assert counters.of(mechanism) is profiled
+    assert counters.of(mechanism.group) is profiled
 
 
 # Counts that depend on the order the hardware served requests in (bank conflicts, the merge's atomics, the
@@ -220,7 +225,7 @@ AGREEMENT = 0.10
 
 def counted_groups_of_every_lab() -> list[tuple[str, str]]:
     """(lab, group) of every group of counter checks, in every lab."""
-    return [(lab.name, group) for lab in load_config().labs for group in grade.counted_groups(lab)]
+    return [(lab.name, group) for lab in load_config().labs for group in counted_groups(lab)]
 
 
 @pytest.mark.parametrize("lab_name, group", counted_groups_of_every_lab())
@@ -228,13 +233,13 @@ def test_on_a_gpu_the_recorder_counts_what_nsight_compute_counts(needs_gpu, buil
     """Every hardware metric of the group's checks, the solution's launches and the baseline's, from the
     recorder in the benchmark's run and from ncu's own run (a launch's shape, launch__*, is ncu's alone)."""
     ncu = find_tool("ncu")
-    if ncu is None or not built_tree.has_target(build.COUNTERS_TARGET):
+    if ncu is None or not built_tree.has_target(build_tree.COUNTERS_TARGET):
         pytest.skip("needs ncu and a build with the counters recorder (CUPTI)")
     lab = next(lab for lab in config.labs if lab.name == lab_name)
-    roles, named = grade.counted_groups(lab)[group]
+    roles, named = counted_groups(lab)[group]
     metrics = [name for name in named if not name.startswith(profile.ONLY_NCU)]
     program = built_tree.binary(lab_name, "solution", "bench")
-    compiled = build.compile_targets(built_tree, [program.name, build.COUNTERS_TARGET], config.timeouts["build"])
+    compiled = build.compile_targets(built_tree, [program.name, build_tree.COUNTERS_TARGET], config.timeouts["build"])
     assert compiled.ok, build.compiler_errors(compiled, source=None)
     asked = profile.Counting(built_tree.counters_recorder(), [(group, role) for role in roles], metrics)
     recorded = bench.run_bench(program, config.timeouts["bench"], counting=asked).counters

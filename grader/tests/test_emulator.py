@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import time
 from pathlib import Path
 
@@ -16,30 +15,31 @@ import pytest
 from grader.core.config import REPO_ROOT, MechanismCheck, load_config
 from grader.core.model import Category, Status
 from grader.execution import proc
-from grader.execution.gpu import Gpu
 from grader.grading.checks import counter_check, sanitizer_check
-from grader.grading.grade import EMULATED, NO_TIMING, Context, grade_lab
+from grader.grading.judge import EMULATED
 from grader.grading.sizes import lab_sizes
 from grader.reporting.score import verdict
 from grader.steps import build, profile, sanitize, suite
+from grader.steps.build_tree import BuildTree
+from grader.steps.student_steps import StudentWork
 from grader.tests.fixture_kernels import write_labs, write_measured_labs
+from grader.tests.support.grading import (
+    assert_passes_every_test_and_mechanism_and_no_speed_is_graded,
+    built_programs,
+    graded_without_a_gpu,
+    student_work,
+)
 
 LABS = [lab.name for lab in load_config().labs]
-PLANTED_DIR = REPO_ROOT / ".results" / "planted"  # the folder tools/ncu-planted.sh builds for the GPU
-PLANTED_BUILD_DIR = REPO_ROOT / "build-emu-planted"
 OWN_KERNELS = Path(__file__).parent / "kernels"  # kernels of this file's own, each a whole kernel.cu
-OWN_DIR = REPO_ROOT / ".results" / "emulator-kernels"
-OWN_BUILD_DIR = REPO_ROOT / "build-emu-kernels"
 RACECHECK = MechanismCheck("racecheck", "racecheck")
 
 
 @pytest.fixture(scope="session")
-def planted(emulator, config) -> build.BuildTree:
-    """A build of the planted kernels tools/ncu-planted.sh profiles on a GPU, in place of the skeletons."""
-    tree = build.BuildTree(PLANTED_BUILD_DIR, write_measured_labs(PLANTED_DIR), emulator.gpu_arch)
-    outcome = build.configure(tree, config.timeouts["build"])
-    assert outcome.ok, outcome.tail(30)
-    return tree
+def planted(tmp_path_factory) -> StudentWork:
+    """The planted kernels tools/ncu-planted.sh profiles on a GPU, in place of the skeletons."""
+    root = tmp_path_factory.mktemp("planted")
+    return student_work(write_measured_labs(root / "labs"), root / "steps")
 
 
 def write_64_kb_past_the_output() -> tuple[str, int]:
@@ -53,39 +53,20 @@ def write_64_kb_past_the_output() -> tuple[str, int]:
 
 
 @pytest.fixture(scope="session")
-def own_kernels(emulator, config) -> build.BuildTree:
+def own_kernels(tmp_path_factory) -> StudentWork:
     """A build of the skeletons with this file's own kernels in place of theirs: Lab 1 writing 64 KB past its
     output, Lab 2 with cooperative groups."""
     kernels = {
         "01_vector_add": write_64_kb_past_the_output()[0],
         "02_dot_product": (OWN_KERNELS / "02_dot_product_cooperative_groups.cu").read_text(),
     }
-    tree = build.BuildTree(OWN_BUILD_DIR, write_labs(OWN_DIR, kernels), emulator.gpu_arch)
-    outcome = build.configure(tree, config.timeouts["build"])
-    assert outcome.ok, outcome.tail(30)
-    return tree
+    root = tmp_path_factory.mktemp("own")
+    return student_work(write_labs(root / "labs", kernels), root / "steps")
 
 
-def built(tree: build.BuildTree, config, lab: str, variant: str) -> build.BuildTree:
-    outcome = build.build_lab(tree, lab, variant, config.timeouts["build"], emulated=True)
-    assert outcome.ok, build.compiler_errors(outcome)
-    return tree
-
-
-def graded_without_a_gpu(tree: build.BuildTree, config, lab: str, variant: str):
-    seed = secrets.randbits(48)
-    print(f"grading {lab} ({variant}) on the CPU emulator, seed {seed}")
-    ctx = Context(
-        config,
-        tree,
-        Gpu(False, reason="the test grades on the CPU emulator"),
-        None,
-        None,
-        None,
-        seed=seed,
-        emulator=True,
-    )
-    return grade_lab(ctx, config.lab(lab), variant)
+def built(tree: BuildTree, config, lab: str, variant: str, kind: str, work: StudentWork | None = None) -> Path:
+    """The emulator's build of a lab's `kind` program of `variant` (the student's from `work`)."""
+    return built_programs(tree, config, lab, variant, emulated=True, work=work)[kind]
 
 
 def emulator_counters(command: list, config, env: dict | None = None) -> dict:
@@ -200,29 +181,6 @@ def test_racecheck_tracks_bytes_as_compute_sanitizer_does(selftest, config):
 # ---- every lab, graded on the emulator ----
 
 
-def assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab: str):
-    by_category = {category: [c for c in grade.checks if c.category is category] for category in Category}
-    gpu_only = {m.name: m.gpu_only for m in config.lab(lab).mechanisms if m.gpu_only}
-    # The compiler's resource report and the object's machine code are nvcc's, read as on a GPU: nothing of them
-    # is emulated, and they say so by bearing no emulator mark.
-    from_nvcc = {m.name for m in config.lab(lab).mechanisms if m.tool in ("resources", "sass")}
-    # A check of the stretch's kernel is graded for no points, among the stretch's: the solution passes it too.
-    stretch = {m.name for m in config.lab(lab).mechanisms if m.stretch}
-    stretch_checks = [c for c in by_category[Category.STRETCH] if c.name in stretch]
-    assert len(stretch_checks) == len(stretch)
-    for check in by_category[Category.CORRECTNESS] + by_category[Category.MECHANISM] + stretch_checks:
-        if check.name in gpu_only:  # not run here, and the report says why: never passed
-            assert (check.status, check.detail) == (Status.NOT_RUN, f"counted on a GPU only: {gpu_only[check.name]}")
-            continue
-        assert check.status is Status.PASSED, f"{check.name}: {check.status.value}: {check.detail}"
-        marked = EMULATED in check.detail.splitlines()[0]
-        assert marked != (check.name in from_nvcc), f"{check.name}: the emulator mark where it ran is {marked}"
-    graded = [m for m in config.lab(lab).mechanisms if not m.stretch]
-    assert by_category[Category.CORRECTNESS] and len(by_category[Category.MECHANISM]) == len(graded)
-    assert [(c.status, c.detail) for c in by_category[Category.PERFORMANCE]] == [(Status.NOT_RUN, NO_TIMING)]
-    assert verdict(grade) == "incomplete"
-
-
 @pytest.mark.needs_solutions
 @pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
@@ -233,10 +191,10 @@ def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_s
 
 @pytest.mark.needs_solutions
 @pytest.mark.slow
-def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mechanism(own_kernels, config):
+def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mechanism(own_kernels, emulator, config):
     # block.sync() and cg::sync(block) between the steps of the tree, cg::reduce over tiles of 32 and
     # shuffles over a tile of 8, one atomicAdd per block: racecheck must see the syncs as the barriers they are.
-    grade = graded_without_a_gpu(own_kernels, config, "02_dot_product", "student")
+    grade = graded_without_a_gpu(emulator, config, "02_dot_product", "student", own_kernels)
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, "02_dot_product")
     stretch = [c for c in grade.checks if c.category is Category.STRETCH]  # tiles of 32 and 8, cg::reduce
     assert stretch and all(c.status is Status.PASSED for c in stretch), [(c.name, c.status.value) for c in stretch]
@@ -265,11 +223,13 @@ def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
 
 @pytest.mark.needs_solutions
 @pytest.mark.slow
-def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail_as_on_a_gpu(own_kernels, config):
+def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail_as_on_a_gpu(
+    own_kernels, emulator, config
+):
     # It used to land in the test program's own memory, past the 4 KB red zone: the suite hung ("timed out")
     # and memcheck never reported. Now memcheck names the line, and without it the launch fails.
     _, line = write_64_kb_past_the_output()
-    grade = graded_without_a_gpu(own_kernels, config, "01_vector_add", "student")
+    grade = graded_without_a_gpu(emulator, config, "01_vector_add", "student", own_kernels)
     (memcheck,) = [c for c in grade.checks if c.name.startswith("memcheck")]
     assert memcheck.status is Status.FAILED, memcheck.detail
     assert "Invalid __global__ write of size 4 bytes" in memcheck.detail and f"kernel.cu:{line}" in memcheck.detail
@@ -285,9 +245,11 @@ def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail
 
 @pytest.mark.needs_solutions
 @pytest.mark.slow
-def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(planted, config):
-    binary = built(planted, config, "03_smoothing_halo", "student").binary("03_smoothing_halo", "student", "test", True)
-    run = sanitize.run_emulated("racecheck", binary, planted.checker("03_smoothing_halo"), config.timeouts["sanitizer"])
+def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(planted, emulator, config):
+    binary = built(emulator, config, "03_smoothing_halo", "student", "test", planted)
+    run = sanitize.run_emulated(
+        "racecheck", binary, emulator.checker("03_smoothing_halo"), config.timeouts["sanitizer"]
+    )
     errors = re.search(r"RACECHECK SUMMARY: \d+ hazards displayed \((\d+) errors", run.summary)
     assert errors and int(errors.group(1)) > 0, run.outcome.tail()
     assert re.search(r"Error: Race reported between \w+ access at smooth_kernel.*kernel\.cu", run.outcome.stderr)
@@ -296,9 +258,11 @@ def test_racecheck_reports_the_halo_kernel_without_syncthreads_as_an_error(plant
 
 @pytest.mark.needs_solutions
 @pytest.mark.slow
-def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(planted, config):
-    binary = built(planted, config, "06_warp_reduction", "student").binary("06_warp_reduction", "student", "test", True)
-    run = sanitize.run_emulated("racecheck", binary, planted.checker("06_warp_reduction"), config.timeouts["sanitizer"])
+def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(planted, emulator, config):
+    binary = built(emulator, config, "06_warp_reduction", "student", "test", planted)
+    run = sanitize.run_emulated(
+        "racecheck", binary, emulator.checker("06_warp_reduction"), config.timeouts["sanitizer"]
+    )
     # compute-sanitizer on the H100: "5 hazards displayed (0 errors, 5 warnings)" (labs.toml)
     assert re.fullmatch(r"RACECHECK SUMMARY: ([1-9]\d*) hazards displayed \(0 errors, \1 warnings\)", run.summary), (
         run.outcome.tail()
@@ -310,7 +274,7 @@ def test_racecheck_reports_the_unrolled_warp_without_syncwarp_as_warnings(plante
 @pytest.mark.needs_solutions
 @pytest.mark.parametrize("lab", ["03_smoothing_halo", "06_warp_reduction"])
 def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
-    binary = built(emulator, config, lab, "solution").binary(lab, "solution", "test", True)
+    binary = built(emulator, config, lab, "solution", "test")
     run = sanitize.run_emulated("racecheck", binary, emulator.checker(lab), config.timeouts["sanitizer"])
     assert run.clean and run.summary == "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)", (
         run.outcome.tail()
@@ -320,7 +284,7 @@ def test_racecheck_finds_nothing_in_the_fixed_kernels(emulator, config, lab):
 @pytest.mark.needs_solutions
 def test_a_sanitizer_runs_the_graded_cases_and_leaves_out_the_stretch(emulator, config):
     lab = "01_vector_add"
-    binary = built(emulator, config, lab, "solution").binary(lab, "solution", "test", True)
+    binary = built(emulator, config, lab, "solution", "test")
     env = {"CML_GRADER_SIZES": ";".join(lab_sizes(config.lab(lab), 5, {}))}
     run = suite.run_suite(binary, emulator.checker(lab), config.timeouts["tests"], env, args=sanitize.GRADED_CASES)
     graded = [case for case in run.cases if not case.suite.startswith("stretch")]
@@ -339,8 +303,8 @@ def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted
     coalescing = config.lab("01_vector_add").mechanisms[1]
     sectors, requests = coalescing.numerator, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
     ratios, per_request = {}, {}
-    for tree, variant in ((planted, "student"), (emulator, "solution")):
-        bench = built(tree, config, "01_vector_add", variant).binary("01_vector_add", variant, "bench", True)
+    for work, variant in ((planted, "student"), (None, "solution")):
+        bench = built(emulator, config, "01_vector_add", variant, "bench", work)
         runs = profile.read_emulated_counters(
             bench, [sectors, requests], ["student", "baseline"], "", 1 << 20, config.timeouts["profile"]
         )
@@ -358,10 +322,8 @@ def test_lanes_32_apart_read_8_times_the_sectors_of_the_coalesced_kernel(planted
 @pytest.mark.slow
 def test_the_unpadded_tile_read_is_a_32_way_bank_conflict_and_the_padded_one_none(planted, emulator, config):
     student = {}
-    for tree, variant, ways in ((planted, "student", 32), (emulator, "solution", 1)):
-        bench = built(tree, config, "05_padded_transpose", variant).binary(
-            "05_padded_transpose", variant, "bench", True
-        )
+    for work, variant, ways in ((planted, "student", 32), (None, "solution", 1)):
+        bench = built(emulator, config, "05_padded_transpose", variant, "bench", work)
         counters = emulator_counters([bench, "--profile", "--size", 256], config)
         shared = [line for line in kernel_lines(counters, "transpose_kernel", "student") if line["space"] == "shared"]
         (tile_read,) = [line for line in shared if line["op"] == "load"]
@@ -384,7 +346,7 @@ def test_the_histogram_s_atomics_are_counted_per_warp_global_and_shared_apart(em
     # 64 MB on the H100); the solution adds the same bytes with shared atomics, its loop over the grid's threads
     # covering each 32-byte piece with one warp's instruction, and merges 8 bins per warp at most, 528 blocks.
     lab11 = "11_histogram_atomics"
-    bench = built(emulator, config, lab11, "solution").binary(lab11, "solution", "bench", True)
+    bench = built(emulator, config, lab11, "solution", "bench")
     counters = emulator_counters([bench, "--profile", "--size", 1 << 20], config)
     metrics = {k["nvtx_range"]: k["metrics"] for k in counters["kernels"]}
     red, shared = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "smsp__sass_inst_executed_op_shared_atom.sum"
@@ -400,8 +362,8 @@ def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, em
     # The look-up's test cases, as tools/ncu-planted.sh profiles them with ncu (no benchmark range of its own).
     test_case = ["--test-case=returns the table entry*", "--reporters=console", "--no-version"]
     found = {}
-    for tree, variant in ((planted, "student"), (emulator, "solution")):
-        test = built(tree, config, "07_constant_memory", variant).binary("07_constant_memory", variant, "test", True)
+    for work, variant in ((planted, "student"), (None, "solution")):
+        test = built(emulator, config, "07_constant_memory", variant, "test", work)
         counters = emulator_counters([test, *test_case], config, env={"CML_SEED": "1"})
         found[variant] = [line for line in kernel_lines(counters, "lookup_kernel") if line["space"] == "constant"]
         print(f"{variant}: {found[variant]}")
@@ -422,7 +384,7 @@ def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, em
 def test_every_solutions_correctness_suite_passes_on_the_emulator_and_its_time_is_printed(emulator, config):
     # The time is a figure to record (results/emulator.md), not a limit: a wall clock asserted here failed on a
     # loaded machine (CI's two test processes side by side) while every suite passed.
-    binaries = [built(emulator, config, lab, "solution").binary(lab, "solution", "test", True) for lab in LABS]
+    binaries = [built(emulator, config, lab, "solution", "test") for lab in LABS]
     seconds = {}
     for lab, binary in zip(LABS, binaries, strict=True):
         started = time.monotonic()

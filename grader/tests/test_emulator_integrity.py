@@ -14,18 +14,16 @@ from pathlib import Path
 import pytest
 
 from grader.core.config import REPO_ROOT
-from grader.steps import build
 from grader.steps.integrity import emulator
 from grader.tests.fixture_kernels import write_labs
-from grader.tests.test_emulator import (
+from grader.tests.support.grading import (
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded,
     graded_without_a_gpu,
+    student_work,
 )
 
 REWRITE = REPO_ROOT / "common" / "emu" / "rewrite.py"
 LATIN_1_E_ACUTE = b"\xe9"  # é in Latin-1; never valid UTF-8 on its own
-LATIN_1_DIR = REPO_ROOT / ".results" / "latin-1-kernel"
-LATIN_1_BUILD_DIR = REPO_ROOT / "build-emu-latin-1"
 
 
 def emulator_kernel_flags() -> list[str]:
@@ -142,15 +140,15 @@ def test_a_latin_1_byte_in_a_comment_and_in_a_string_passes_through_the_rewrite_
 
 @pytest.mark.needs_solutions
 @pytest.mark.slow
-def test_a_correct_kernel_with_a_latin_1_byte_in_a_comment_gets_every_mark_the_emulator_grades(emulator, config):
+def test_a_correct_kernel_with_a_latin_1_byte_in_a_comment_gets_every_mark_the_emulator_grades(
+    emulator, config, tmp_path
+):
     lab = "01_vector_add"
     solution = (REPO_ROOT / "solutions" / lab / "kernel.cu").read_bytes()
     kernel = b"// Written by Ren" + LATIN_1_E_ACUTE + b", in an editor set to Latin-1.\n" + solution
-    student = write_labs(LATIN_1_DIR, {})
+    student = write_labs(tmp_path / "labs", {})
     (student / lab / "kernel.cu").write_bytes(kernel)
-    tree = build.BuildTree(LATIN_1_BUILD_DIR, student, emulator.gpu_arch)
-    assert build.configure(tree, config.timeouts["build"], reuse=True, emulated=True).ok
-    grade = graded_without_a_gpu(tree, config, lab, "student")
+    grade = graded_without_a_gpu(emulator, config, lab, "student", student_work(student, tmp_path / "steps"))
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab)
     # Every point of what the emulator grades: only what could not run here (the speed) is missing.
     assert grade.points > 0 and grade.points == pytest.approx(grade.max_points - grade.ungraded_points), [

@@ -17,7 +17,9 @@ from grader.core.exits import UsageError
 from grader.core.model import LabGrade
 from grader.execution.gpu_lock import GpuLock
 from grader.execution.gpu_lock_files import gpu_locks
-from grader.grading.grade import WAITING_FOR_THE_GPU, Context, Steps
+from grader.grading.context import Context
+from grader.grading.evidence import Timing
+from grader.grading.lab_runs import WAITING_FOR_THE_GPU, Steps
 from grader.grading.session import BUILDING_AHEAD, GradeRequest, LabSeconds, start
 from grader.reporting import report
 from grader.tests.conftest import TEST_BUILD_DIR
@@ -83,7 +85,7 @@ def test_jobs_is_an_option_of_grade_and_at_least_one():
 )
 def test_a_wait_for_the_gpu_is_a_step_of_its_own_and_the_lab_goes_back_to_its_step(other, step):
     ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=GpuLock(), build_lock=threading.Lock()))
-    grade, said = LabGrade("01_vector_add", "", "student", ""), list[str]()
+    grade, said = Timing(), list[str]()
     inside, other_may_end = threading.Event(), threading.Event()
 
     def progress(name: str) -> None:
@@ -121,14 +123,14 @@ def test_an_ncu_run_shares_the_gpu_with_the_tests_and_waits_only_for_another_ncu
     gpu_lock, counters_lock = (locks.gpu, locks.counters) if locks else (GpuLock(), threading.Lock())
     ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=gpu_lock, counters_lock=counters_lock))
     said = list[str]()
-    steps = Steps(ctx, LabGrade("03_smoothing_halo", "", "student", ""), said.append)
+    steps = Steps(ctx, Timing(), said.append)
     steps.next("ncu")
     with ctx.gpu_lock.shared(), steps.counters():  # another lab's tests on the GPU: no wait
         pass
     inside, may_end = threading.Event(), threading.Event()
 
     def other_ncu_run() -> None:
-        with Steps(ctx, LabGrade("01_vector_add", "", "student", ""), lambda _: None).counters():
+        with Steps(ctx, Timing(), lambda _: None).counters():
             inside.set()
             assert may_end.wait(5)
 
@@ -144,7 +146,7 @@ def test_an_ncu_run_shares_the_gpu_with_the_tests_and_waits_only_for_another_ncu
 
 def test_the_time_a_lab_has_the_gpu_alone_counts_from_its_turn_to_the_turn_given_back():
     ctx = cast(Context, SimpleNamespace(emulator=False, gpu_lock=GpuLock(), build_lock=threading.Lock()))
-    grade = LabGrade("01_vector_add", "", "student", "")
+    grade = Timing()
     steps = Steps(ctx, grade, lambda _: None)
     steps.next("benchmarking")
     with steps.gpu_then_alone() as hold:

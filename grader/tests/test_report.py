@@ -164,13 +164,14 @@ def test_a_submissions_ignored_files_are_listed_in_one_short_block():
 def test_a_submissions_replay_command_runs_in_the_students_own_clone(tmp_path):
     """Graded in a batch worker's folder: the command names build/ as ./cml grade makes it in a clone, and the
     grade with the same seed that builds the program there; never a folder of the grader's machine."""
-    from grader.grading.grade import replay_command
+    from grader.grading.gather import replay_prefix
+    from grader.grading.judge import replay
     from grader.grading.session import shown_submission
 
-    worker = tmp_path / "marks" / "work" / "build-w0"
-    program = worker / "student" / "01_vector_add_emu" / "test" / "01_vector_add_student_emu_test"
+    worker = tmp_path / "marks" / "work" / "w0" / "steps"
+    program = worker / "01_vector_add_emu" / "test" / "01_vector_add_student_emu_test"
     clone = ("./cml grade --lab 1 --seed 7", worker)
-    command = replay_command(program, {"CML_SEED": "7"}, clone)("writes every element, and nothing past n")
+    command = replay(replay_prefix(program, {"CML_SEED": "7"}, clone))("writes every element, and nothing past n")
     assert command == (
         "./cml grade --lab 1 --seed 7 && CML_SEED='7' "
         'build/student/01_vector_add_emu/test/01_vector_add_student_emu_test -tc="writes every element*"'

@@ -5,21 +5,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
-import subprocess
-from collections.abc import Sequence
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from grader.core.config import REPO_ROOT, MechanismCheck
+from grader.core.config import REPO_ROOT, MechanismCheck, load_config
 from grader.core.model import LabGrade, Status
 from grader.core.recorded import read_grade
-from grader.grading import checks, grade
+from grader.grading import checks, judge
+from grader.grading.evidence import Facts, LabEvidence
 from grader.reporting import report
 from grader.reporting.export.html import render_html
 from grader.steps import resources
+from grader.tests.support.grading import compile_object, nvcc_and_cuobjdump
 
 # cuobjdump 13's report of an object with two kernels, as it prints it (the headers of each ELF included).
 REPORT = """
@@ -60,19 +58,6 @@ __global__ void light(float* out) { out[threadIdx.x] = 1.0f; }
 """
 
 NO_STACK = MechanismCheck(name="resources: nothing on the stack", tool="resources", max_stack_bytes=0, hint="h")
-
-
-def nvcc_and_cuobjdump() -> tuple[str, Path]:
-    nvcc, tool = shutil.which("nvcc"), resources.find_tool([])
-    if nvcc is None or tool is None:
-        pytest.skip("needs nvcc and cuobjdump (the CUDA toolkit, or the nvidia-cuda-cuobjdump wheel)")
-    return nvcc, tool
-
-
-def compile_object(nvcc: str, source: Path, out: Path, includes: Sequence[Path] = ()) -> Path:
-    flags = [f"-I{folder}" for folder in includes]
-    subprocess.run([nvcc, "-c", "-arch=sm_90", *flags, str(source), "-o", str(out)], check=True, capture_output=True)
-    return out
 
 
 def test_reads_each_kernel_with_its_name_as_a_person_reads_it():
@@ -209,13 +194,13 @@ def test_the_html_report_shows_the_kernels_escaped_and_pages_without_them_still_
 
 
 def test_grading_runs_a_resources_check_from_labs_toml_withheld_until_the_kernel_is_correct():
-    ctx = SimpleNamespace(run_mechanisms=True)  # a resources check reads nothing else of the run
+    lab = load_config().lab("08")
+    evidence = LabEvidence(lab.name, "student", "", "", 0, [], Facts())  # a resources check reads nothing else
     heavy = resources.parse(REPORT)
     light = resources.ResourceReport(heavy.kernels[:1])
 
     def judged(report: resources.ResourceReport, correct: bool) -> Status:
-        check = grade.mechanism_check(ctx, NO_STACK, correct, None, None, None, report)  # type: ignore[arg-type]
-        return check.status
+        return judge.mechanism_check(lab, NO_STACK, correct, evidence, report).status
 
     assert judged(light, True) is Status.PASSED and judged(heavy, True) is Status.FAILED
     assert judged(light, False) is Status.WITHHELD

@@ -11,7 +11,7 @@ from grader.core.config import MechanismCheck
 from grader.core.model import Status
 from grader.grading import checks
 from grader.steps import resources, sass
-from grader.tests.test_resources import compile_object, nvcc_and_cuobjdump
+from grader.tests.support.grading import compile_object, nvcc_and_cuobjdump
 
 GATHERS = MechanismCheck(name="gathers", tool="sass", sass="read-only gathers", hint="h")
 FETCHES = MechanismCheck(name="fetches", tool="sass", sass="texture fetches", hint="h")

@@ -14,9 +14,9 @@ import pytest
 from grader.core.config import MechanismCheck
 from grader.core.model import Status
 from grader.execution import proc, sandbox
-from grader.grading import checks, grade
+from grader.grading import checks, judge
 from grader.grading.sizes import lab_sizes
-from grader.steps import build, sanitize, suite
+from grader.steps import build, build_tree, sanitize, suite
 from grader.tests import injected
 
 LAB = "10_host_memory"
@@ -27,17 +27,19 @@ def test_the_schedule_judge_passes_its_own_tests(built_tree, config):
 
 
 def test_the_recorder_builds_where_cupti_is_and_offers_both_injection_entries(built_tree, config):
-    injected.offers_both_injection_entries(built_tree, config, build.RECORDER_TARGET, built_tree.schedule_recorder())
+    injected.offers_both_injection_entries(
+        built_tree, config, build_tree.RECORDER_TARGET, built_tree.schedule_recorder()
+    )
 
 
 def test_the_grader_builds_the_recorder_with_a_lab_for_a_gpu_only(tmp_path):
-    tree = build.BuildTree(tmp_path, tmp_path, "sm_90")
+    tree = build_tree.BuildTree(tmp_path, "sm_90")
     assert tree.recorder_targets(emulated=False) == []  # not configured: no target to ask Ninja for
     (tmp_path / "meson-info").mkdir()
-    (tmp_path / "meson-info" / "intro-targets.json").write_text(json.dumps([{"name": build.RECORDER_TARGET}]))
-    assert tree.own_targets(LAB, emulated=False) == [f"{LAB}_checker", f"{LAB}_baseline", build.RECORDER_TARGET]
+    (tmp_path / "meson-info" / "intro-targets.json").write_text(json.dumps([{"name": build_tree.RECORDER_TARGET}]))
+    assert tree.own_targets(LAB, emulated=False) == [f"{LAB}_checker", f"{LAB}_baseline", build_tree.RECORDER_TARGET]
     assert tree.own_targets(LAB, emulated=True) == [f"{LAB}_checker", f"{LAB}_baseline_emu_o"]
-    assert tree.schedule_recorder() == tmp_path / f"lib{build.RECORDER_TARGET}.so"
+    assert tree.schedule_recorder() == tmp_path / f"lib{build_tree.RECORDER_TARGET}.so"
 
 
 @pytest.fixture
@@ -194,7 +196,7 @@ def test_the_overlap_check_shows_the_recorders_figure_whether_it_passed_or_faile
     assert failed.status is Status.FAILED and "never had work in flight" in failed.detail
     assert failed.detail.endswith(f"\n{FIGURE}") and FIGURE not in failed_view.first_report
     # Withheld until the tests pass, the check keeps the figure under its verdict.
-    withheld = grade.withheld_unless(passed, correct=False)
+    withheld = judge.withheld_unless(passed, correct=False)
     assert withheld.status is Status.WITHHELD and withheld.detail.splitlines()[1:] == [FIGURE]
     assert withheld.detail.startswith("clean (SCHEDULE SUMMARY: 0 errors), but")
 
@@ -240,9 +242,9 @@ def test_a_run_the_recorder_printed_no_summary_for_is_never_clean(monkeypatch, t
 
 
 def test_on_a_gpu_the_solution_leaves_nothing_behind(built_tree, config, needs_gpu):
-    if not built_tree.has_target(build.RECORDER_TARGET):
+    if not built_tree.has_target(build_tree.RECORDER_TARGET):
         pytest.skip("this CUDA toolkit has no CUPTI, so the build has no schedule recorder")
-    built = build.build_lab(built_tree, LAB, "solution", config.timeouts["build"])
+    built = build.build_variant(built_tree, LAB, "solution", config.timeouts["build"])
     assert built.ok, built.tail(20)
     binary, checker = built_tree.binary(LAB, "solution", "test"), built_tree.checker(LAB)
     # With sizes drawn as a grade draws them: without, the cases at the grader's sizes skip themselves.

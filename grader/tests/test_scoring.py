@@ -9,7 +9,7 @@ from grader.core.config import Lab, MechanismCheck, Thresholds
 from grader.core.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
 from grader.execution.proc import Outcome
 from grader.grading.checks import correctness_checks, counter_check, performance_checks
-from grader.grading.grade import later_checks
+from grader.grading.judge import later_checks
 from grader.reporting.score import score, verdict
 from grader.steps.bench import BenchRun, median_of, parse_bench
 from grader.steps.profile import CounterRun

@@ -7,7 +7,7 @@ import pytest
 
 from grader.core.config import MechanismCheck
 from grader.core.model import Category, Check, Status
-from grader.grading.grade import stretch_check
+from grader.grading.judge import stretch_check
 from grader.steps import resources, sass
 
 RULE = MechanismCheck(name="copies", tool="sass", sass="cp.async copies", kernel="blocked", stretch=True, hint="h")

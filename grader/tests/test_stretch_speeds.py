@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.tests.test_calibrate import load_tool
+from grader.tests.support.grading import load_tool
 
 
 def timing(name: str, role: str, gflops: float, correct: bool = True, attempted: bool = True) -> dict:

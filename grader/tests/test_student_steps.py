@@ -83,7 +83,8 @@ def test_a_submission_sees_nothing_of_the_one_graded_before_it_in_the_same_build
     """Alice's Lab 2 test program is in the build folder once she is graded; Bob's Lab 1 kernel.cu, graded next in
     the same folder (as a batch worker does), embeds it by its path. It must find nothing there."""
     build_dir = REPO_ROOT / "build-attacks" / "classmates"
-    alice_program = student_steps.program_path(build_dir, "02_dot_product", "test", emulated=False)
+    work = tmp_path / "work"  # one grade after the other in it, as a batch worker grades its students
+    alice_program = student_steps.program_path(work / "steps", "02_dot_product", "test", emulated=False)
     leak = LEAK.replace("@OBJECT@", str(alice_program))
     submissions = {
         "alice": {
@@ -99,7 +100,7 @@ def test_a_submission_sees_nothing_of_the_one_graded_before_it_in_the_same_build
             (tmp_path / student / lab / "kernel.cu").write_text(text)
         request = GradeRequest(
             labs=list(kernels), submission=tmp_path / student, build_dir=build_dir, mechanisms=False, bench=False,
-            jobs=1,
+            jobs=1, work_dir=work,
         )  # fmt: skip
         session = start(request)
         session.build()
@@ -118,7 +119,7 @@ def test_every_solution_object_holds_only_sections_a_kernel_may(lab, config, emu
     solution's object, for the GPU and for the CPU emulator (whose __constant__ variables have a section of
     their own)."""
     for emulated in (False, True):
-        assert build.build_lab(emulator, lab, "solution", config.timeouts["build"], emulated=emulated).ok
+        assert build.build_variant(emulator, lab, "solution", config.timeouts["build"], emulated=emulated).ok
     native = next((emulator.directory / f"lib{lab}_solution_kernel.a.p").glob("*.o"))
     for obj in (native, emulator.directory / f"{lab}_solution_emu.o"):
         assert sections.problems(obj) == [], obj.name

@@ -22,7 +22,7 @@ from grader.core.exits import Exit
 from grader.core.model import Category, Check, LabGrade, Status
 from grader.core.recorded import read_grade
 from grader.execution import proc
-from grader.grading.grade import DETAIL_LIMIT, student_paths
+from grader.grading.judge import DETAIL_LIMIT, student_paths
 from grader.reporting import report
 from grader.reporting.export import write_junit
 from grader.steps import build, suite

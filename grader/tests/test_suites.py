@@ -1,30 +1,34 @@
 """The doctest suites themselves: the solutions pass them on a GPU, untouched skeletons fail them cleanly,
 and without a GPU every case reports itself as skipped (never as passed)."""
 
+from pathlib import Path
+
 import pytest
 
 from grader.core.config import REPO_ROOT, load_config
 from grader.execution import proc
 from grader.execution.proc import EXIT_SKIPPED
 from grader.grading.sizes import lab_sizes
-from grader.steps import build, suite
+from grader.steps import suite
+from grader.steps.student_steps import checkout_work
+from grader.tests.support.grading import built_programs
 
 LABS = [lab.name for lab in load_config().labs]
 SEED = 20261124
 
 
-def built(built_tree, config, lab, variant) -> build.BuildTree:
-    outcome = build.build_lab(built_tree, lab, variant, config.timeouts["build"])
-    assert outcome.ok, build.compiler_errors(outcome)
-    return built_tree
+def built(built_tree, config, lab, variant) -> Path:
+    """The test program of `variant`, the student's being the checkout's labs/ (the skeleton)."""
+    work = checkout_work(built_tree, REPO_ROOT / "labs", LABS)
+    return built_programs(built_tree, config, lab, variant, emulated=False, work=work)["test"]
 
 
 def run(built_tree, config, lab, variant) -> suite.SuiteRun:
     """The suite as the grader runs it: with sizes drawn for the run, so that no case skips itself for want of
-    them (grade.grade_lab)."""
-    tree = built(built_tree, config, lab, variant)
+    them (gather.gather)."""
     sizes = {"CML_GRADER_SIZES": ";".join(lab_sizes(config.lab(lab), SEED, {}))}
-    return suite.run_suite(tree.binary(lab, variant, "test"), tree.checker(lab), config.timeouts["tests"], sizes)
+    program = built(built_tree, config, lab, variant)
+    return suite.run_suite(program, built_tree.checker(lab), config.timeouts["tests"], sizes)
 
 
 @pytest.mark.needs_solutions
@@ -32,7 +36,7 @@ def run(built_tree, config, lab, variant) -> suite.SuiteRun:
 def test_without_a_gpu_every_case_is_skipped_not_passed(built_tree, config, device, lab):
     if device.present:
         pytest.skip("this machine has a GPU")
-    binary = built(built_tree, config, lab, "solution").binary(lab, "solution", "test")
+    binary = built(built_tree, config, lab, "solution")
     tests = proc.run([str(binary), "--reporters=xml", "--no-version"], config.timeouts["tests"])
     assert tests.returncode == EXIT_SKIPPED, tests.tail()
     assert suite.NO_GPU_START.match(tests.stderr), tests.stderr

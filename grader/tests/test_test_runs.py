@@ -1,4 +1,4 @@
-"""The runs of a lab's test program that its schedule and sanitizer checks read (grade.LabTestRuns): on a GPU the
+"""The runs of a lab's test program that its schedule and sanitizer checks read (lab_runs.LabTestRuns): on a GPU the
 first check to ask starts all of them side by side under one shared hold of the GPU; on the CPU emulator each is
 made when its check asks, one after another."""
 
@@ -8,11 +8,14 @@ import contextlib
 import threading
 from pathlib import Path
 
-from grader.core.model import LabGrade
 from grader.execution import proc
 from grader.execution.gpu import Gpu
-from grader.grading import grade
-from grader.steps import build, sanitize
+from grader.grading import lab_runs
+from grader.grading.context import Context
+from grader.grading.evidence import Timing
+from grader.grading.plan import needed_runs
+from grader.steps import sanitize
+from grader.steps.build_tree import BuildTree
 
 SIDE_BY_SIDE_S = 10  # a barrier that only runs started together pass
 
@@ -23,14 +26,14 @@ def a_run(tool: str) -> sanitize.SanitizerRun:
     )
 
 
-def lab_ten_runs(config, tmp_path: Path, emulator: bool = False) -> grade.LabTestRuns:
-    tree = build.BuildTree(tmp_path, tmp_path, "sm_90")
+def lab_ten_runs(config, tmp_path: Path, emulator: bool = False) -> lab_runs.LabTestRuns:
+    tree = BuildTree(tmp_path, "sm_90")
     tree.schedule_recorder().write_bytes(b"\x7fELF the grader's recorder")
     sanitizer = None if emulator else Path("compute-sanitizer")
-    ctx = grade.Context(config, tree, Gpu(not emulator, "Test GPU", "9.0"), None, sanitizer, None, emulator=emulator)
+    ctx = Context(config, tree, Gpu(not emulator, "Test GPU", "9.0"), None, sanitizer, None, emulator=emulator)
     lab = config.lab("10")  # its schedule checks and memcheck read two runs of its test program
-    steps = grade.Steps(ctx, LabGrade(lab.name, lab.title, "solution", ""), lambda _: None)
-    return grade.LabTestRuns(ctx, lab, "solution", steps, {"CML_SEED": "1"})
+    steps = lab_runs.Steps(ctx, Timing(), lambda _: None)
+    return lab_runs.LabTestRuns(ctx, lab, "solution", steps, {"CML_SEED": "1"}, ctx.facts())
 
 
 def test_on_a_gpu_the_schedule_run_and_memcheck_run_side_by_side_under_one_hold(config, tmp_path, monkeypatch):
@@ -51,9 +54,9 @@ def test_on_a_gpu_the_schedule_run_and_memcheck_run_side_by_side_under_one_hold(
         holds.append(self.step)
         yield
 
-    monkeypatch.setattr(grade.Steps, "gpu", gpu)
+    monkeypatch.setattr(lab_runs.Steps, "gpu", gpu)
     runs = lab_ten_runs(config, tmp_path)
-    assert runs.wanted() == ["schedule", "memcheck"]
+    assert needed_runs(runs.lab, runs.facts) == ["schedule", "memcheck"]
     assert runs.of("schedule").summary == "schedule: clean"
     assert sorted(started) == ["memcheck", "schedule"] and len(holds) == 1
     assert runs.of("memcheck").summary == "memcheck: clean"  # made already: no run, no hold more
@@ -78,7 +81,7 @@ def test_on_the_emulator_each_run_is_made_when_its_check_asks(config, tmp_path, 
 
 def test_a_sanitizer_the_gpu_has_no_tool_for_is_not_asked_for(config, tmp_path):
     runs = lab_ten_runs(config, tmp_path)
-    runs.ctx.sanitizer = None  # mechanism_check says "not found" for memcheck, and asks only for the schedule
-    assert runs.wanted() == ["schedule"]
+    runs.ctx.sanitizer = None  # plan.need says "not found" for memcheck, and asks only for the schedule
+    assert needed_runs(runs.lab, runs.ctx.facts()) == ["schedule"]
     runs.ctx.tree.schedule_recorder().unlink()
-    assert runs.wanted() == []
+    assert needed_runs(runs.lab, runs.ctx.facts()) == []

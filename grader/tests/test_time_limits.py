@@ -132,7 +132,8 @@ def test_on_the_emulator_a_measured_reference_time_stops_the_tests_and_the_verdi
     largest size keep them longer on any machine), are stopped there, every case the run did not finish fails
     saying so, and the later steps are not run, for that reason."""
     from grader.execution.gpu import Gpu
-    from grader.grading.grade import Context, grade_lab
+    from grader.grading.context import Context
+    from grader.grading.grade import grade_lab
 
     monkeypatch.setattr(time_limits, "MARGIN_S", 0.0)
     measured = target(tests=0.1)

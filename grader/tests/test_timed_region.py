@@ -4,89 +4,33 @@ reason. Timings mean nothing on the emulator, but every check on the launches ru
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
 from grader.core.config import REPO_ROOT, Thresholds, load_config, load_target
-from grader.core.model import BenchResult, Category, KernelTiming, Status
+from grader.core.model import Status
 from grader.execution import proc
-from grader.grading.checks import performance_checks
-from grader.grading.grade import printed_only
-from grader.steps import build
-from grader.steps.bench import BenchRun, parse_bench, printed_only_args
+from grader.grading.lab_runs import printed_only
+from grader.steps.bench import printed_only_args
+from grader.steps.student_steps import StudentWork
 from grader.tests.fixture_kernels import write_measured_labs
+from grader.tests.support.grading import benchmarked, built_programs, kernel_of, speed_check, student_work
 
 pytestmark = pytest.mark.needs_solutions
 
 LABS = [lab.name for lab in load_config().labs]
-# Sizes at which the emulator runs each benchmark in seconds; the checks do not depend on the size.
-SIZES = {
-    "01": 65536,
-    "02": 65536,
-    "03": 16384,
-    "04": 64,
-    "05": 128,
-    "06": 65536,
-    "07": 16384,
-    "08": 128,
-    "09": 65536,
-    "10": 65536,
-    "11": 65536,
-    "12": 16384,
-}
 # Planted kernels (grader/tests/fixtures), one per lab, built together in place of the skeletons.
 CHEATS = ("01_first_call_only", "02_sets_persisting_l2", "04_skips_repeated_pointers", "05_overwrites_its_input")
-CHEATS_DIR = REPO_ROOT / ".results" / "cheats"
-CHEATS_BUILD_DIR = REPO_ROOT / "build-emu-cheats"
 TIMED_LAUNCHES = 25
 PRINTED_ONLY_LAUNCHES = 7  # cml/bench.hpp: kPrintedOnlyLaunches
 WARMUPS = 2  # checked as the timed launches are: a kernel that skips work is caught at the first it skips
 
 
 @pytest.fixture(scope="module")
-def cheats(emulator, config) -> build.BuildTree:
-    tree = build.BuildTree(CHEATS_BUILD_DIR, write_measured_labs(CHEATS_DIR, CHEATS), emulator.gpu_arch)
-    outcome = build.configure(tree, config.timeouts["build"])
-    assert outcome.ok, outcome.tail(30)
-    return tree
-
-
-def benchmarked(
-    tree: build.BuildTree, config, lab: str, variant: str, tmp_path, options: tuple[str, ...] = ()
-) -> tuple[proc.Outcome, BenchResult]:
-    """The lab's benchmark, built for the emulator and run at a small size (with `options`); its JSON as the
-    grader reads it."""
-    built = build.build_lab(tree, lab, variant, config.timeouts["build"], emulated=True)
-    assert built.ok, build.compiler_errors(built)
-    results = tmp_path / f"{lab}.json"
-    command = [
-        str(tree.binary(lab, variant, "bench", emulated=True)),
-        "--size",
-        str(SIZES[lab[:2]]),
-        "--json",
-        str(results),
-        *options,
-    ]
-    outcome = proc.run(command, config.timeouts["bench"])
-    assert outcome.ok, outcome.tail(20)
-    return outcome, parse_bench(json.loads(results.read_text()))
-
-
-def kernel_of(result: BenchResult, role: str) -> KernelTiming:
-    """The kernel of `role`; in a lab measured in groups, that of the first group."""
-    found = next((k for k in result.kernels if k.role == role), None)
-    assert found is not None, f"the benchmark reported no {role} kernel"
-    return found
-
-
-def speed_check(config, lab: str, outcome: proc.Outcome, result: BenchResult):
-    """The lab's speed check as the grader makes it, against a threshold any honest kernel passes here."""
-    lab_config = config.lab(lab)
-    thresholds = {group: Thresholds(min_speedup=1e-9) for group in result.groups()}
-    checks = performance_checks(lab_config, BenchRun(outcome, result), thresholds, "the CPU emulator")
-    return [check for check in checks if check.category is Category.PERFORMANCE]
+def cheats(tmp_path_factory) -> StudentWork:
+    root = tmp_path_factory.mktemp("cheats")
+    return student_work(write_measured_labs(root / "labs", CHEATS), root / "steps")
 
 
 @pytest.mark.parametrize("lab", LABS)
@@ -129,10 +73,9 @@ def test_a_run_the_profiler_watches_ends_after_the_last_launch_it_profiles(emula
     """grader/steps/profile.py names the checked launches ncu profiles; the run is the timed one up to the last of
     them (the naive kernel's checked and timed launches at R = 1, then the student's checked launch), then ends."""
     lab = "03_smoothing_halo"
-    built = build.build_lab(emulator, lab, "solution", config.timeouts["build"], emulated=True)
-    assert built.ok, build.compiler_errors(built)
+    program = built_programs(emulator, config, lab, "solution", emulated=True)["bench"]
     results = tmp_path / "bench.json"
-    command = [str(emulator.binary(lab, "solution", "bench", emulated=True)), "--size", "16384", "--json", str(results)]
+    command = [str(program), "--size", "16384", "--json", str(results)]
     profiled = {"CML_PROFILED_LAUNCHES": "R = 1\tbaseline\nR = 1\tstudent"}
     outcome = proc.run(command, config.timeouts["bench"], env=profiled)
     print(outcome.stderr)
@@ -144,8 +87,8 @@ def test_a_run_the_profiler_watches_ends_after_the_last_launch_it_profiles(emula
 
 
 @pytest.mark.slow
-def test_a_launcher_that_skips_pointers_it_has_seen_is_wrong_at_a_checked_warm_up(cheats, config, tmp_path):
-    outcome, result = benchmarked(cheats, config, "04_tiled_gemm", "student", tmp_path)
+def test_a_launcher_that_skips_pointers_it_has_seen_is_wrong_at_a_checked_warm_up(cheats, emulator, config, tmp_path):
+    outcome, result = benchmarked(emulator, config, "04_tiled_gemm", "student", tmp_path, work=cheats)
     student = kernel_of(result, "student")
     print(student.check)
     assert not student.correct
@@ -156,8 +99,10 @@ def test_a_launcher_that_skips_pointers_it_has_seen_is_wrong_at_a_checked_warm_u
 
 
 @pytest.mark.slow
-def test_a_launcher_that_works_on_its_first_call_only_is_wrong_at_the_first_checked_warm_up(cheats, config, tmp_path):
-    outcome, result = benchmarked(cheats, config, "01_vector_add", "student", tmp_path)
+def test_a_launcher_that_works_on_its_first_call_only_is_wrong_at_the_first_checked_warm_up(
+    cheats, emulator, config, tmp_path
+):
+    outcome, result = benchmarked(emulator, config, "01_vector_add", "student", tmp_path, work=cheats)
     student = kernel_of(result, "student")
     print(student.check)
     # Its first call is the checked launch, which it gets right; the first warm-up already leaves the poison.
@@ -168,8 +113,8 @@ def test_a_launcher_that_works_on_its_first_call_only_is_wrong_at_the_first_chec
 
 
 @pytest.mark.slow
-def test_a_launcher_that_writes_to_its_input_is_wrong_with_the_input_named(cheats, config, tmp_path):
-    outcome, result = benchmarked(cheats, config, "05_padded_transpose", "student", tmp_path)
+def test_a_launcher_that_writes_to_its_input_is_wrong_with_the_input_named(cheats, emulator, config, tmp_path):
+    outcome, result = benchmarked(emulator, config, "05_padded_transpose", "student", tmp_path, work=cheats)
     student = kernel_of(result, "student")
     print(student.check)
     assert not student.correct and re.search(r"changed its inputs \(instance \d: in\[0\] is 0 where ", student.check)
@@ -180,9 +125,9 @@ def test_a_launcher_that_writes_to_its_input_is_wrong_with_the_input_named(cheat
 
 @pytest.mark.slow
 def test_a_launcher_that_sets_aside_persisting_l2_has_its_time_failed_though_its_result_is_right(
-    cheats, config, tmp_path
+    cheats, emulator, config, tmp_path
 ):
-    outcome, result = benchmarked(cheats, config, "02_dot_product", "student", tmp_path)
+    outcome, result = benchmarked(emulator, config, "02_dot_product", "student", tmp_path, work=cheats)
     student = kernel_of(result, "student")
     print(student.problems)
     assert student.correct

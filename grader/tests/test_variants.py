@@ -25,6 +25,7 @@ from grader.calibration.variants import (
 )
 from grader.core.config import TARGETS_DIR, load_target
 from grader.core.recorded import RecordedCheck, read_grade
+from grader.tests.support.grading import graded, lab_entry
 
 
 @pytest.fixture(scope="module")
@@ -96,17 +97,6 @@ def test_a_correct_variant_has_no_lesson_to_break(variants):
 
 def check(name: str, status: str, category: str = "mechanism") -> dict:
     return {"name": name, "status": status, "category": category}
-
-
-def lab_entry(lab: str, checks: list[dict]) -> dict:
-    """A lab's entry in grade.json with these checks, and what every entry holds besides."""
-    facts = {"title": "t", "variant": "student", "kernel_path": "k", "verdict": "?", "points": 0, "max_points": 0}
-    return {"lab": lab, **facts, "checks": checks}
-
-
-def graded(labs: list[dict], **facts) -> dict:
-    """A grade.json holding these labs' entries."""
-    return {"labs": labs, "score": 0, "max_score": 0, **facts}
 
 
 def typed(checks: list[dict]) -> list[RecordedCheck]:

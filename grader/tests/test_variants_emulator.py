@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from grader.core.config import REPO_ROOT
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
-from grader.steps import build
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
 
 from grader.calibration.variants import Variant, judge, load_variants
 from grader.tests.fixture_kernels import write_labs
-from grader.tests.test_emulator import graded_without_a_gpu
+from grader.tests.support.grading import graded_without_a_gpu, student_work
 
-VARIANTS_DIR = REPO_ROOT / ".results" / "emulator-variants"
-VARIANTS_BUILD_DIR = REPO_ROOT / "build-emu-variants"
 GRADED = {
     "05_padded_transpose": [
         "naive_strided_reads",
@@ -84,14 +80,11 @@ def first_line(text: str) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v.lab[:2]}: {v.name}")
-def test_the_variant_gets_the_verdict_variants_toml_gives_it_on_the_emulator(variant: Variant, emulator_arch, config):
-    # One folder for all: write_labs leaves unchanged files alone, so each variant rebuilds only its kernel.
-    tree = build.BuildTree(
-        VARIANTS_BUILD_DIR, write_labs(VARIANTS_DIR, {variant.lab: variant.path.read_text()}), emulator_arch
-    )
-    outcome = build.configure(tree, config.timeouts["build"], reuse=True, emulated=True)
-    assert outcome.ok and tree.has_emulator(), outcome.tail(30)
-    grade = graded_without_a_gpu(tree, config, variant.lab, "student")
+def test_the_variant_gets_the_verdict_variants_toml_gives_it_on_the_emulator(
+    variant: Variant, emulator, config, tmp_path
+):
+    labs = write_labs(tmp_path / "labs", {variant.lab: variant.path.read_text()})
+    grade = graded_without_a_gpu(emulator, config, variant.lab, "student", student_work(labs, tmp_path / "steps"))
     unseen = frozenset(m.name for m in config.lab(variant.lab).mechanisms if m.gpu_only)
     ok, why = judge(variant, grade.checks, unseen)
     assert ok, "\n".join([why, *(f"{c.status.value}: {c.name}: {first_line(c.detail)}" for c in grade.checks)])

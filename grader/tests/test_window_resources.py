@@ -10,7 +10,7 @@ import pytest
 
 from grader.core.config import REPO_ROOT
 from grader.steps import resources
-from grader.tests.test_resources import compile_object, nvcc_and_cuobjdump
+from grader.tests.support.grading import compile_object, nvcc_and_cuobjdump
 
 LAB = "08_registers_local_memory"
 HANDOUT = REPO_ROOT / "labs" / LAB / "README.md"

@@ -19,7 +19,10 @@ from pathlib import Path
 
 from grader.core.config import REPO_ROOT
 from grader.steps import build
+from grader.steps.build_commands import read_depfile
+from grader.steps.build_tree import BuildTree
 from grader.steps.integrity import code, elf, emulator, includes, sections, symbols
+from grader.steps.student_steps import StudentSteps
 
 MAX_SHOWN = 8  # problems listed; the rest are counted
 
@@ -86,56 +89,71 @@ def search_roots(tool_path: str) -> tuple[Path, ...]:
     return includes.search_roots(shutil.which("nvcc", path=tool_path) or "nvcc", tool_path)
 
 
+_interfaces: dict[tuple[Path, str, int], Interface] = {}  # by build folder, lab, and when its stubs were built
+
+
+def lab_interface(tree: BuildTree, lab: str) -> Interface:
+    """The lab's interface, from its checker's stand-ins as this build folder compiled them (asked once per
+    compile of them: the preprocessor that lists their headers takes a second)."""
+    step = tree.interface_compile(lab)
+    stubs = tree.directory / step.output
+    key = (tree.directory.resolve(), lab, stubs.stat().st_mtime_ns if stubs.exists() else 0)
+    if key not in _interfaces:
+        _interfaces[key] = interface_of(stubs, build.dependencies(tree, step), REPO_ROOT / "tests" / lab)
+    return _interfaces[key]
+
+
 def check_build(
-    tree: build.BuildTree, lab: str, variant: str, compiled: bool, lab_calls: frozenset[str] = frozenset()
+    tree: BuildTree,
+    lab: str,
+    variant: str,
+    compiled: bool,
+    lab_calls: frozenset[str] = frozenset(),
+    student: StudentSteps | None = None,
 ) -> str:
     """'' when the kernel.cu of `variant` is fine; else its problems, one a line. Once it `compiled`, judged on
     the files the compile read and on the object; if it did not, on the files it reads alone (so that the
-    compiler's errors never quote a file it may not read). `lab_calls`: what this lab alone may call."""
-    step, sandboxed = tree.kernel_compile(lab, variant), variant == "student"
-    if not compiled and not sandboxed:
+    compiler's errors never quote a file it may not read). `student`: the student's steps, whose object is judged
+    before anything links it. `lab_calls`: what this lab alone may call."""
+    step = tree.kernel_compile(lab, variant)
+    if not compiled and student is None:
         return ""  # the grader's own solution: its compiler errors are the grader's to read
-    interface_step = tree.interface_compile(lab)
-    interface = interface_of(
-        tree.directory / interface_step.output, build.dependencies(tree, interface_step), REPO_ROOT / "tests" / lab
-    )
+    interface = lab_interface(tree, lab)
+    source = student.source.resolve() if student else step.source
+    built = student.object if student else tree.kernel_library(lab, variant)
 
     def preprocess(view: str) -> str:
-        return tree.student(lab).preprocess(view) if sandboxed else build.preprocess(tree, step, view)
+        return student.preprocess(view) if student else build.preprocess(tree, step, view)
 
-    if compiled and sandboxed:
-        depfile = tree.student(lab).object.with_name("kernel.o.d")
-        read = build.read_depfile(depfile.read_text(errors="replace") if depfile.is_file() else "", tree.directory)
+    if compiled and student:
+        depfile = student.object.with_name("kernel.o.d")
+        read = read_depfile(depfile.read_text(errors="replace") if depfile.is_file() else "", tree.directory)
     elif compiled:
         read = build.dependencies(tree, step)
     else:
-        read = build.read_depfile(preprocess("dependencies"), tree.directory)
+        read = read_depfile(preprocess("dependencies"), tree.directory)
     rules = includes.Rules(interface.headers, search_roots(tree.tool_path()))
-    problems = check_includes(read, step.source, rules, preprocess, tree.directory)
-    if compiled and sandboxed:
-        refused = sections.problems(tree.kernel_library(lab, variant))
+    problems = check_includes(read, source, rules, preprocess, tree.directory)
+    if compiled and student:
+        refused = sections.problems(built)
         if refused:
             return summary(problems + refused)  # what the object's own code would do is moot: it never links
     if compiled:
         harness = harness_definitions(tree.harness_libraries(lab))
-        problems += check_object(tree.kernel_library(lab, variant), interface, harness, lab_calls)
+        problems += check_object(built, interface, harness, lab_calls)
     return summary(problems)
 
 
-def check_emulator_build(tree: build.BuildTree, lab: str, variant: str, lab_calls: frozenset[str] = frozenset()) -> str:
-    """'' when the CPU emulator's object of the kernel.cu of `variant`, once built, is fine; else its problems,
-    one a line. The checks of the nvcc object again, for code only the emulator compiles (#ifdef
+def check_emulator_build(
+    tree: BuildTree, lab: str, emulated: Path, compiled: Path, lab_calls: frozenset[str] = frozenset()
+) -> str:
+    """'' when the CPU emulator's object of a kernel.cu (`emulated`), once built, is fine; else its problems, one
+    a line. The checks of the nvcc object (`compiled`) again, for code only the emulator compiles (#ifdef
     CML_EMULATOR), less what the emulator's own headers put there; and every access left to the emulator."""
-    path = (
-        tree.student(lab, emulated=True).object if variant == "student" else tree.directory / f"{lab}_{variant}_emu.o"
-    )
     runtime = tree.directory / "libcml_emu.a"
-    interface_step = tree.interface_compile(lab)
-    interface = interface_of(
-        tree.directory / interface_step.output, build.dependencies(tree, interface_step), REPO_ROOT / "tests" / lab
-    )
+    interface = lab_interface(tree, lab)
     # What the nvcc object defines passed check_build already (a kernel outside an anonymous namespace, say).
-    allowed = interface.symbols | frozenset(elf.read_object(tree.kernel_library(lab, variant)).defined_globals())
-    obj = emulator.without_the_emulators_own(elf.read_object(path), harness_definitions([runtime]))
+    allowed = interface.symbols | frozenset(elf.read_object(compiled).defined_globals())
+    obj = emulator.without_the_emulators_own(elf.read_object(emulated), harness_definitions([runtime]))
     harness = harness_definitions([*tree.harness_libraries(lab), runtime])
-    return summary(emulator.problems(path) + object_problems(obj, allowed, harness, lab_calls))
+    return summary(emulator.problems(emulated) + object_problems(obj, allowed, harness, lab_calls))
