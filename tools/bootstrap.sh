@@ -4,8 +4,8 @@
 #                      ./cml test only those of grader/requirements-test.txt (pytest) and slides/requirements.txt
 #   .deps/include/     the doctest header, from Debian's doctest-dev package
 #   .deps/bubblewrap/  Debian's bubblewrap (bwrap), unpacked, where none is installed: the grader's sandbox
-# and, system-wide through apt without recommends, Debian's clang and libboost-context-dev (the CPU emulator,
-# common/emu: for ./cml test, and for grading without a GPU). Debian's chromium is installed only when a
+# and, system-wide through apt without recommends, Debian's ccache (the cache of the grader's own compiles) and
+# clang and libboost-context-dev (the CPU emulator, common/emu: for ./cml test, and for grading without a GPU). Debian's chromium is installed only when a
 # browser test runs (the root conftest.py calls ensure_chromium), never by ./cml grade or ./cml test itself.
 # Offline machines: set PIP_NO_INDEX=1 PIP_FIND_LINKS=<folder of wheels> and carry .deps/.
 
@@ -94,11 +94,24 @@ ensure_bubblewrap() {
     rm -rf "$scratch"
 }
 
+# Debian's ccache, the cache of the grader's own compiles (the harness of every lab, the same in every build
+# folder and every clone): Meson puts it in front of the compilers where it finds it. A student's kernel.cu is
+# never compiled through it (grader/steps/student_steps.py). Paths under the checkout are cached relative to it,
+# so that a second clone, or a second build folder, finds the first one's objects. Without it, everything still
+# builds, only slower.
+ensure_compile_cache() {
+    export CCACHE_BASEDIR="$CML_ROOT"
+    command -v ccache >/dev/null && return
+    say "installing Debian's ccache (the cache of the grader's own compiles)"
+    apt_install ccache || say "apt could not install ccache: the grader's own parts are compiled without a cache"
+}
+
 ensure_env() {
     ensure_nvcc
     ensure_python_env
     ensure_doctest
     ensure_bubblewrap
+    ensure_compile_cache
 }
 
 # The slides' packages go into the same .venv, and only when slides are built or tested (./cml slides,

@@ -16,7 +16,8 @@ from grader.grading.session import choose_arch
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 from grader.steps import build
 
-TEST_BUILD_DIR = REPO_ROOT / "build-tests"
+# The tests' build folder: tools/gpu-check.sh gives each of the processes it runs at once one of its own.
+TEST_BUILD_DIR = REPO_ROOT / os.environ.get("CML_TEST_BUILDS", "build-tests")
 
 
 def pytest_addoption(parser):
@@ -56,11 +57,34 @@ def config():
 
 @pytest.fixture(scope="session")
 def built_tree(config, device) -> build.BuildTree:
-    """Every lab, student and solution, built once (for the GPU here, sm_90 without one), as a grade builds them."""
+    """The build folder every test grades in (for the GPU here, sm_90 without one), set up once and shared by the
+    test processes of a run: each lab's harness is built in it once, under its lock, and each grade works in a
+    folder of its own."""
     tree = build.BuildTree(TEST_BUILD_DIR, choose_arch("auto", device))
-    outcome = build.configure(tree, config.timeouts["build"])
+    outcome = build.configure(tree, config.timeouts["build"], reuse=True, emulated=not device.present)
     assert outcome.ok, outcome.tail(30)
     return tree
+
+
+@pytest.fixture(scope="session")
+def whole_grades(pytestconfig) -> bool:
+    """Whether the cases each layer's sample names are graded end to end (the slow tier), rather than judged from
+    their recorded evidence like every other case."""
+    return bool(pytestconfig.getoption("--slow"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How each case of the suite was judged: from its recorded evidence (where, and at which commit), or graded
+    end to end; and the cases whose evidence was written anew, to be committed."""
+    hows: dict[str, int] = {}
+    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", []):
+        for name, value in getattr(report, "user_properties", []):
+            if name == "evidence":
+                hows[value] = hows.get(value, 0) + 1
+    if hows:
+        terminalreporter.section("cases judged")
+        for how, count in sorted(hows.items()):
+            terminalreporter.write_line(f"{count:4d} {how}")
 
 
 def skip_where_the_emulator_cannot_be_built() -> None:

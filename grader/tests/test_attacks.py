@@ -7,7 +7,6 @@ working attack. The verdicts that only a GPU can give are checked on one (tools/
 from __future__ import annotations
 
 import fcntl
-import os
 import resource
 import shutil
 import socket
@@ -22,19 +21,16 @@ from grader.core.config import REPO_ROOT
 from grader.grading import gather
 from grader.grading.session import GradeRequest, start
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
-from grader.reporting import report
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
 
 from grader.tests.attacks import VICTIMS, Attack, load_attacks
+from grader.tests.support.cases import Case, judge_case
 
 SEED = 20261123
 ATTACKS = load_attacks()
-# Where its grades build: tools/gpu-check.sh gives each of the processes it runs at once a folder of its own.
-BUILDS = REPO_ROOT / os.environ.get("CML_TEST_BUILDS", "build-attacks")
 MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule")
-pytestmark = pytest.mark.slow
 
 
 def expectations(attack: Attack, *keys: str) -> list[str]:
@@ -52,38 +48,54 @@ def statuses(lab: dict, pattern: str) -> set[str]:
     return found
 
 
-def request(attack: Attack, folder, device) -> GradeRequest:
-    """The attack's grade as a submission."""
+# What an attack does to the machine, which only a grade run here can show: such a grade is never judged from
+# evidence recorded earlier.
+OBSERVED_ON_THE_HOST = ("unguarded_untouched", "unguarded_absent", "unguarded_port", "unguarded_secret", "flood_bytes")
+
+
+def observed_on_the_host(attack: Attack) -> bool:
+    return any(key in attack.spec for key in OBSERVED_ON_THE_HOST)
+
+
+def case(attack: Attack, whole: bool, static_checks: bool = True) -> Case:
+    """The attack as a case of the suite: graded with the static checks, or without them (`.unguarded`). `whole`:
+    the slow tier, where the sample of each defence layer (attack.toml: end_to_end) is graded end to end."""
     wanted = expectations(
         attack, "fail", "pass", "unguarded_fail", "unguarded_pass", "gpu_fail", "gpu_unguarded_fail",
         "emulator_fail", "emulator_unguarded_pass", "emulator_unguarded_fail",
     )  # fmt: skip
-    return GradeRequest(
-        labs=[attack.lab],
-        submission=attack.write_submission(folder / "submission"),
-        build_dir=BUILDS / attack.lab,
+    observed = not static_checks and observed_on_the_host(attack)
+    return Case(
+        suite="attacks",
+        name=attack.name if static_checks else f"{attack.name}.unguarded",
+        lab=attack.lab,
+        kernel=attack.kernel().encode(),
         seed=SEED,
+        static_checks=static_checks,
         mechanisms=any(p.startswith(MECHANISM_TOOLS) for p in wanted),
-        bench=device.present,
         variants=("solution", "student") if attack.spec.get("solution_first") else ("student",),
-        jobs=1,  # one variant after the other: solution_first means the solution is built before the attack
-        work_dir=folder / "work",
+        end_to_end=observed or (whole and static_checks and attack.spec.get("end_to_end", False)),
+        recorded="lto_assembler_option" not in attack.spec,  # its compiler IR is this machine's gcc's, made anew
     )
 
 
-def grade(attack: Attack, folder, device, static_checks: bool = True) -> dict:
-    """The attack graded as a submission (in-process), its lab's entry of the run's JSON."""
-    session = start(request(attack, folder, device))
-    context = session.build()
-    context.static_checks = static_checks
-    labs = report.run_dict(session.grade(), session.facts())["labs"]
-    return next(lab for lab in labs if lab["variant"] == "student")
+def grade(attack: Attack, tree, folder, device, record_property, whole: bool, static_checks: bool = True) -> dict:
+    """The attack's grade as a class would get it, its lab's entry of the run's JSON: judged from its recorded
+    evidence, or graded end to end in the tests' build folder."""
+    judged = judge_case(case(attack, whole, static_checks), tree.directory, folder, device)
+    record_property("evidence", judged.how)
+    return judged.student
 
 
-def built(attack: Attack, folder, device) -> Path:
+def built(attack: Attack, tree, folder, device) -> Path:
     """The attack's programs built as its grade builds them with the static checks off, in the same order, and
     nothing run: whether the build fails is for its grade to tell. Its test program."""
-    session = start(request(attack, folder, device))
+    submission = attack.write_submission(folder / "submission")
+    request = GradeRequest(
+        labs=[attack.lab], submission=submission, build_dir=tree.directory, seed=SEED, work_dir=folder / "work",
+        variants=("solution", "student") if attack.spec.get("solution_first") else ("student",),
+    )  # fmt: skip
+    session = start(request)
     context = session.build()
     context.static_checks = False
     lab = context.config.lab(attack.lab)
@@ -146,8 +158,10 @@ def test_every_attack_is_of_a_family_and_builds_from_the_solution():
 
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a.name)
-def test_graded_as_a_class_would_be_the_first_defence_fails_it(attack, device, tmp_path):
-    lab = grade(attack, tmp_path, device)
+def test_graded_as_a_class_would_be_the_first_defence_fails_it(
+    attack, device, built_tree, whole_grades, tmp_path, record_property
+):
+    lab = grade(attack, built_tree, tmp_path, device, record_property, whole_grades)
     # emulator_*: what only the CPU emulator's build shows, where it grades (no GPU)
     failing = expectations(attack, "fail", "gpu_fail" if device.present else "emulator_fail")
     for pattern in failing:
@@ -167,16 +181,20 @@ def test_graded_as_a_class_would_be_the_first_defence_fails_it(attack, device, t
 
 
 UNGUARDED = [
-    a for a in ATTACKS if any(key.startswith(("unguarded_", "gpu_unguarded_", "emulator_unguarded_")) for key in a.spec)
+    pytest.param(a, marks=[pytest.mark.slow] if observed_on_the_host(a) else [], id=a.name)
+    for a in ATTACKS
+    if any(key.startswith(("unguarded_", "gpu_unguarded_", "emulator_unguarded_")) for key in a.spec)
 ]
 
 
-@pytest.mark.parametrize("attack", UNGUARDED, ids=lambda a: a.name)
-def test_with_the_static_checks_off_the_next_defence_holds(attack, device, victims, tmp_path):
+@pytest.mark.parametrize("attack", UNGUARDED)
+def test_with_the_static_checks_off_the_next_defence_holds(
+    attack, device, victims, built_tree, whole_grades, tmp_path, record_property
+):
     spec = attack.spec
     listener = Listener(spec["unguarded_port"]) if "unguarded_port" in spec else None
     memory_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    lab = grade(attack, tmp_path, device, static_checks=False)
+    lab = grade(attack, built_tree, tmp_path, device, record_property, whole_grades, static_checks=False)
     memory_grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - memory_before) / 1024
     time.sleep(spec.get("unguarded_linger_s", 0))
     unguarded_fail = ["gpu_unguarded_fail"] if device.present else ["emulator_unguarded_fail"]
@@ -205,9 +223,7 @@ def compiled_alone(attack: Attack, folder) -> Path:
     source.write_text(attack.kernel())
     include = ["-I", str(REPO_ROOT / "common"), "-I", str(REPO_ROOT / "tests" / attack.lab)]
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    subprocess.run(
-        [nvcc, "-c", *include, str(source), "-o", str(folder / "attack.o")], cwd=BUILDS / attack.lab, check=True
-    )
+    subprocess.run([nvcc, "-c", *include, str(source), "-o", str(folder / "attack.o")], cwd=folder, check=True)
     return folder / "attack.o"
 
 
@@ -224,12 +240,13 @@ CONTROLLED = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", CONTROLLED, ids=lambda a: a.name)
-def test_without_any_defence_the_attack_works(attack, device, victims, tmp_path):
+def test_without_any_defence_the_attack_works(attack, device, victims, built_tree, tmp_path):
     """The attack's own test program, run directly (no sandbox, no confinement, no checker): the harm it is
     written to do happens, so the tests above can fail."""
     spec = attack.spec
-    program = built(attack, tmp_path, device)  # what a grade of it does is checked above
+    program = built(attack, built_tree, tmp_path, device)  # what a grade of it does is checked above
     if spec.get("control_embeds"):
         assert embedded_bytes(attack, tmp_path) > 0, "compiled outside the sandbox, it should embed the library"
         return

@@ -5,6 +5,7 @@ correctness suites take."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import time
@@ -14,19 +15,21 @@ import pytest
 
 from grader.core.config import REPO_ROOT, MechanismCheck, load_config
 from grader.core.model import Category, Status
+from grader.core.recorded import RecordedLab
 from grader.execution import proc
+from grader.execution.gpu import Gpu
 from grader.grading.checks import counter_check, sanitizer_check
 from grader.grading.judge import EMULATED
 from grader.grading.sizes import lab_sizes
-from grader.reporting.score import verdict
+from grader.reporting.report import shipped_skeletons
 from grader.steps import build, profile, sanitize, suite
 from grader.steps.build_tree import BuildTree
 from grader.steps.student_steps import StudentWork
-from grader.tests.fixture_kernels import write_labs, write_measured_labs
+from grader.tests.fixture_kernels import write_measured_labs
+from grader.tests.support.cases import Case, judge_case, recorded_lab
 from grader.tests.support.grading import (
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded,
     built_programs,
-    graded_without_a_gpu,
     student_work,
 )
 
@@ -50,18 +53,6 @@ def write_64_kb_past_the_output() -> tuple[str, int]:
     planted = "    if (i == n - 1) c[n + 64 * 1024 / sizeof(float)] = 0.0f;  // planted: 64 KB past the end of c\n"
     text = solution.replace(old, old + planted)
     return text, text[: text.index(planted)].count("\n") + 1
-
-
-@pytest.fixture(scope="session")
-def own_kernels(tmp_path_factory) -> StudentWork:
-    """A build of the skeletons with this file's own kernels in place of theirs: Lab 1 writing 64 KB past its
-    output, Lab 2 with cooperative groups."""
-    kernels = {
-        "01_vector_add": write_64_kb_past_the_output()[0],
-        "02_dot_product": (OWN_KERNELS / "02_dot_product_cooperative_groups.cu").read_text(),
-    }
-    root = tmp_path_factory.mktemp("own")
-    return student_work(write_labs(root / "labs", kernels), root / "steps")
 
 
 def built(tree: BuildTree, config, lab: str, variant: str, kind: str, work: StudentWork | None = None) -> Path:
@@ -181,36 +172,55 @@ def test_racecheck_tracks_bytes_as_compute_sanitizer_does(selftest, config):
 # ---- every lab, graded on the emulator ----
 
 
+SEED = 20261123  # fixed, so that a case's recorded evidence is what a grade of it makes now
+GRADED_HERE = Gpu(False, reason="graded on the CPU emulator")
+
+
+def graded_case(
+    emulator, suite: str, name: str, lab: str, kernel: bytes, whole: bool, folder, record_property
+) -> RecordedLab:
+    """A kernel.cu graded on the emulator as a submission: end to end (`whole`), or judged from its recorded
+    evidence where what made it has not changed."""
+    case = Case(suite, name, lab, kernel, SEED, end_to_end=whole)
+    judged = judge_case(case, emulator.directory, folder, GRADED_HERE)
+    record_property("evidence", judged.how)
+    return recorded_lab(judged.student)
+
+
 @pytest.mark.needs_solutions
-@pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
-def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_speed_is_graded(emulator, config, lab):
-    grade = graded_without_a_gpu(emulator, config, lab, "solution")
+def test_every_solution_passes_its_tests_and_mechanisms_on_the_emulator_and_no_speed_is_graded(
+    emulator, config, whole_grades, lab, tmp_path, record_property
+):
+    """Every solution, graded as a submission: end to end in the slow tier, from its evidence in every other run."""
+    solution = (REPO_ROOT / "solutions" / lab / "kernel.cu").read_bytes()
+    grade = graded_case(emulator, "solutions", lab, lab, solution, whole_grades, tmp_path, record_property)
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, lab)
 
 
 @pytest.mark.needs_solutions
-@pytest.mark.slow
-def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mechanism(own_kernels, emulator, config):
+def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mechanism(
+    emulator, config, whole_grades, tmp_path, record_property
+):
     # block.sync() and cg::sync(block) between the steps of the tree, cg::reduce over tiles of 32 and
     # shuffles over a tile of 8, one atomicAdd per block: racecheck must see the syncs as the barriers they are.
-    grade = graded_without_a_gpu(emulator, config, "02_dot_product", "student", own_kernels)
+    kernel = (OWN_KERNELS / "02_dot_product_cooperative_groups.cu").read_bytes()
+    grade = graded_case(
+        emulator, "kernels", "02_cooperative_groups", "02_dot_product", kernel, whole_grades, tmp_path, record_property
+    )
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded(grade, config, "02_dot_product")
     stretch = [c for c in grade.checks if c.category is Category.STRETCH]  # tiles of 32 and 8, cg::reduce
     assert stretch and all(c.status is Status.PASSED for c in stretch), [(c.name, c.status.value) for c in stretch]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("lab", LABS)
-def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
-    import hashlib
-
-    from grader.reporting.report import shipped_skeletons
-
+def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, whole_grades, lab, tmp_path, record_property):
+    """Every skeleton as shipped, graded as a submission: end to end in the slow tier, from its evidence in every
+    other run."""
     skeleton = (REPO_ROOT / "labs" / lab / "kernel.cu").read_bytes()
     if hashlib.sha256(skeleton).hexdigest() != shipped_skeletons().get(lab):
         pytest.skip(f"labs/{lab}/kernel.cu is no longer the skeleton")
-    grade = graded_without_a_gpu(emulator, config, lab, "student")
+    grade = graded_case(emulator, "skeletons", lab, lab, skeleton, whole_grades, tmp_path, record_property)
     failed = [c for c in grade.checks if c.category is Category.CORRECTNESS and c.status is Status.FAILED]
     if b"CML_TODO(" not in skeleton:
         # A skeleton that computes the right answer as shipped (Lab 8's window in local memory): its lesson is
@@ -218,18 +228,26 @@ def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, lab):
         failed = [c for c in grade.checks if c.category is Category.MECHANISM and c.status is Status.FAILED]
     assert failed, [(c.name, c.status.value) for c in grade.checks]
     assert all(EMULATED in c.detail for c in failed if c.category is Category.CORRECTNESS)
-    assert verdict(grade) == "failed"
+    assert grade.verdict == "failed"
 
 
 @pytest.mark.needs_solutions
-@pytest.mark.slow
 def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail_as_on_a_gpu(
-    own_kernels, emulator, config
+    emulator, config, whole_grades, tmp_path, record_property
 ):
     # It used to land in the test program's own memory, past the 4 KB red zone: the suite hung ("timed out")
     # and memcheck never reported. Now memcheck names the line, and without it the launch fails.
-    _, line = write_64_kb_past_the_output()
-    grade = graded_without_a_gpu(emulator, config, "01_vector_add", "student", own_kernels)
+    kernel, line = write_64_kb_past_the_output()
+    grade = graded_case(
+        emulator,
+        "kernels",
+        "01_writes_64_kb_past",
+        "01_vector_add",
+        kernel.encode(),
+        whole_grades,
+        tmp_path,
+        record_property,
+    )
     (memcheck,) = [c for c in grade.checks if c.name.startswith("memcheck")]
     assert memcheck.status is Status.FAILED, memcheck.detail
     assert "Invalid __global__ write of size 4 bytes" in memcheck.detail and f"kernel.cu:{line}" in memcheck.detail
@@ -237,7 +255,7 @@ def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail
     assert correctness and all(c.status is not Status.NOT_RUN and "timed out" not in c.detail for c in correctness)
     failed = [c for c in correctness if c.status is Status.FAILED]
     assert failed and all("cudaErrorIllegalAddress" in c.detail for c in failed), [c.detail for c in correctness]
-    assert verdict(grade) == "failed"
+    assert grade.verdict == "failed"
 
 
 # ---- racecheck: the planted races, and the fixed kernels ----

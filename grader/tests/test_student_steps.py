@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from grader.reporting import report
 from grader.steps import build, student_steps
 from grader.steps.integrity import sections
 from grader.tests.attacks import lto
+from grader.tests.support.grading import student_work
 
 LABS = sorted(p.name for p in (REPO_ROOT / "labs").iterdir() if p.is_dir())
 needs_sandbox = pytest.mark.skipif(bool(sandbox.unavailable()), reason=f"no sandbox here: {sandbox.unavailable()}")
@@ -123,3 +125,43 @@ def test_every_solution_object_holds_only_sections_a_kernel_may(lab, config, emu
     native = next((emulator.directory / f"lib{lab}_solution_kernel.a.p").glob("*.o"))
     for obj in (native, emulator.directory / f"{lab}_solution_emu.o"):
         assert sections.problems(obj) == [], obj.name
+
+
+def compile_cache() -> Path | None:
+    """Where this machine's ccache keeps the grader's own compiles; None without ccache."""
+    if shutil.which("ccache") is None:
+        return None
+    said = run(["ccache", "--get-config", "cache_dir"])
+    return Path(said.stdout.strip()) if said.returncode == 0 and said.stdout.strip() else None
+
+
+@pytest.mark.skipif(compile_cache() is None, reason="no ccache here: the grader's own compiles are not cached")
+def test_a_student_s_compile_never_goes_through_the_compile_cache(emulator, tmp_path):
+    """The build folder's own compile of a kernel.cu goes through ccache (Meson puts it in front of nvcc); the
+    student's compile, made from that same command, does not, and nor does the emulator's of it."""
+    lab = "01_vector_add"
+    template = emulator.kernel_compile(lab, "student")
+    if Path(template.command[0]).name != "ccache":
+        pytest.skip(f"{emulator.directory} was set up before ccache was installed: Meson put nothing in front of nvcc")
+    work = student_work(REPO_ROOT / "labs", tmp_path)
+    nvcc = work.steps(emulator, lab).nvcc_compile()
+    emulated = work.steps(emulator, lab, emulated=True).emulator_compile()
+    assert all("ccache" not in part for command in [nvcc, *emulated] for part in command)
+
+
+@needs_sandbox
+@pytest.mark.skipif(compile_cache() is None, reason="no ccache here: the grader's own compiles are not cached")
+def test_an_attack_run_inside_a_student_s_step_cannot_poison_the_compile_cache(emulator, tmp_path):
+    """Code that a submission gets to run inside one of its steps (a compiler's bug, a plugin that got past the
+    checks) tries to plant an entry in the cache every grade's harness is compiled through: the step sees no
+    such folder, and writes nothing there."""
+    cache = compile_cache()
+    assert cache is not None
+    cache.mkdir(parents=True, exist_ok=True)
+    planted = [cache / "0" / "0" / "cml-poisoned", cache / "cml-poisoned"]
+    steps = student_work(REPO_ROOT / "labs", tmp_path).steps(emulator, "01_vector_add")
+    out = steps.new_step_folder("compile")
+    script = "; ".join(f"mkdir -p {path.parent}; echo poison > {path}" for path in planted)
+    ran = steps.run_step(["sh", "-c", f"{script}; ls {cache}"], out, steps.compile_reads(), 60)
+    assert not any(path.exists() for path in planted), ran.stderr
+    assert "No such file or directory" in ran.stderr or "Read-only file system" in ran.stderr, ran.stderr
