@@ -22,6 +22,9 @@ from grader.steps import build
 from grader.steps.integrity import code, elf, emulator, includes, sections, symbols
 
 MAX_SHOWN = 8  # problems listed; the rest are counted
+# Bytes of the compiler's list of the files a student's compile read: a lab's is about 13 kB. Each file is resolved
+# in the grader's own process (seconds for this many bytes of one-letter names), so a longer list is refused unread.
+DEPENDENCIES_LIMIT = 256 << 10
 
 
 @dataclass(frozen=True)
@@ -103,13 +106,14 @@ def check_build(
     def preprocess(view: str) -> str:
         return tree.student(lab).preprocess(view) if sandboxed else build.preprocess(tree, step, view)
 
-    if compiled and sandboxed:
+    if sandboxed:
         depfile = tree.student(lab).object.with_name("kernel.o.d")
-        read = build.read_depfile(depfile.read_text(errors="replace") if depfile.is_file() else "", tree.directory)
-    elif compiled:
-        read = build.dependencies(tree, step)
+        listed = (read_bounded(depfile) if depfile.is_file() else "") if compiled else preprocess("dependencies")
+        if listed is None or len(listed) > DEPENDENCIES_LIMIT:
+            return f"the compile read more files than a lab's kernel.cu can: their list is over {DEPENDENCIES_LIMIT:,} bytes"
+        read = build.read_depfile(listed, tree.directory)
     else:
-        read = build.read_depfile(preprocess("dependencies"), tree.directory)
+        read = build.dependencies(tree, step)
     rules = includes.Rules(interface.headers, search_roots(tree.tool_path()))
     problems = check_includes(read, step.source, rules, preprocess, tree.directory)
     if compiled and sandboxed:
@@ -118,8 +122,22 @@ def check_build(
             return summary(problems + refused)  # what the object's own code would do is moot: it never links
     if compiled:
         harness = harness_definitions(tree.harness_libraries(lab))
-        problems += check_object(tree.kernel_library(lab, variant), interface, harness, lab_calls)
+        try:
+            problems += check_object(tree.kernel_library(lab, variant), interface, harness, lab_calls)
+        except elf.ObjectTooLarge as error:
+            problems.append(too_large(error))
     return summary(problems)
+
+
+def read_bounded(path: Path, limit: int = DEPENDENCIES_LIMIT) -> str | None:
+    """A file's text; None where it has more than `limit` bytes, which are left unread."""
+    with path.open("rb") as file:
+        data = file.read(limit + 1)
+    return None if len(data) > limit else data.decode(errors="replace")
+
+
+def too_large(error: elf.ObjectTooLarge) -> str:
+    return f"the compiled kernel.cu is too large to judge: {error} (a lab's object is read in well under a second)"
 
 
 def check_emulator_build(tree: build.BuildTree, lab: str, variant: str, lab_calls: frozenset[str] = frozenset()) -> str:
@@ -134,8 +152,11 @@ def check_emulator_build(tree: build.BuildTree, lab: str, variant: str, lab_call
     interface = interface_of(
         tree.directory / interface_step.output, build.dependencies(tree, interface_step), REPO_ROOT / "tests" / lab
     )
-    # What the nvcc object defines passed check_build already (a kernel outside an anonymous namespace, say).
-    allowed = interface.symbols | frozenset(elf.read_object(tree.kernel_library(lab, variant)).defined_globals())
-    obj = emulator.without_the_emulators_own(elf.read_object(path), harness_definitions([runtime]))
-    harness = harness_definitions([*tree.harness_libraries(lab), runtime])
-    return summary(emulator.problems(path) + object_problems(obj, allowed, harness, lab_calls))
+    try:
+        # What the nvcc object defines passed check_build already (a kernel outside an anonymous namespace, say).
+        allowed = interface.symbols | frozenset(elf.read_object(tree.kernel_library(lab, variant)).defined_globals())
+        obj = emulator.without_the_emulators_own(elf.read_object(path), harness_definitions([runtime]))
+        harness = harness_definitions([*tree.harness_libraries(lab), runtime])
+        return summary(emulator.problems(path) + object_problems(obj, allowed, harness, lab_calls))
+    except elf.ObjectTooLarge as error:
+        return too_large(error)
