@@ -14,7 +14,7 @@ import pytest
 
 from grader.execution import proc
 from grader.steps import build, profile, resources, sanitize, sass, suite
-from grader.steps.integrity import DEPENDENCIES_LIMIT, elf, emulator, includes, nvcc
+from grader.steps.integrity import DEPENDENCIES_LIMIT, elf, emulator, includes, nvcc, sections
 from grader.steps.integrity import read_bounded as read_dependency_list
 
 SECONDS = 10
@@ -260,3 +260,13 @@ def test_a_symbols_name_of_digits_is_searched_in_linear_time():
     name = "1" * (elf.OUTPUT_LIMIT // 16) + "x"  # 1 MiB: each start of the run was scanned to its end
     assert not timed(lambda: nvcc.private(name))
     assert nvcc.private("_ZN12_GLOBAL__N__4b1c_9_kernel_cu_5e3a6d2c6kernelEv")
+
+
+def test_readelfs_listing_of_sections_is_read_whole_or_refused(monkeypatch):
+    """Its first and last MiB alone were read: a section between them went unchecked."""
+    program = Path(sys.executable).resolve()  # any ELF file with sections
+    assert not [line for line in sections.problems(program) if "readelf's listing" in line]
+    monkeypatch.setattr(sections, "LISTING_LIMIT", 1024)
+    assert sections.read_sections(program) == [
+        ("(section headers past 1,024 bytes of readelf's listing of them)", "?", "")
+    ]

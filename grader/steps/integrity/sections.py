@@ -69,7 +69,7 @@ def read_sections(path: Path) -> list[tuple[str, str, str]]:
     # Kept whole, never its ends alone: a section left unread in the middle would be a section unchecked.
     ran = proc.run(command, 60, output_limit=LISTING_LIMIT, kept=LISTING_LIMIT)
     if ran.printed_too_much:
-        return [(f"(more section headers than {LISTING_LIMIT >> 20} MiB of readelf's listing)", "?", "")]
+        return [(f"(section headers past {LISTING_LIMIT:,} bytes of readelf's listing of them)", "?", "")]
     if not ran.ok:
         return [("(unreadable: not an ELF object?)", "?", "")]
     headers: list[tuple[str, str, str]] = []
