@@ -23,6 +23,7 @@ from typing import TypeVar
 from grader.core.config import REPO_ROOT
 from grader.grading import tarball
 from grader.grading.source_names import names_in, without_comments
+from grader.reporting.terminal import one_line  # a refusal is one paragraph: no name of the student's starts a line
 
 KERNEL = "kernel.cu"
 MAX_KERNEL_BYTES = 1 << 20  # a kernel.cu is a few kB; anything this large is not one
@@ -120,7 +121,7 @@ def _place_loose(sub: Submission, labs: list[str]) -> None:
             sub.kernels[lab], sub.used[lab] = source, f"{name} (outside a lab folder: {lab}'s by what it defines)"
     if unmatched and not sub.kernels:
         raise SubmissionError(
-            f"{', '.join(unmatched)}: outside a lab folder, and it defines no lab's functions, so it cannot be "
+            f"{', '.join(map(one_line, unmatched))}: outside a lab folder, and it defines no lab's functions, so it cannot be "
             f"told which lab it is for. {LAYOUT[0].upper()}{LAYOUT[1:]}."
         )
     sub.ignored.extend(f"{name} (outside a lab folder and matching no lab's functions: {LAYOUT})" for name in unmatched)

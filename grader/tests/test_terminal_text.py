@@ -19,6 +19,7 @@ from rich.text import Text
 
 from grader.core.model import Category, Check, LabGrade, Status
 from grader.execution import proc
+from grader.grading.submission import SubmissionError, read_submission
 from grader.reporting import report
 from grader.reporting.terminal import Terminal, one_line, visible
 from grader.steps import build
@@ -154,3 +155,12 @@ def test_visible_is_one_pass_over_any_text_and_idempotent():
     assert visible(shown) == shown and one_line(one_line(text)) == one_line(text)
     assert "\n" in shown and "\n" not in one_line(text)
     assert visible("tab\tand é, ü, 中文, emoji 🎉") == "tab\tand é, ü, 中文, emoji 🎉"
+
+
+def test_a_refused_submissions_reason_keeps_each_name_on_its_line(tmp_path):
+    folder = tmp_path / "submission" / f"x\n{FORGED}\n"
+    folder.mkdir(parents=True)
+    (folder / "kernel.cu").write_text("int nothing;\n")
+    with pytest.raises(SubmissionError) as refused:
+        read_submission(tmp_path / "submission", ["01_vector_add"])
+    assert "\n" not in str(refused.value) and f"x\\n{FORGED}" in str(refused.value)
