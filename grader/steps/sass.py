@@ -29,9 +29,9 @@ MAX_INSTRUCTIONS = 200_000  # a lab's kernel.cu compiles to a few thousand at mo
 LISTING_LIMIT = resources.OUTPUT_LIMIT * 16  # bytes of cuobjdump -sass's listing read: 200,000 instructions' worth
 MAX_LINE_CHARS = 64 << 10  # an instruction's line is under 200 characters, a template kernel's name a few thousand
 NAME_LIMIT = resources.NAME_LIMIT
-# Registers as bits of one integer: R0 to R254 (R255 is RZ, no register) from bit 0, the uniform UR0 to UR62 (UR63
-# is URZ) from bit 512, far enough that a wide value at R254 reaches no uniform register.
-BANKS = {"R": (0, 255), "UR": (512, 63)}  # a bank's first bit, and how many registers it has
+# Registers as bits of one integer: R0 to R255 from bit 0, the uniform UR0 to UR255 from bit 512, more than any GPU
+# has (the listing writes the zero registers as RZ and URZ), so that a wide value at R255 reaches no uniform one.
+BANKS = {"R": (0, 256), "UR": (512, 256)}  # a bank's first bit, and how many registers it has
 
 FUNCTION = re.compile(r"^\s*+Function : (?P<name>\S++)\s*+$")
 INSTRUCTION = re.compile(
