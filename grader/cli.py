@@ -14,7 +14,6 @@ import time
 import traceback
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress, TextColumn
 from rich.status import Status
@@ -35,6 +34,7 @@ from grader.platforms import classroom, edition, gradescope
 from grader.reporting import report
 from grader.reporting.export import write_exports
 from grader.reporting.score import verdict
+from grader.reporting.terminal import Terminal
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -375,7 +375,7 @@ class LabSteps:
             self.status.update("\n".join(f"{which}: {now}" for which, now in self.steps.items()))
 
 
-def command_grade(args, console: Console) -> int:
+def command_grade(args, console: Terminal) -> int:
     if (args.solutions or args.compare) and not edition.has_solutions():
         raise UsageError(f"{edition.NO_SOLUTIONS}: --solutions and --compare cannot be graded here")
     session = start(grade_request(args))
@@ -415,7 +415,7 @@ def command_grade(args, console: Console) -> int:
     return Exit.FAILED if failed else Exit.INCOMPLETE if "incomplete" in verdicts else Exit.PASSED
 
 
-def command_calibrate(args, console: Console) -> int:
+def command_calibrate(args, console: Terminal) -> int:
     if args.rewrite:
         console.print(f"Wrote {rewrite(load_config(), args.measurements, args.output)} from {args.measurements}")
         return Exit.PASSED
@@ -457,7 +457,7 @@ def command_calibrate(args, console: Console) -> int:
     return Exit.PASSED
 
 
-def command_edition(args, console: Console) -> int:
+def command_edition(args, console: Terminal) -> int:
     try:
         written = edition.write_student_edition(args.out, make_git=args.git)
     except ValueError as error:
@@ -485,7 +485,7 @@ def command_edition(args, console: Console) -> int:
     return Exit.PASSED
 
 
-def command_list(args, console: Console) -> int:
+def command_list(args, console: Terminal) -> int:
     for lab in load_config().labs:
         console.print(f"{lab.number}  {lab.name:<24} {lab.title}")
     return Exit.PASSED
@@ -514,7 +514,7 @@ def require_sandbox(args) -> None:
         )
 
 
-def plan_batch(args, console: Console):
+def plan_batch(args, console: Terminal):
     require_sandbox(args)
     config = load_config()
     tasks, unreadable = batch.write_plan(args.submissions, select_labs(config, args.lab or []), config, args.out)
@@ -539,7 +539,7 @@ def class_options(args) -> list[str]:
     return options
 
 
-def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_prefix: str = "w") -> int:
+def run_batch(args, console: Terminal, config, tasks: list, gpus: list, worker_prefix: str = "w") -> int:
     todo = [t for t in tasks if not batch.already_graded(args.out, t)]
     submissions, processes = len(batch.by_submission(tasks)), len(batch.by_submission(todo))
     console.print(
@@ -563,7 +563,7 @@ def run_batch(args, console: Console, config, tasks: list, gpus: list, worker_pr
     return Exit.INTERNAL if run.failures else Exit.PASSED
 
 
-def print_shares(console: Console, run, written) -> None:
+def print_shares(console: Terminal, run, written) -> None:
     """The batch's wall time and each worker's share of it: what an instructor plans the next class with."""
     for share in run.workers:
         device = f"GPU {share.gpu}" if share.gpu is not None else "no GPU set"
@@ -577,7 +577,7 @@ def print_shares(console: Console, run, written) -> None:
         console.print(f"Wall time {run.wall_s:.0f} s; each worker's share in {escape(str(written))}")
 
 
-def command_batch(args, console: Console) -> int:
+def command_batch(args, console: Terminal) -> int:
     config, tasks = plan_batch(args, console)
     if args.student:
         try:
@@ -589,7 +589,7 @@ def command_batch(args, console: Console) -> int:
     return status or collected
 
 
-def command_batch_task(args, console: Console) -> int:
+def command_batch_task(args, console: Terminal) -> int:
     try:
         index, count = slurm.array_share()
     except RuntimeError as error:
@@ -601,7 +601,7 @@ def command_batch_task(args, console: Console) -> int:
     return run_batch(args, console, config, share, [None], worker_prefix=f"slurm-task{index}-")
 
 
-def command_slurm(args, console: Console) -> int:
+def command_slurm(args, console: Terminal) -> int:
     plan_batch(args, console)
     labs = [arg for lab in args.lab or [] for arg in ("--lab", lab)]
     cpus, why = slurm.choose_cpus(args.cpus, args.sbatch)
@@ -625,7 +625,7 @@ def command_slurm(args, console: Console) -> int:
     return Exit.PASSED
 
 
-def command_collect(args, console: Console, config=None) -> int:
+def command_collect(args, console: Terminal, config=None) -> int:
     plan = batch.read_plan(args.out)
     if plan is None:
         raise UsageError(f"{args.out} holds no batch (no plan.json): run ./cml batch or ./cml slurm first")
@@ -684,8 +684,8 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "no_sandbox", False):
         os.environ[sandbox.NO_SANDBOX] = "1"  # for this process and every grader process a batch starts
     # 100 columns in logs and CI, where there is no terminal to measure: what a person reads there too.
-    console = Console(width=None if sys.stdout.isatty() else 100)
-    errors = Console(stderr=True, width=None if sys.stderr.isatty() else 100)
+    console = Terminal(width=None if sys.stdout.isatty() else 100)
+    errors = Terminal(stderr=True, width=None if sys.stderr.isatty() else 100)
     try:
         return COMMANDS[args.command](args, console)
     except UsageError as error:

@@ -137,22 +137,27 @@ def run(
     env: dict | None = None,
     paused: Callable[[], float] = lambda: 0.0,
     output_limit: int | None = None,
+    kept: int = OUTPUT_KEPT,
+    stdin: Path | None = None,
 ) -> Outcome:
     """Runs `command`; on timeout kills its whole process group, so a hung GPU program goes too. `paused()`: the
     seconds so far that the program spent waiting on the grader (its turn on the GPU), not counted. With
-    `output_limit`, a program that prints more bytes than that is killed the same way, as soon as it has."""
+    `output_limit`, a program that prints more bytes than that is killed the same way, as soon as it has. `kept`:
+    the bytes kept at each end of each stream; a tool whose whole output is parsed keeps its output_limit, so
+    that nothing of what it printed is dropped unsaid. `stdin`: a file it reads as its input (else none)."""
     limit = time_limit(timeout_s)
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    with stdin.open("rb") if stdin else contextlib.nullcontext(subprocess.DEVNULL) as given:
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+            stdin=given,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     flood = OutputLimit(process, output_limit)
-    readers = [BoundedReader(process.stdout, read=flood.count), BoundedReader(process.stderr, read=flood.count)]
+    readers = [BoundedReader(pipe, kept, flood.count) for pipe in (process.stdout, process.stderr)]
     for reader in readers:
         reader.start()
     started = time.monotonic()

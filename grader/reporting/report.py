@@ -2,7 +2,10 @@
 
 Every text of a run is printed as text, never as rich markup: details, hints, paths and notes hold what the
 student wrote (a compile error's line, a TODO, a submission's folder name), and a stray "[/x]" in markup ends
-the report with an error.
+the report with an error. It is printed on a Terminal (grader/reporting/terminal.py), the one place where every
+control character of it is made visible, and a name (a path, a file, a kernel, a note, a hint) is kept on one line
+(one_line), so that nothing a student wrote can start a line of the report's, such as its score. The JSON keeps
+each text as it was: it is data, for what reads it to show safely.
 
 A lab's table shows its failures first, in the order of their causes (a build error, then a sanitizer's finding,
 then the wrong results it explains), so that the first failed row a student reads is the one to mend. Hints,
@@ -19,7 +22,6 @@ import re
 from enum import Enum
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -27,6 +29,7 @@ from rich.text import Text
 from grader.core.config import REPO_ROOT, Target
 from grader.core.model import NOT_SUBMITTED, Category, Check, LabGrade, Status
 from grader.reporting.score import verdict
+from grader.reporting.terminal import Terminal, one_line
 from grader.steps import resources
 from grader.steps.sanitize import SANITIZERS
 
@@ -96,15 +99,15 @@ def lab_notes(grade: LabGrade) -> list[Text]:
         hint, commands = split_hint(check.hint)
         hints.update(dict.fromkeys([hint] if hint else []))
         replays.update(dict.fromkeys(commands))
-    lines = [Text(f"at {place}") for place in places]
-    lines += [Text(f"hint: {hint}", style="cyan") for hint in hints]
+    lines = [Text(f"at {one_line(place)}") for place in places]
+    lines += [Text(f"hint: {one_line(hint)}", style="cyan") for hint in hints]
     if replays:
         lines.append(Text("run a failed case again on the same inputs:"))
-        lines += [Text(f"  {command}") for command in replays]
+        lines += [Text(f"  {one_line(command)}") for command in replays]
     return lines
 
 
-def print_notes(console: Console, grade: LabGrade) -> None:
+def print_notes(console: Terminal, grade: LabGrade) -> None:
     # soft_wrap: never broken by rich at any width; the terminal wraps a long line without cutting the text.
     for line in lab_notes(grade):
         console.print(line, soft_wrap=True, highlight=False)
@@ -119,14 +122,14 @@ def resource_lines(grade: LabGrade) -> list[str]:
     return ["the compiler's resources, per kernel:", *(f"  {line}" for line in resources.summary(report))]
 
 
-def print_resources(console: Console, grade: LabGrade) -> None:
+def print_resources(console: Terminal, grade: LabGrade) -> None:
     """Wrapped at the terminal's width, unlike a replay command: a kernel's name can be long, and no one copies it."""
     for line in resource_lines(grade):
-        console.print(escape(line), highlight=False, style="dim")
+        console.print(escape(one_line(line)), highlight=False, style="dim")
 
 
 def lab_table(grade: LabGrade) -> Table:
-    title = escape(f"Lab {grade.lab} · {grade.title} · {grade.variant}: {grade.kernel_path}")
+    title = escape(one_line(f"Lab {grade.lab} · {grade.title} · {grade.variant}: {grade.kernel_path}"))
     table = Table(title=title, title_justify="left", show_lines=False, expand=True)
     table.add_column("check", ratio=3)
     table.add_column("category")
@@ -134,7 +137,7 @@ def lab_table(grade: LabGrade) -> Table:
     table.add_column("detail", ratio=5, overflow="fold")
     for check in ordered(grade.checks):
         table.add_row(
-            escape(check.name), check.category.value, _styled(check.status), _detail(check), end_section=False
+            escape(one_line(check.name)), check.category.value, _styled(check.status), _detail(check), end_section=False
         )
     table.caption = f"{_styled(verdict(grade))} · {grade.points:.1f} / {grade.max_points:.0f} points" + (
         f" · {grade.ungraded_points:.1f} not graded here" if grade.ungraded_points else ""
@@ -145,7 +148,7 @@ def lab_table(grade: LabGrade) -> Table:
 
 def compare_table(yours: LabGrade, solution: LabGrade) -> Table:
     """One lab, your kernel beside the reference solution's: each check's result in two columns."""
-    title = escape(f"Lab {yours.lab} · {yours.title}: {yours.kernel_path}, beside the reference solution")
+    title = escape(one_line(f"Lab {yours.lab} · {yours.title}: {yours.kernel_path}, beside the reference solution"))
     table = Table(title=title, title_justify="left", expand=True)
     table.add_column("check", ratio=3)
     table.add_column("yours", no_wrap=True)
@@ -155,7 +158,7 @@ def compare_table(yours: LabGrade, solution: LabGrade) -> Table:
     for check in ordered(yours.checks):
         other = theirs.get(check.name)
         table.add_row(
-            escape(check.name), _styled(check.status), _styled(other.status) if other else "-", _detail(check)
+            escape(one_line(check.name)), _styled(check.status), _styled(other.status) if other else "-", _detail(check)
         )
     table.caption = (
         f"yours: {_styled(verdict(yours))} · {yours.points:.1f} / {yours.max_points:.0f} points;  "
@@ -200,8 +203,8 @@ def summary_table(grades: list[LabGrade], target: Target | None) -> Table:
         table.add_column(column)
     for grade in grades:
         table.add_row(
-            escape(grade.lab),
-            escape(grade.variant),
+            escape(one_line(grade.lab)),
+            escape(one_line(grade.variant)),
             _styled(verdict(grade)),
             f"{grade.points:.1f} / {grade.max_points:.0f}",
             *_bench_cells(grade, target),
@@ -234,7 +237,7 @@ def lab_option(lab: str) -> str:
     return (number.lstrip("0") or number) if number.isdigit() else lab
 
 
-def print_report(console: Console, grades: list[LabGrade], target: Target | None, notes: list[str]) -> None:
+def print_report(console: Terminal, grades: list[LabGrade], target: Target | None, notes: list[str]) -> None:
     """A table per lab (with --compare, yours beside the solution's), the summary, and the score of each variant
     graded: a student's and a solution's points are never added together. A lab still the skeleton as shipped
     gets one line instead of its table in a run of several labs, which then ends by pointing to one lab: that
@@ -247,7 +250,7 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
     for grade in grades:
         if grade in fresh:
             line = f"Lab {grade.lab} · {grade.title}: the skeleton as shipped, untouched ({grade.kernel_path}): {grade.points:.1f} / {grade.max_points:.0f}"
-            console.print(escape(line), soft_wrap=True)
+            console.print(escape(one_line(line)), soft_wrap=True)
             continue
         if compared and grade.variant == "student" and grade.lab in solutions:
             table = compare_table(grade, solutions[grade.lab])
@@ -268,7 +271,7 @@ def print_report(console: Console, grades: list[LabGrade], target: Target | None
         )
         console.print(f"[bold]{label}: {sum(g.points for g in mine):.1f} / {sum(g.max_points for g in mine):.0f}[/]")
     for note in notes:
-        console.print(f"[yellow]{escape(note)}[/]")
+        console.print(f"[yellow]{escape(one_line(note))}[/]")
     if fresh:
         first = lab_option(fresh[0].lab)
         console.print(
@@ -288,13 +291,13 @@ def ignored_lines(ignored: list[str], shown: int = IGNORED_SHOWN) -> list[str]:
     if not ignored:
         return []
     lines = [f"Ignored in the submission ({len(ignored)} file(s); only each lab's kernel.cu is graded):"]
-    lines += [f"  {name}" for name in ignored[:shown]]
+    lines += [f"  {one_line(name)}" for name in ignored[:shown]]
     if len(ignored) > shown:
         lines.append(f"  ... and {len(ignored) - shown} more (all of them in the JSON's files_ignored)")
     return lines
 
 
-def print_ignored(console: Console, ignored: list[str]) -> None:
+def print_ignored(console: Terminal, ignored: list[str]) -> None:
     for line in ignored_lines(ignored):
         console.print(Text(line), soft_wrap=True, highlight=False)  # names are the student's: never markup
 

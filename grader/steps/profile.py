@@ -19,10 +19,12 @@ metrics are a launch's shape (launch__*, which only ncu derives), and any lab wh
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -37,6 +39,7 @@ RECORDER_TOOL = "CUPTI, in the benchmark's timed run"
 ONLY_NCU = "launch__"  # metrics Nsight Compute derives from a launch's shape, which no hardware counter counts
 # Characters Nsight Compute's NVTX filter reads as quantifiers: in a range's name they take a backslash.
 NVTX_QUANTIFIERS = "@,[]/*+"
+PROFILE_LIMIT = 4 << 20  # bytes of the CPU emulator's counters read: a few kB for each kernel a lab launches
 
 
 @dataclass
@@ -78,11 +81,12 @@ def launch_range(kernel_name: str) -> str:
 
 def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
     """Per innermost NVTX range of a launch (its role: launch_range): each metric
-    summed over its launches, and how many launches there were."""
+    summed over its launches, and how many launches there were. The benchmark's own output is on the same stream,
+    so a row the csv module cannot read (a field over its limit of 128 kB) ends the rows read."""
     rows = [line for line in text.splitlines() if line.startswith('"')]
     totals: dict[str, dict[str, float]] = {}
     launches: dict[str, set[str]] = {}
-    for row in csv.DictReader(io.StringIO("\n".join(rows))):
+    for row in csv_rows("\n".join(rows)):
         value = row.get("Metric Value", "").replace(",", "")
         try:
             number = float(value)
@@ -93,6 +97,12 @@ def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
         kernel = totals.setdefault(name, {})
         kernel[row["Metric Name"]] = kernel.get(row["Metric Name"], 0.0) + number
     return {name: (totals[name], len(launches[name])) for name in totals}
+
+
+def csv_rows(text: str) -> Iterator[dict[str, str]]:
+    reader = csv.DictReader(io.StringIO(text))
+    with contextlib.suppress(csv.Error):
+        yield from reader
 
 
 def read_counters(
@@ -128,16 +138,20 @@ def read_counters(
 
 def parse_emulator_json(data: dict, metrics: list[str], role: str, group: str = "") -> tuple[dict[str, float], int]:
     """The metrics of the launches in exactly the NVTX ranges of `role`'s checked launch in `group`, from the
-    emulator's CML_EMU_PROFILE file; a metric the emulator does not count is left out."""
+    emulator's CML_EMU_PROFILE file; a metric the emulator does not count is left out. The file is written in the
+    process that runs the kernel: one not of the emulator's shape gives no counters, which counter_check reports."""
     totals: dict[str, float] = {}
     launches = 0
-    for kernel in data.get("kernels", []):
-        if kernel.get("nvtx_range", "") != nvtx_stack(role, group):
-            continue
-        launches += kernel.get("launches", 0)
-        for name in metrics:
-            if name in kernel.get("metrics", {}):
-                totals[name] = totals.get(name, 0.0) + float(kernel["metrics"][name])
+    try:
+        for kernel in data.get("kernels", []):
+            if kernel.get("nvtx_range", "") != nvtx_stack(role, group):
+                continue
+            launches += int(kernel.get("launches", 0))
+            for name in metrics:
+                if name in kernel.get("metrics", {}):
+                    totals[name] = totals.get(name, 0.0) + float(kernel["metrics"][name])
+    except (AttributeError, TypeError, ValueError):
+        return {}, 0
     return totals, launches
 
 
@@ -151,9 +165,22 @@ def run_emulator_profile(
         program = suite.program_run(bench, scratch, {**(env or {}), "CML_EMU_PROFILE": seen})
         outcome = suite.run_program(program, timeout_s, args=args)
         try:
-            return outcome, json.loads(program.record.read_text()) if outcome.ok else {}
-        except (OSError, ValueError):
+            return outcome, read_profile(program.record) if outcome.ok else {}
+        except (OSError, ValueError, RecursionError):
             return outcome, {}  # a run that died while writing: no counters, which counter_check reports
+
+
+def read_profile(path: Path) -> dict:
+    """The emulator's counters as its run wrote them, which the kernel's process could write over: at most
+    PROFILE_LIMIT bytes, read as JSON, and an object (else ValueError)."""
+    with path.open("rb") as file:
+        text = file.read(PROFILE_LIMIT + 1)
+    if len(text) > PROFILE_LIMIT:
+        raise ValueError(f"the counters' record is over {PROFILE_LIMIT >> 20} MiB")
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("the counters' record is no JSON object")
+    return data
 
 
 def read_emulated_counters(
@@ -233,7 +260,7 @@ def read_recorded(counting: Counting, outcome: proc.Outcome) -> RecordedCounters
             values = [None if value is None else float(value) for value in said["values"]]
             if len(values) != len(counting.metrics):
                 raise ValueError("a value per metric")
-        except (ValueError, KeyError, IndexError, TypeError):
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError):
             failure = failure or f"a line of the recorder's could not be read: {proc.bounded(line, 200)}"
             continue
         if dropped:

@@ -32,8 +32,10 @@ UNREADABLE = "could not read the resource report"
 
 ARCH = re.compile(r"^arch = (?P<arch>sm_\w+)$")
 FUNCTION = re.compile(r"^ Function (?P<name>[^\s:]+):$")
-USAGE = re.compile(r"^  (?:[A-Z]+(?:\[\d+\])?:\d+ ?)+$")
-FIELD = re.compile(r"(?P<key>[A-Z]+)(?:\[(?P<bank>\d+)\])?:(?P<value>\d+)")
+# A usage line: fields of at most 12 digits (Python refuses to convert a number of more than 4,300), every
+# repetition possessive, so that a line of the report's size is read once.
+USAGE = re.compile(r"^  (?:[A-Z]++(?:\[\d{1,4}+\])?:\d{1,12}+ ?)++$")
+FIELD = re.compile(r"(?P<key>[A-Z]+)(?:\[(?P<bank>\d{1,4})\])?:(?P<value>\d{1,12})")
 NEEDED = ("REG", "STACK", "SHARED", "LOCAL")  # a usage line without one of these is not understood
 SHARED_SPILLS = re.compile(r'\.pragma\s+"enable_smem_spilling"')
 
@@ -81,10 +83,11 @@ def read_report(obj: Path, tool: Path | None) -> ResourceReport:
 
 
 def dump(obj: Path, tool: Path, what: str, env: tuple[str, ...] = (), output_limit: int = OUTPUT_LIMIT) -> proc.Outcome:
-    """cuobjdump `what` of the object, in the sandbox, its output bounded; `env`: NAME=VALUE settings for it."""
+    """cuobjdump `what` of the object, in the sandbox, its output bounded and kept whole (a run past the bound is
+    stopped, and read as unreadable); `env`: NAME=VALUE settings for it."""
     command = [*(["env", *env] if env else []), str(tool), what, str(obj)]
     wrapped = sandbox.step_command(command, [obj, tool.resolve().parent], None, Path("/"), limits=sandbox.TOOL_LIMITS)
-    return proc.run(wrapped, TIMEOUT_S, output_limit=output_limit)
+    return proc.run(wrapped, TIMEOUT_S, output_limit=output_limit, kept=output_limit)
 
 
 def said(ran: proc.Outcome, obj: Path) -> str:

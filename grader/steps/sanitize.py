@@ -44,6 +44,9 @@ NOT_MEASURED = "were not measured"  # common/schedule/findings.cpp: faults_not_m
 MEASURED = "SCHEDULE MEASURED"
 IMITATED = "no measurement shown: the program printed a line like the recorder's"
 SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*|SCHEDULE SUMMARY: [^\n]*)")
+# Digits of a summary's count read as a number: the program under test can print a line like the tools', and
+# Python refuses to convert a number of more than 4,300 digits.
+COUNT_DIGITS = 9
 
 
 @dataclass
@@ -142,7 +145,7 @@ def aspect_view(run: SanitizerRun, aspect: str) -> SanitizerRun:
     no finding: it is the aspect's only from the recorder's run, which prints one in every run that reports the
     aspect, and only where the output holds one, since the program's own output may imitate it."""
     output = run.outcome.stdout + "\n" + run.outcome.stderr
-    own = re.compile(rf"SCHEDULE SUMMARY \({re.escape(aspect)}\): (\d+) errors?")
+    own = re.compile(rf"SCHEDULE SUMMARY \({re.escape(aspect)}\): (\d{{1,{COUNT_DIGITS}}}) errors?")
     own_measurement = f"========= {MEASURED} ({aspect}): "
     block: list[str] = []
     summaries: list[tuple[int, list[str]]] = []  # each of the aspect's summary lines: its count, its findings

@@ -8,7 +8,11 @@ load brought in. The read-only path shows as `LDG.E.CONSTANT` (`ld.global.nc`, w
 nvcc picks by itself where it can prove the array is not written). A load whose value nothing reads is dead and
 shows nothing, so only loads whose value is read count as evidence. The order of instructions is taken as written,
 twice round so that a value loaded at the end of a loop and read at its top is seen; the object is the student's
-bytes, read by cuobjdump in the sandbox as the resource report is (grader/steps/resources.py)."""
+bytes, read by cuobjdump in the sandbox as the resource report is (grader/steps/resources.py).
+
+The listing is read in the grader's own process, so its cost is bounded: at most LISTING_LIMIT bytes of it, lines
+of at most MAX_LINE_CHARS and MAX_INSTRUCTIONS instructions, every pattern anchored and possessive, and each
+kernel's code walked a fixed number of times, its registers as the bits of one integer."""
 
 from __future__ import annotations
 
@@ -22,13 +26,18 @@ from grader.steps.integrity.elf import demangle
 DISASSEMBLER = "nvdisasm"  # what cuobjdump -sass runs; the toolkit and the nvidia-cuda-nvdisasm wheel ship it
 UNREADABLE = "could not read the machine code"
 MAX_INSTRUCTIONS = 200_000  # a lab's kernel.cu compiles to a few thousand at most
+LISTING_LIMIT = resources.OUTPUT_LIMIT * 16  # bytes of cuobjdump -sass's listing read: 200,000 instructions' worth
+MAX_LINE_CHARS = 64 << 10  # an instruction's line is under 200 characters, a template kernel's name a few thousand
 NAME_LIMIT = resources.NAME_LIMIT
+# Registers as bits of one integer: R0 to R255 from bit 0, the uniform UR0 to UR255 from bit 512, more than any GPU
+# has (the listing writes the zero registers as RZ and URZ), so that a wide value at R255 reaches no uniform one.
+BANKS = {"R": (0, 256), "UR": (512, 256)}  # a bank's first bit, and how many registers it has
 
-FUNCTION = re.compile(r"^\s*Function : (?P<name>\S+)\s*$")
+FUNCTION = re.compile(r"^\s*+Function : (?P<name>\S++)\s*+$")
 INSTRUCTION = re.compile(
-    r"^\s*/\*[0-9a-f]{4,}\*/\s+(?P<guard>@!?U?P[T0-9]+\s+)?(?P<opcode>[A-Z][A-Z0-9_.]*)(?P<operands>[^;]*);"
+    r"^\s*+/\*[0-9a-f]{4,}+\*/\s++(?P<guard>@!?U?P[T0-9]++\s++)?(?P<opcode>[A-Z][A-Z0-9_.]*+)(?P<operands>[^;]*+);"
 )
-REGISTER = re.compile(r"(?<![\w.])(?P<name>U?R)(?P<number>\d+)(?P<wide>\.64)?")
+REGISTER = re.compile(r"(?<![\w.])U?R\d++(?:\.64)?")
 # Loads of data from memory: their values seed the dependence of a gather's addresses.
 LOADS = re.compile(r"^(LDG|LD|LDS|LDL|LDSM|ATOM|ATOMG|ATOMS)(\.|$)")
 GLOBAL_LOADS = re.compile(r"^(LDG|LD)(\.|$)")  # LD: a generic load, which may reach global memory
@@ -49,9 +58,9 @@ TWO_WRITTEN = TEXTURE_FETCHES
 @dataclass(frozen=True)
 class Instruction:
     opcode: str
-    written: frozenset[str]  # registers it writes
-    read: frozenset[str]  # registers it reads, its address included
-    address: frozenset[str]  # registers of its memory address ([...]), where it has one
+    written: int  # registers it writes, a bit each (register_bits)
+    read: int  # registers it reads, its address included
+    address: int  # registers of its memory address ([...]), where it has one
     guarded: bool  # under a predicate (@P0): it may not run, so it overwrites nothing for certain
 
 
@@ -100,7 +109,7 @@ def read_report(obj: Path, folders: list[Path]) -> SassReport:
     obj = obj.resolve()
     # cuobjdump runs nvdisasm, which it looks for on PATH or where NVDISASM_PATH says: not always beside itself.
     nvdisasm_path = (f"NVDISASM_PATH={disassembler.parent}",)
-    ran = resources.dump(obj, tool, "-sass", env=nvdisasm_path, output_limit=resources.OUTPUT_LIMIT * 16)
+    ran = resources.dump(obj, tool, "-sass", env=nvdisasm_path, output_limit=LISTING_LIMIT)
     if not ran.ok:
         return SassReport(
             problem=f"{UNREADABLE}: {resources.TOOL} -sass {ran.how_it_ended()}: {resources.said(ran, obj)}"
@@ -108,18 +117,16 @@ def read_report(obj: Path, folders: list[Path]) -> SassReport:
     return parse(ran.stdout)
 
 
+class Unreadable(ValueError):
+    """A listing that is not cuobjdump's: why, for the report's problem."""
+
+
 def parse(text: str) -> SassReport:
     """cuobjdump -sass's listing: a `Function : NAME` line per kernel, then its instructions."""
-    functions: list[tuple[str, list[Instruction]]] = []
-    count = 0
-    for line in text.splitlines():
-        if match := FUNCTION.match(line):
-            functions.append((match["name"], []))
-        elif (match := INSTRUCTION.match(line)) and functions:
-            functions[-1][1].append(instruction(match["guard"], match["opcode"], match["operands"]))
-            count += 1
-            if count > MAX_INSTRUCTIONS:
-                return SassReport(problem=f"{UNREADABLE}: more than {MAX_INSTRUCTIONS} instructions")
+    try:
+        functions = listed_functions(text)
+    except Unreadable as error:
+        return SassReport(problem=f"{UNREADABLE}: {error}")
     readable = demangle(sorted({name for name, _ in functions}))
     report = SassReport(kernels=[readable.get(name, name)[:NAME_LIMIT] for name, _ in functions])
     for (_, code), shown in zip(functions, report.kernels, strict=True):
@@ -128,13 +135,46 @@ def parse(text: str) -> SassReport:
     return report
 
 
-def registers(operand: str, width: int = 1) -> list[str]:
-    """The registers an operand names: R14.64 is R14 and R15; RZ and URZ are no register."""
-    named = []
-    for match in REGISTER.finditer(operand):
-        count = 2 if match["wide"] else width
-        named += [f"{match['name']}{int(match['number']) + k}" for k in range(count)]
-    return named
+def listed_functions(text: str) -> list[tuple[str, list[Instruction]]]:
+    """Each kernel's name and instructions, in the listing's order; raises Unreadable past a bound."""
+    functions: list[tuple[str, list[Instruction]]] = []
+    count = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if len(line) > MAX_LINE_CHARS:
+            raise Unreadable(f"line {number} has {len(line):,} characters, more than {MAX_LINE_CHARS:,}")
+        if match := FUNCTION.match(line):
+            functions.append((match["name"], []))
+        elif (match := INSTRUCTION.match(line)) and functions:
+            functions[-1][1].append(instruction(match["guard"], match["opcode"], match["operands"]))
+            count += 1
+            if count > MAX_INSTRUCTIONS:
+                raise Unreadable(f"more than {MAX_INSTRUCTIONS} instructions")
+    return functions
+
+
+def register_bits(operand: str, width: int = 1) -> int:
+    """The registers an operand names, a bit each: R14.64 is R14 and R15, and R14 of a `width` of 4 is R14 to
+    R17; RZ and URZ are no register."""
+    bits = 0
+    for token in REGISTER.findall(operand):
+        found = REGISTERS.get(token)
+        if found is None:
+            raise Unreadable(f"{token[:20]} is no register")
+        bits |= found if token.endswith(".64") else found * ((1 << width) - 1)
+    return bits
+
+
+def register_table() -> dict[str, int]:
+    """Each register's name as the listing writes it, alone and as the first of a 64-bit pair: its bits."""
+    table = {}
+    for name, (first, size) in BANKS.items():
+        for number in range(size):
+            table[f"{name}{number}"] = 1 << (first + number)
+            table[f"{name}{number}.64"] = 3 << (first + number)
+    return table
+
+
+REGISTERS = register_table()
 
 
 def written_width(opcode: str) -> int:
@@ -147,60 +187,69 @@ def instruction(guard: str | None, opcode: str, operands: str) -> Instruction:
     parts = [part.strip() for part in operands.split(",")] if operands.strip() else []
     first = 1 if PREDICATE_FIRST.match(opcode) else 0
     if NO_DESTINATION.match(opcode) or len(parts) <= first:
-        written: list[str] = []
+        written = 0
         sources = parts
     elif TWO_WRITTEN.match(opcode):
-        written = [reg for part in parts[:2] for reg in registers(part)]
+        written = 0
+        for part in parts[:2]:
+            written |= register_bits(part)
         sources = parts[2:]
     else:
-        written = registers(parts[first], written_width(opcode))
+        written = register_bits(parts[first], written_width(opcode))
         sources = parts[:first] + parts[first + 1 :]
-    address = [reg for part in sources if "[" in part for reg in registers(part[part.index("[") :])]
-    read = [reg for part in sources for reg in registers(part)]
-    return Instruction(opcode, frozenset(written), frozenset(read), frozenset(address), guard is not None)
+    address = read = 0
+    for part in sources:
+        read |= register_bits(part)
+        if "[" in part:
+            address |= register_bits(part[part.index("[") :])
+    return Instruction(opcode, written, read, address, guard is not None)
+
+
+def is_load(inst: Instruction) -> bool:
+    return bool(LOADS.match(inst.opcode) or TEXTURE_FETCHES.match(inst.opcode))
 
 
 def loads_of(kernel: str, code: list[Instruction]) -> list[Load]:
     """Every global load and texture fetch of one kernel, with where its address comes from and whether its
     value is read."""
-    loaded = loaded_registers(code)
+    gathered, read = gathered_addresses(code), values_read(code)
     found = []
     for at, inst in enumerate(code):
         if GLOBAL_LOADS.match(inst.opcode) or TEXTURE_FETCHES.match(inst.opcode):
-            gathered = bool(inst.address & loaded[at])
-            found.append(Load(kernel, inst.opcode, gathered, value_read(code, at)))
+            found.append(Load(kernel, inst.opcode, gathered[at], read[at]))
     return found
 
 
-def loaded_registers(code: list[Instruction]) -> list[frozenset[str]]:
-    """Before each instruction, the registers whose value depends on one loaded from memory; the code walked
-    twice, so that what a loop's end leaves reaches its top."""
-    depends: set[str] = set()
-    before: list[frozenset[str]] = [frozenset()] * len(code)
+def gathered_addresses(code: list[Instruction]) -> list[bool]:
+    """For each instruction, whether its address reads a register whose value depends on one loaded from memory;
+    the code walked twice, so that what a loop's end leaves reaches its top."""
+    depends = 0
+    gathered = [False] * len(code)
     for _ in range(2):
         for at, inst in enumerate(code):
-            before[at] = before[at] | frozenset(depends)
-            if LOADS.match(inst.opcode) or TEXTURE_FETCHES.match(inst.opcode):
-                depends |= inst.written
-            elif inst.read & depends:
+            gathered[at] = gathered[at] or bool(inst.address & depends)
+            if is_load(inst) or inst.read & depends:
                 depends |= inst.written
             elif not inst.guarded:
-                depends -= inst.written
-    return before
+                depends &= ~inst.written
+    return gathered
 
 
-def value_read(code: list[Instruction], at: int) -> bool:
-    """Whether an instruction after `at` reads a register `at` wrote before another overwrites it, going round
-    to the start once (a loop's next turn)."""
-    live = set(code[at].written)
-    for inst in code[at + 1 :] + code[: at + 1]:
-        if inst.read & live:
-            return True
+def values_read(code: list[Instruction]) -> list[bool]:
+    """For each instruction, whether one after it reads a register it wrote before another overwrites it, going
+    round to the start once (a loop's next turn, up to the instruction itself). One walk back over the code
+    twice over keeps, for each register, whether its next use is a read: at an instruction of the first copy,
+    its next use within one turn."""
+    read_next = 0  # registers whose next use, after the point reached, reads them
+    read = [False] * len(code)
+    for position in range(2 * len(code) - 1, -1, -1):
+        inst = code[position % len(code)]
+        if position < len(code):
+            read[position] = bool(inst.written & read_next)
         if not inst.guarded:
-            live -= inst.written
-        if not live:
-            return False
-    return False
+            read_next &= ~inst.written
+        read_next |= inst.read  # read before it writes: an instruction that does both reads the older value
+    return read
 
 
 def summary(report: SassReport) -> list[str]:

@@ -8,11 +8,11 @@ import io
 import subprocess
 
 import pytest
-from rich.console import Console
 
 from grader.core.config import REPO_ROOT
 from grader.core.model import Category, Check, LabGrade, Status
 from grader.reporting import report
+from grader.reporting.terminal import Terminal
 
 LOCATION = "/srv/course/students/cuda-memory-labs/labs/01_vector_add/kernel.cu:31:7"
 TODO = "labs/01_vector_add/kernel.cu:29: TODO 3: choose the launch configuration of vector_add_kernel"
@@ -50,7 +50,7 @@ def failing_lab() -> LabGrade:
 
 def shown(grade: LabGrade, width: int) -> list[str]:
     out = io.StringIO()
-    report.print_report(Console(file=out, width=width, color_system=None), [grade], None, [])
+    report.print_report(Terminal(file=out, width=width, color_system=None), [grade], None, [])
     return out.getvalue().splitlines()
 
 
@@ -130,7 +130,7 @@ def test_a_run_over_untouched_skeletons_says_so_in_a_line_per_lab_and_points_to_
 
 def shown_all(grades: list[LabGrade], width: int) -> list[str]:
     out = io.StringIO()
-    report.print_report(Console(file=out, width=width, color_system=None), grades, None, [])
+    report.print_report(Terminal(file=out, width=width, color_system=None), grades, None, [])
     return out.getvalue().splitlines()
 
 
@@ -151,13 +151,13 @@ def test_a_compared_run_keeps_the_students_grade_and_the_solutions_apart():
 def test_a_submissions_ignored_files_are_listed_in_one_short_block():
     out = io.StringIO()
     ignored = ["notes.txt", "[red]x[/red].cu", *(f"carol/build/obj{n}.o" for n in range(20))]
-    report.print_ignored(Console(file=out, width=80, color_system=None), ignored)
+    report.print_ignored(Terminal(file=out, width=80, color_system=None), ignored)
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("Ignored in the submission (22 file(s)")
     assert lines[1:3] == ["  notes.txt", "  [red]x[/red].cu"]  # the student's names, as text, never markup
     assert len(lines) == 1 + report.IGNORED_SHOWN + 1 and lines[-1].startswith("  ... and 14 more")
     nothing = io.StringIO()
-    report.print_ignored(Console(file=nothing), [])
+    report.print_ignored(Terminal(file=nothing), [])
     assert nothing.getvalue() == ""
 
 

@@ -14,7 +14,6 @@ import xml.etree.ElementTree as ET
 from types import SimpleNamespace
 
 import pytest
-from rich.console import Console
 
 from grader import cli
 from grader.core.config import REPO_ROOT, load_config
@@ -25,6 +24,7 @@ from grader.execution import proc
 from grader.grading.judge import DETAIL_LIMIT, student_paths
 from grader.reporting import report
 from grader.reporting.export import write_junit
+from grader.reporting.terminal import Terminal
 from grader.steps import build, suite
 
 MARKUP = "[/x] [bold red]not ours[/]"  # ends rich's markup parser with an error unless escaped
@@ -45,7 +45,7 @@ def marked_up_grade() -> LabGrade:
 
 def printed(render) -> str:
     out = io.StringIO()
-    render(Console(file=out, width=200))
+    render(Terminal(file=out, width=200))
     return out.getvalue()
 
 

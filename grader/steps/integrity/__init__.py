@@ -25,6 +25,9 @@ from grader.steps.integrity import code, elf, emulator, includes, sections, symb
 from grader.steps.student_steps import StudentSteps
 
 MAX_SHOWN = 8  # problems listed; the rest are counted
+# Bytes of the compiler's list of the files a student's compile read: a lab's is about 13 kB. Each file is resolved
+# in the grader's own process (seconds for this many bytes of one-letter names), so a longer list is refused unread.
+DEPENDENCIES_LIMIT = 256 << 10
 
 
 @dataclass(frozen=True)
@@ -125,13 +128,14 @@ def check_build(
     def preprocess(view: str) -> str:
         return student.preprocess(view) if student else build.preprocess(tree, step, view)
 
-    if compiled and student:
+    if student:
         depfile = student.object.with_name("kernel.o.d")
-        read = read_depfile(depfile.read_text(errors="replace") if depfile.is_file() else "", tree.directory)
-    elif compiled:
-        read = build.dependencies(tree, step)
+        listed = (read_bounded(depfile) if depfile.is_file() else "") if compiled else preprocess("dependencies")
+        if listed is None or len(listed) > DEPENDENCIES_LIMIT:
+            return f"the compile read more files than a lab's kernel.cu can: their list is over {DEPENDENCIES_LIMIT:,} bytes"
+        read = read_depfile(listed, tree.directory)
     else:
-        read = read_depfile(preprocess("dependencies"), tree.directory)
+        read = build.dependencies(tree, step)
     rules = includes.Rules(interface.headers, search_roots(tree.tool_path()))
     problems = check_includes(read, source, rules, preprocess, tree.directory)
     if compiled and student:
@@ -140,8 +144,22 @@ def check_build(
             return summary(problems + refused)  # what the object's own code would do is moot: it never links
     if compiled:
         harness = harness_definitions(tree.harness_libraries(lab))
-        problems += check_object(built, interface, harness, lab_calls)
+        try:
+            problems += check_object(built, interface, harness, lab_calls)
+        except elf.ObjectTooLarge as error:
+            problems.append(too_large(error))
     return summary(problems)
+
+
+def read_bounded(path: Path, limit: int = DEPENDENCIES_LIMIT) -> str | None:
+    """A file's text; None where it has more than `limit` bytes, which are left unread."""
+    with path.open("rb") as file:
+        data = file.read(limit + 1)
+    return None if len(data) > limit else data.decode(errors="replace")
+
+
+def too_large(error: elf.ObjectTooLarge) -> str:
+    return f"the compiled kernel.cu is too large to judge: {error} (a lab's object is read in well under a second)"
 
 
 def check_emulator_build(
@@ -152,8 +170,11 @@ def check_emulator_build(
     CML_EMULATOR), less what the emulator's own headers put there; and every access left to the emulator."""
     runtime = tree.directory / "libcml_emu.a"
     interface = lab_interface(tree, lab)
-    # What the nvcc object defines passed check_build already (a kernel outside an anonymous namespace, say).
-    allowed = interface.symbols | frozenset(elf.read_object(compiled).defined_globals())
-    obj = emulator.without_the_emulators_own(elf.read_object(emulated), harness_definitions([runtime]))
-    harness = harness_definitions([*tree.harness_libraries(lab), runtime])
-    return summary(emulator.problems(emulated) + object_problems(obj, allowed, harness, lab_calls))
+    try:
+        # What the nvcc object defines passed check_build already (a kernel outside an anonymous namespace, say).
+        allowed = interface.symbols | frozenset(elf.read_object(compiled).defined_globals())
+        obj = emulator.without_the_emulators_own(elf.read_object(emulated), harness_definitions([runtime]))
+        harness = harness_definitions([*tree.harness_libraries(lab), runtime])
+        return summary(emulator.problems(emulated) + object_problems(obj, allowed, harness, lab_calls))
+    except elf.ObjectTooLarge as error:
+        return too_large(error)

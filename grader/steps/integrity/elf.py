@@ -2,22 +2,31 @@
 symbols, its functions with their instructions and the relocations in them, and the relocations of its data.
 They read a submission's bytes, so they run in the sandbox with limits, where no linker plugin can be loaded:
 nm and objdump load any plugin they find, and gcc's would show the symbols of compiler IR carried in the
-object's sections instead of the code that runs (grader/steps/integrity/sections.py refuses such objects first)."""
+object's sections instead of the code that runs (grader/steps/integrity/sections.py refuses such objects first).
+
+What they print is read in the grader's own process: at most OUTPUT_LIMIT bytes of it, kept whole (a program that
+prints more, or runs longer than TIMEOUT_S, is stopped, and the object is too large to judge: ObjectTooLarge), read
+a line at a time with patterns anchored at one end, so that none is tried again over the same characters."""
 
 from __future__ import annotations
 
 import re
-import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.execution import sandbox
+from grader.execution import proc, sandbox
 
-FUNCTION = re.compile(r"^[0-9a-f]+ <(?P<name>[^>]+)>:$")
+# Bytes a binutils program may print about one object: an honest lab's objdump -dr is under 400 kB.
+OUTPUT_LIMIT = 16 << 20
+TIMEOUT_S = 120
+# A symbol's name may hold any byte but NUL, '>' included (an asm label): the name runs to the line's last '>:'.
+FUNCTION = re.compile(r"^[0-9a-f]++ <(?P<name>.+)>:$")
 INSTRUCTION = re.compile(r"^\s*(?P<offset>[0-9a-f]+):\t(?P<text>.*)$")
 RELOCATION = re.compile(r"^\s*[0-9a-f]+: (?P<type>R_\S+)\t(?P<target>.+)$")
 RELOCATION_RECORD = re.compile(r"^[0-9a-f]+ (?P<type>R_\S+)\s+(?P<target>.+)$")
-COMMENT = re.compile(r"\s+(# |//).*$")  # objdump's notes: x86-64 "# 33 <f+0x33>", AArch64 "// #1"
+# objdump's notes: x86-64 "# 33 <f+0x33>", AArch64 "// #1"; tried only where a run of spaces starts.
+COMMENT = re.compile(r"(?<!\s)\s++(# |//).*$")
 ADDEND = re.compile(r"^(?P<symbol>.*?)(?P<addend>[+-]0x[0-9a-f]+)?$")
 
 
@@ -77,19 +86,27 @@ def defined_globals(symbols: dict[str, str]) -> dict[str, str]:
     return {name: kind for name, kind in symbols.items() if (kind.isupper() and kind != "U") or kind == "u"}
 
 
+class ObjectTooLarge(RuntimeError):
+    """What a binutils program says of the object is past its bound, in bytes or in time: the object's doing."""
+
+
 def binutils(*args: str, stdin: str | None = None) -> str:
     """The output of a binutils program, run in the sandbox; the arguments that name files are what it may read."""
     files = [Path(arg).resolve() for arg in args[1:] if Path(arg).is_file()]
     command = sandbox.step_command(list(args), files, None, Path("/"), limits=sandbox.TOOL_LIMITS)
-    try:
-        done = subprocess.run(
-            command, input=stdin, capture_output=True, text=True, errors="replace", check=False, timeout=120
-        )
-    except subprocess.TimeoutExpired as error:
-        raise RuntimeError(f"{' '.join(args[:2])} did not finish in {error.timeout:g} s") from error
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(args[:2])} failed: {done.stderr.strip()[:300]}")
-    return done.stdout
+    with tempfile.TemporaryDirectory(prefix="cml-binutils-") as scratch:
+        given = None
+        if stdin is not None:
+            given = Path(scratch) / "stdin"
+            given.write_text(stdin)
+        ran = proc.run(command, TIMEOUT_S, output_limit=OUTPUT_LIMIT, kept=OUTPUT_LIMIT, stdin=given)
+    if ran.printed_too_much:
+        raise ObjectTooLarge(f"{args[0]} printed more than {OUTPUT_LIMIT >> 20} MiB about it")
+    if ran.timed_out:
+        raise ObjectTooLarge(f"{args[0]} did not finish reading it in {TIMEOUT_S} s")
+    if ran.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:2])} failed: {ran.stderr.strip()[:300]}")
+    return ran.stdout
 
 
 def read_symbols(path: Path) -> dict[str, str]:

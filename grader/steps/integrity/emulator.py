@@ -22,7 +22,9 @@ PREFIXES = frozenset(
 )
 # Operations with a memory operand that touch no memory: address arithmetic, padding, cache hints.
 NO_ACCESS = re.compile(r"^(lea\w*|nop\w*|prefetch\w*|prfu?m|endbr\d+)$")
-X86_OPERAND = re.compile(r"(?:%[a-z]s:)?[-\w.@+]*\((?P<base>%\w+)?(?:,%\w+)?(?:,\d+)?\)")
+# Tried only where a run of the characters an operand's displacement holds starts: a symbol's long name never
+# makes it scan the same run again.
+X86_OPERAND = re.compile(r"(?<![-\w.@+:])(?:%[a-z]s:)?[-\w.@+]*+\((?P<base>%\w+)?(?:,%\w+)?(?:,\d+)?\)")
 AARCH64_OPERAND = re.compile(r"\[(?P<base>\w+)")
 AARCH64_ACCESS = re.compile(r"^(ld|st|cas|swp)")  # loads, stores, atomics; the rest never touch memory
 FRAME_POINTER_SET = ("mov %rsp,%rbp", "mov x29, sp")  # after it the frame pointer addresses the stack frame

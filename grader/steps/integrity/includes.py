@@ -35,7 +35,7 @@ CALCULATOR = "cuda_occupancy.h"
 CALCULATOR_REASON = "the toolkit's occupancy calculator, which does Lab 9's arithmetic; write it yourself"
 CML_HEADERS = REPO_ROOT / "common" / "cml"
 SYSTEM_HEADERS = ("/usr/include", "/usr/local/include", "/usr/lib/gcc", "/usr/lib64/gcc", "/usr/local/cuda/include")
-MARKER = re.compile(r'^# (?P<line>\d+) "(?P<file>(?:[^"\\]|\\.)*)"(?P<flags>( \d)*)\s*$')
+MARKER = re.compile(r'^# (?P<line>\d{1,10}) "(?P<file>(?:[^"\\]|\\.)*+)"(?P<flags>( \d)*)\s*$')
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,8 @@ REGISTRATION_CALLS = frozenset(
         "__cudaRegisterVar",
     }
 )
-ANONYMOUS = re.compile(r"\d+_GLOBAL__N__[0-9a-f]+_9_kernel_cu_[0-9a-f]+")
+# Tried only where a run of digits starts: a symbol's name can be megabytes of digits (an asm label).
+ANONYMOUS = re.compile(r"(?<!\d)\d++_GLOBAL__N__[0-9a-f]++_9_kernel_cu_[0-9a-f]+")
 DEVICE_STUB = re.compile(r"^_Z\d+__device_stub__(?P<kernel>.+)$")
 PERSONALITY = "DW.ref.__gxx_personality_v0"  # the C++ exception personality, as the host compiler refers to it
 PADDING = re.compile(r"^(endbr64|(data16 |cs )*nop\w*( .*)?|xchg %ax,%ax)$")

@@ -31,6 +31,7 @@ ALLOWED = re.compile(
 TYPES = {"NULL", "PROGBITS", "NOBITS", "RELA", "REL", "SYMTAB", "SYMTAB SECTION INDICES", "STRTAB", "GROUP", "NOTE",
          "INIT_ARRAY", "X86_64_UNWIND"}  # fmt: skip
 ADDRESS = re.compile(r"[0-9a-f]{16}")
+LISTING_LIMIT = 16 << 20  # bytes of readelf's listing of the headers: 3 lines of one each, a lab's object has 100
 WHY = "the sections a compiler emits for a kernel.cu"
 
 
@@ -65,7 +66,10 @@ def read_sections(path: Path) -> list[tuple[str, str, str]]:
         ["readelf", "-S", "-W", "-t", str(path.resolve())], [path.resolve()], None, path.resolve().parent,
         limits=sandbox.TOOL_LIMITS,
     )  # fmt: skip
-    ran = proc.run(command, 60)
+    # Kept whole, never its ends alone: a section left unread in the middle would be a section unchecked.
+    ran = proc.run(command, 60, output_limit=LISTING_LIMIT, kept=LISTING_LIMIT)
+    if ran.printed_too_much:
+        return [(f"(section headers past {LISTING_LIMIT:,} bytes of readelf's listing of them)", "?", "")]
     if not ran.ok:
         return [("(unreadable: not an ELF object?)", "?", "")]
     headers: list[tuple[str, str, str]] = []
