@@ -10,6 +10,7 @@ from pathlib import Path
 
 from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 
+from grader.core import atomic
 from grader.core.model import Status
 from grader.core.recorded import RecordedCheck, RecordedLab, RecordedRun
 from grader.reporting.export.run import NOT_PASSED, check_text, lab_seconds, plain
@@ -64,5 +65,5 @@ def junit_xml(run: RecordedRun) -> JUnitXml:
 
 
 def write_junit(run: RecordedRun, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    junit_xml(run).write(str(path), pretty=True)
+    with atomic.replacing(path) as written:
+        junit_xml(run).write(str(written), pretty=True)
