@@ -32,6 +32,37 @@ LINGER_S = 10.0  # how long output is still read after the program ended
 WAKE_S = 1.0  # how often a long wait looks again at the time left
 
 
+class Stopped(BaseException):
+    """The grader was asked to stop (a signal): its programs were ended, and no other may start. A BaseException,
+    as KeyboardInterrupt is, so that no step takes it for a failure of its own and goes on to the next."""
+
+
+# Every program run() has started and not yet seen end, by pid: what stop_every_run() ends.
+_running: dict[int, subprocess.Popen] = {}
+_running_lock = threading.Lock()
+_stopped = threading.Event()
+
+
+def stop_every_run() -> None:
+    """Ends every program run() is running, each with its whole process group, and makes every later run() raise
+    Stopped: a grader told to stop leaves no program of its own behind in its build folder."""
+    with _running_lock:
+        _stopped.set()
+        for process in _running.values():
+            if process.poll() is None:  # not reaped yet, so its process group is still its own
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+
+
+def stopping() -> bool:
+    return _stopped.is_set()
+
+
+def run_again() -> None:
+    """Lets run() start programs again after stop_every_run(), in a process that goes on (a test of the stop)."""
+    _stopped.clear()
+
+
 def bounded(text: str, limit: int = MESSAGE_LIMIT, keep_end: bool = False) -> str:
     """`text` cut to about `limit` characters, saying how many were left out: its start (a message says its
     cause first), or with `keep_end` its end (where a program's output says how it ended)."""
@@ -142,15 +173,37 @@ def run(
     seconds so far that the program spent waiting on the grader (its turn on the GPU), not counted. With
     `output_limit`, a program that prints more bytes than that is killed the same way, as soon as it has."""
     limit = time_limit(timeout_s)
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    with _running_lock:  # started and listed at once: a stop ends every program that started
+        if _stopped.is_set():
+            raise Stopped(f"not started, the grader is stopping: {command[0]}")
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        _running[process.pid] = process
+    try:
+        outcome = _wait(process, command, limit, paused, output_limit)
+    finally:
+        with _running_lock:
+            _running.pop(process.pid, None)
+    if _stopped.is_set():  # ended by the stop, perhaps: how it ended says nothing of the program
+        raise Stopped(f"ended, the grader is stopping: {command[0]}")
+    return outcome
+
+
+def _wait(
+    process: subprocess.Popen,
+    command: list[str],
+    limit: TimeLimit,
+    paused: Callable[[], float],
+    output_limit: int | None,
+) -> Outcome:
+    """Waits for run()'s program to end, within its time limit, reading what it prints."""
     flood = OutputLimit(process, output_limit)
     readers = [BoundedReader(process.stdout, read=flood.count), BoundedReader(process.stderr, read=flood.count)]
     for reader in readers:

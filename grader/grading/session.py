@@ -68,6 +68,7 @@ class Session:
     files_ignored: list[str] = field(default_factory=list)
     kernel_sha256: dict[str, str] = field(default_factory=dict)
     context: Context | None = None  # once built
+    finished: list[LabGrade] = field(default_factory=list)  # each lab graded so far: what a stopped run keeps
     started: float = field(default_factory=time.monotonic)  # when start() decided the run
     seconds: float | None = None  # the run's wall time, once graded: from start() to the last lab's end
     built_ahead_seconds: float | None = None  # of that, compiling every lab at once before grading them
@@ -167,8 +168,11 @@ class Session:
 
         def graded(lab: Lab, variant: str) -> LabGrade:
             if variant == "student" and lab.name in self.not_submitted and self.files_used:
-                return not_submitted(lab, self.files_used[lab.name])  # nothing of it to build or run
-            return grade_lab(context, lab, variant, functools.partial(progress, lab.name, variant))
+                grade = not_submitted(lab, self.files_used[lab.name])  # nothing of it to build or run
+            else:
+                grade = grade_lab(context, lab, variant, functools.partial(progress, lab.name, variant))
+            self.finished.append(grade)
+            return grade
 
         if self.jobs == 1:
             grades = [graded(lab, variant) for lab, variant in todo]
