@@ -651,19 +651,19 @@ def batch_setup(args, config, labs, key, devices, lock: OutputLock) -> batch.Bat
 
 
 def command_batch(args, console: Console) -> int:
-    lock = hold_output(args, console)
-    gpus = batch.worker_gpus(args.workers)
-    devices = batch.devices_of(gpus)
-    config, labs, planned, key = plan_batch(args, console, devices)
-    students = planned.entries
-    if args.student:
-        try:
-            chosen = batch.regrade(args.out, args.student, plan.read_plan(args.out) or {})
-        except KeyError as error:
-            raise UsageError(error.args[0]) from error
-        students = {student: entry for student, entry in students.items() if student in chosen}
-    status = run_batch(args, console, batch_setup(args, config, labs, key, devices, lock), students, gpus)
-    collected = command_collect(args, console, config)
+    with hold_output(args, console) as lock:
+        gpus = batch.worker_gpus(args.workers)
+        devices = batch.devices_of(gpus)
+        config, labs, planned, key = plan_batch(args, console, devices)
+        students = planned.entries
+        if args.student:
+            try:
+                chosen = batch.regrade(args.out, args.student, plan.read_plan(args.out) or {})
+            except KeyError as error:
+                raise UsageError(error.args[0]) from error
+            students = {student: entry for student, entry in students.items() if student in chosen}
+        status = run_batch(args, console, batch_setup(args, config, labs, key, devices, lock), students, gpus)
+        collected = command_collect(args, console, config)
     return Exit.STOPPED if args.stop.asked else status or collected
 
 
@@ -672,21 +672,20 @@ def command_batch_task(args, console: Console) -> int:
         index, count = slurm.array_share()
     except RuntimeError as error:
         raise UsageError(f"batch-task: {error}") from error
-    lock = hold_output(args, console, job=os.environ.get("SLURM_ARRAY_JOB_ID", "unknown"))
-    # Each task on a GPU of its own, perhaps of another kind than another task's: any device counts in the plan.
-    config, labs, planned, key = plan_batch(args, console, None)
-    console.print(f"Slurm array task {index} of {count}")
-    # The GPU Slurm gave this task, and a build folder per task: the tasks share the results folder.
-    mine = plan.share(sorted(planned.entries), index, count)
-    setup = batch_setup(args, config, labs, key, batch.devices_of([None]), lock)  # Slurm's GPU for this task
-    students = {student: planned.entries[student] for student in mine}
-    return run_batch(args, console, setup, students, [None], worker_prefix=f"slurm-task{index}-")
+    with hold_output(args, console, job=os.environ.get("SLURM_ARRAY_JOB_ID", "unknown")) as lock:
+        # Each task on a GPU of its own, perhaps of another kind than another task's: any device counts in the plan.
+        config, labs, planned, key = plan_batch(args, console, None)
+        console.print(f"Slurm array task {index} of {count}")
+        # The GPU Slurm gave this task, and a build folder per task: the tasks share the results folder.
+        mine = plan.share(sorted(planned.entries), index, count)
+        setup = batch_setup(args, config, labs, key, batch.devices_of([None]), lock)  # Slurm's GPU for this task
+        students = {student: planned.entries[student] for student in mine}
+        return run_batch(args, console, setup, students, [None], worker_prefix=f"slurm-task{index}-")
 
 
 def command_slurm(args, console: Console) -> int:
-    lock = hold_output(args, console)  # while the plan is written: no batch or array may be running on it
-    plan_batch(args, console, None)
-    lock.release()
+    with hold_output(args, console):  # while the plan is written: no batch or array may be running on it
+        plan_batch(args, console, None)
     labs = [arg for lab in args.lab or [] for arg in ("--lab", lab)]
     cpus, why = slurm.choose_cpus(args.cpus, args.sbatch)
     console.print(f"CPU cores per task: {cpus} ({why})")

@@ -71,8 +71,8 @@ def _write_holder(descriptor: int, holder: Holder) -> None:
 
 
 class OutputLock:
-    """The lock of one output folder, held from hold() or share() until release() or the end of the process
-    (and of every process that inherited `descriptor`)."""
+    """The lock of one output folder, held from hold() or share() until release(), the end of a `with` block, or
+    the end of the process (and of every process that inherited `descriptor`)."""
 
     def __init__(self, out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
@@ -129,5 +129,9 @@ class OutputLock:
     def release(self) -> None:
         fcntl.flock(self.descriptor, fcntl.LOCK_UN)
 
-    def close(self) -> None:
+    def __enter__(self) -> OutputLock:
+        return self
+
+    def __exit__(self, *exception) -> None:
+        """Lets go of the lock here; the processes that inherited it hold it until they end."""
         os.close(self.descriptor)

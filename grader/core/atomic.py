@@ -22,12 +22,15 @@ class DiskFull(OSError):
     """A file could not be written for want of room on its disk; the file there before, if any, is unchanged."""
 
     def __init__(self, path: Path, error: OSError) -> None:
-        super().__init__(
-            error.errno,
-            f"the disk is full: {path} was not written (what was there before is unchanged; "
-            f"free some space and run the command again) [{error.strerror}]",
+        said = (
+            f"the disk is full: {path} was not written (what was there before is unchanged; free some space and "
+            f"run the command again) [{error.strerror}]"
         )
-        self.path = path
+        super().__init__(error.errno, said)
+        self.path, self.said = path, said
+
+    def __str__(self) -> str:
+        return self.said  # one line, without OSError's "[Errno 28]" before it
 
 
 def is_disk_full(error: BaseException) -> bool:

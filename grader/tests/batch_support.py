@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from grader.cohort import batch, current
@@ -55,17 +57,20 @@ sys.exit(status)
 """
 
 
-def stand_in(monkeypatch, **behaviour) -> None:
-    """Every grader process a batch starts is the stand-in, behaving as told."""
+def stand_in_command(behaviour: dict):
+    """A batch.grade_command that starts the stand-in, behaving as told, in place of ./cml grade."""
 
     def command(tasks, json_path, build_dir, options):
         labs = [task.lab.name for task in tasks]
-        return [sys.executable, "-c", STAND_IN, str(json_path), str(tasks[0].entry), str(build_dir)] + [
-            json.dumps(behaviour),
-            *labs,
-        ]
+        where = [str(json_path), str(tasks[0].entry), str(build_dir)]
+        return [sys.executable, "-c", STAND_IN, *where, json.dumps(behaviour), *labs]
 
-    monkeypatch.setattr(batch, "grade_command", command)
+    return command
+
+
+def stand_in(monkeypatch, **behaviour) -> None:
+    """Every grader process a batch starts is the stand-in, behaving as told."""
+    monkeypatch.setattr(batch, "grade_command", stand_in_command(behaviour))
 
 
 def kernel_text(student: str, lab: str, version: int = 1) -> str:
@@ -99,3 +104,51 @@ def setup(out: Path, config: Config, labs: list[str] = LABS, options: list[str] 
 
 def processes(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def cml_batch(monkeypatch, submissions: Path, out: Path, *options: str, **behaviour) -> int:
+    """./cml batch on the stand-in, in this process (its signal handlers too): its exit status."""
+    from grader import cli
+    from grader.execution import sandbox
+
+    stand_in(monkeypatch, **behaviour)
+    monkeypatch.setenv(sandbox.NO_SANDBOX, "1")  # main sets it for the batch's processes; put back afterwards
+    return cli.main(["batch", str(submissions), "--out", str(out), "--no-sandbox", *options])
+
+
+# ./cml batch in a process of its own, on the stand-in: one a test can kill outright, as the out-of-memory
+# killer would.
+BATCH_PROCESS = """
+import json, sys
+from grader import cli
+from grader.cohort import batch
+from grader.tests import batch_support
+batch.grade_command = batch_support.stand_in_command(json.loads(sys.argv[1]))
+sys.exit(cli.main(["batch", *sys.argv[2:], "--no-sandbox"]))
+"""
+
+
+def batch_process(submissions: Path, out: Path, *options: str, **behaviour) -> subprocess.Popen:
+    from grader.core.config import REPO_ROOT
+
+    command = [sys.executable, "-c", BATCH_PROCESS, json.dumps(behaviour), str(submissions), "--out", str(out)]
+    return subprocess.Popen(
+        [*command, *options], cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def wait_for(condition, seconds: float = 60.0) -> None:
+    """Waits until condition() holds; fails the test past `seconds`."""
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, f"waited {seconds} s for {condition}"
+        time.sleep(0.05)
+
+
+def alive(pid: int) -> bool:
+    """Whether a process of that pid runs (a zombie, ended but not reaped by its parent, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

@@ -6,6 +6,7 @@ are not timed one by one, so the test cases carry no time."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
@@ -65,5 +66,6 @@ def junit_xml(run: RecordedRun) -> JUnitXml:
 
 
 def write_junit(run: RecordedRun, path: Path) -> None:
-    with atomic.replacing(path) as written:
-        junit_xml(run).write(str(written), pretty=True)
+    text = io.BytesIO()
+    junit_xml(run).write(text, pretty=True)
+    atomic.write_bytes(path, text.getvalue())
