@@ -204,7 +204,9 @@ def add_class_commands(commands) -> None:
         description="Grade every submission in a folder: one grader process per submission, grading its labs "
         "together, one worker per GPU. Writes OUT/results.csv and OUT/results.json (a row per student) and, per "
         "student, OUT/students/NAME/{grade.json, results.json (Gradescope), junit.xml, report.html}, with "
-        "grade.log, the grader's output. Running it again grades only what is missing or has changed.",
+        "grade.log, the grader's output. Each submission is read in its student's turn, under limits. Running it "
+        "again grades only what is missing or has changed (the kernel, the grader, an option); one batch at a time "
+        "holds OUT (OUT/batch.lock), and a stop (SIGTERM, Ctrl-C) keeps every student finished.",
     )
     add_class_options(batch_command)
     batch_command.add_argument("--workers", type=int, help="parallel graders (default: one per GPU; 1 without a GPU)")
@@ -569,7 +571,11 @@ def hold_output(args, console: Console, job: str | None = None) -> OutputLock:
     """The output folder's lock, for this batch alone (or shared with Slurm job `job`'s other tasks); FolderBusy
     where another batch holds it."""
     lock = OutputLock(args.out)
-    lock = lock.share(job) if job else lock.hold()
+    try:
+        lock = lock.share(job) if job else lock.hold()
+    except FolderBusy:
+        lock.close()
+        raise
     if lock.unlocked_because:
         console.print(
             f"[bold yellow]Warning: {escape(lock.unlocked_because)}: make sure no other batch uses it meanwhile[/]"

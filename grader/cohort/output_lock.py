@@ -129,9 +129,12 @@ class OutputLock:
     def release(self) -> None:
         fcntl.flock(self.descriptor, fcntl.LOCK_UN)
 
+    def close(self) -> None:
+        """Lets go of the lock here; the processes that inherited it hold it until they end."""
+        os.close(self.descriptor)
+
     def __enter__(self) -> OutputLock:
         return self
 
     def __exit__(self, *exception) -> None:
-        """Lets go of the lock here; the processes that inherited it hold it until they end."""
-        os.close(self.descriptor)
+        self.close()

@@ -62,7 +62,8 @@ def replacing(path: Path) -> Iterator[Path]:
         yield temporary
         _sync(temporary)
         os.replace(temporary, path)
-        _sync(path.parent)  # the rename itself lasts through a crash of the machine: a folder's entries are data
+        with contextlib.suppress(OSError):  # written and renamed already: a folder some file systems cannot sync
+            _sync(path.parent)  # the rename itself lasts through a crash of the machine: a folder's entries are data
     except OSError as error:
         temporary.unlink(missing_ok=True)
         if is_disk_full(error) and not isinstance(error, DiskFull):

@@ -97,8 +97,8 @@ def test_each_submission_is_graded_in_one_process_and_its_json_cut_per_lab(grade
     out, _, finished = graded
     students = out / "results" / "students"
     said = " ".join(finished.stdout.split())  # as one line, however the terminal wrapped it
-    assert "6 submission(s), on 1 worker(s): each is read in its own turn" in said, said
-    assert "6 submission(s) read: 6 lab(s) graded now, 0 already graded, 1 unreadable" in said, said
+    assert "7 submission(s), on 1 worker(s): each is read in its own turn" in said, said
+    assert "7 submission(s) read: 6 lab(s) graded now, 0 already graded, 1 unreadable" in said, said
     logs = sorted(path.parent.name for path in students.glob("*/grade.log"))
     assert logs == sorted(set(STUDENTS) - {"wendy_symlink_to_solution", "xavier_corrupt_zip"})  # nothing to grade
     assert not list(students.glob("*/*.partial")) and not list(students.glob("*/*.error"))
@@ -159,8 +159,9 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     early = cml("collect", str(out))  # before any task ran: pending, not "not submitted", and said so
     assert early.returncode == Exit.INCOMPLETE and "Not finished" in early.stdout, early.stdout + early.stderr
     pending = {row["student"]: row for row in json.loads((out / "results.json").read_text())}
+    # Nothing of a submission is read before its turn: what it holds is not known yet, and said so.
     assert pending["alice_correct"]["01_vector_add_verdict"] == "not graded yet"
-    assert pending["wendy_symlink_to_solution"]["01_vector_add_verdict"] == "not submitted"
+    assert pending["wendy_symlink_to_solution"]["01_vector_add_verdict"] == "not graded yet"
     for task in ("0", "1"):  # as Slurm would start them, one after the other here
         env = {"SLURM_ARRAY_TASK_ID": task, "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_JOB_ID": "42"}
         ran = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1", env=env)
@@ -295,7 +296,7 @@ def test_a_lab_missing_from_the_processs_json_gets_its_error(config, tmp_path, m
     stand_in(monkeypatch, status=Exit.FAILED, leave_out="06_warp_reduction")  # graded: a lab failed, the student's
     labs = ["01_vector_add", "06_warp_reduction", "07_constant_memory"]
     work = setup(tmp_path, config, labs)
-    done = []
+    done: list[batch.Turn] = []
     run = batch.run_students(work, {"carol": carol(tmp_path, labs)}, [None], done.append)
     folder = tmp_path / "students" / "carol"
     log = folder / "grade.log"
@@ -323,7 +324,7 @@ def test_a_failed_process_has_each_lab_graded_again_alone_and_leaves_no_stale_re
     stand_in(monkeypatch, status=Exit.INTERNAL)  # graded again: its earlier results must not survive as this run's
     for lab in labs:
         (tmp_path / "students" / "carol" / f"{lab}.json").unlink()
-    done = []
+    done: list[batch.Turn] = []
     run = batch.run_students(work, {"carol": entry}, [None], done.append)
     folder = tmp_path / "students" / "carol"
     log = folder / "07_constant_memory.log"
@@ -363,13 +364,17 @@ def test_entry_names_are_checked_and_a_name_two_entries_share_is_refused(config,
     recorded = plan.read_plan(out)
     assert recorded is not None
     assert sorted(recorded["refused"]) == sorted([".zip", "..zip", "...zip", "back\\slash", "tab\\x09name"])
-    assert "is no folder name" in recorded["refused"]["...zip"] and "control character" in recorded["refused"]["tab\\x09name"]
+    assert (
+        "is no folder name" in recorded["refused"]["...zip"]
+        and "control character" in recorded["refused"]["tab\\x09name"]
+    )
     assert "path separator" in recorded["refused"]["back\\slash"]
     assert recorded["shared"] == {
         "bob": "2 submissions have this name (bob, bob.zip): none is graded; remove or rename all but one",
         "carol": "2 submissions have this name (carol.tar.gz, carol.zip): none is graded; remove or rename all but one",
     }
-    assert {**planned.shared, **planned.refused} == {**recorded["shared"], **recorded["refused"]}  # said before it grades
+    said = {**planned.shared, **planned.refused}  # what the batch prints before it grades
+    assert said == {**recorded["shared"], **recorded["refused"]}
     rows = {row["student"]: row for row in collect(out, config, recorded)}
     assert (
         rows["bob"]["01_vector_add_verdict"] == "refused"
