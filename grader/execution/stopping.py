@@ -43,7 +43,8 @@ class Stop:
 @contextlib.contextmanager
 def on_signals(stop: Stop) -> Iterator[Stop]:
     """For the block: SIGTERM and SIGINT ask `stop`, and any stop ends proc.run's programs (proc.stop_every_run);
-    a second signal ends the process with that signal. Only in the main thread, where Python runs handlers."""
+    a second signal ends the process with that signal. After it, proc.run starts programs again: the stop was the
+    block's. Only in the main thread, where Python runs handlers."""
     ended = threading.Event()
 
     def end_programs() -> None:
@@ -69,3 +70,4 @@ def on_signals(stop: Stop) -> Iterator[Stop]:
             signal.signal(signum, old)
         ended.set()
         watcher.join()
+        proc.run_again()

@@ -107,13 +107,15 @@ def processes(log: Path) -> list[dict]:
 
 
 def cml_batch(monkeypatch, submissions: Path, out: Path, *options: str, **behaviour) -> int:
-    """./cml batch on the stand-in, in this process (its signal handlers too): its exit status."""
+    """./cml batch on the stand-in, in this process (its signal handlers too): its exit status. The stand-in runs
+    nothing of a submission's, so the batch is let start where no sandbox can be made, without --no-sandbox: that
+    option would turn the sandbox off for every later test of this process (sandbox.unavailable is cached)."""
     from grader import cli
     from grader.execution import sandbox
 
     stand_in(monkeypatch, **behaviour)
-    monkeypatch.setenv(sandbox.NO_SANDBOX, "1")  # main sets it for the batch's processes; put back afterwards
-    return cli.main(["batch", str(submissions), "--out", str(out), "--no-sandbox", *options])
+    monkeypatch.setattr(sandbox, "unavailable", lambda: "")
+    return cli.main(["batch", str(submissions), "--out", str(out), *options])
 
 
 # ./cml batch in a process of its own, on the stand-in: one a test can kill outright, as the out-of-memory

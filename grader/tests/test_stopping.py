@@ -57,7 +57,7 @@ def test_a_stop_ends_every_running_program_and_starts_no_other(tmp_path, runs_ag
         proc.run(["true"], 10)
 
 
-def test_a_signal_asks_the_stop_and_ends_the_programs(runs_again):
+def test_a_signal_asks_the_stop_and_ends_the_programs():
     before = {signum: signal.getsignal(signum) for signum in stopping.SIGNALS}
     stop = stopping.Stop()
     with stopping.on_signals(stop):
@@ -66,6 +66,7 @@ def test_a_signal_asks_the_stop_and_ends_the_programs(runs_again):
         wait_for(proc.stopping)
         assert stop.asked and stop.why == "SIGTERM"
     assert {signum: signal.getsignal(signum) for signum in stopping.SIGNALS} == before  # put back as they were
+    assert not proc.stopping()  # the stop was the block's
 
 
 def test_a_second_signal_ends_the_grader_at_once():
@@ -110,7 +111,7 @@ class StoppedSession:
         raise AssertionError("the stop did not end the program")
 
 
-def test_a_stopped_grade_keeps_the_labs_it_finished_and_names_the_others(config, tmp_path, monkeypatch, runs_again):
+def test_a_stopped_grade_keeps_the_labs_it_finished_and_names_the_others(config, tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "start", lambda request: StoppedSession(config))
     results, gradescope = tmp_path / "grade.json", tmp_path / "results.json"
     began = time.monotonic()
@@ -124,9 +125,7 @@ def test_a_stopped_grade_keeps_the_labs_it_finished_and_names_the_others(config,
     assert "06_warp_reduction" in shown["output"] and shown["score"] == 70
 
 
-def test_a_stopped_batch_ends_its_grader_process_keeps_the_finished_students_and_exits_6(
-    tmp_path, monkeypatch, capsys, runs_again
-):
+def test_a_stopped_batch_ends_its_grader_process_keeps_the_finished_students_and_exits_6(tmp_path, monkeypatch, capsys):
     submissions, out = class_folder(tmp_path, ["anna"], [LAB]), tmp_path / "out"
     assert cml_batch(monkeypatch, submissions, out, "--lab", "1") == Exit.PASSED
     class_folder(tmp_path, ["bob", "carol"], [LAB])
