@@ -29,6 +29,7 @@ OUTPUT_KEPT = 1 << 20  # bytes kept at each end of stdout and of stderr
 OUTPUT_LIMIT = 64 << 20
 MESSAGE_LIMIT = 4096  # characters of a program's message (an exception, a tail of output) a report shows
 LINGER_S = 10.0  # how long output is still read after the program ended
+STOP_GRACE_S = 5.0  # how long a program told to stop may take to end its own (a build's compiles) before SIGKILL
 WAKE_S = 1.0  # how often a long wait looks again at the time left
 
 
@@ -45,13 +46,20 @@ _stopped = threading.Event()
 
 def stop_every_run() -> None:
     """Ends every program run() is running, each with its whole process group, and makes every later run() raise
-    Stopped: a grader told to stop leaves no program of its own behind in its build folder."""
+    Stopped: a grader told to stop leaves no program of its own behind in its build folder. SIGTERM first, and
+    SIGKILL after STOP_GRACE_S: Ninja runs each command in a process group of its own, which it ends when it is
+    told to stop, and which a SIGKILL of Ninja's own group would leave running."""
     with _running_lock:
         _stopped.set()
-        for process in _running.values():
+        running = list(_running.values())
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        for process in running:
             if process.poll() is None:  # not reaped yet, so its process group is still its own
                 with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
+                    os.killpg(process.pid, sent)
+        ends = time.monotonic() + STOP_GRACE_S
+        while time.monotonic() < ends and any(process.poll() is None for process in running):
+            time.sleep(0.05)
 
 
 def stopping() -> bool:

@@ -154,8 +154,8 @@ def test_sigterm_to_a_whole_grade_on_the_emulator_ends_it_with_6_and_leaves_no_p
     results = tmp_path / "grade.json"
     command = [sys.executable, "-m", "grader", "grade", "--lab", "1", "--build-dir", str(build), "--json", str(results)]
     grading = subprocess.Popen(command, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    # Stopped once it builds or runs the lab's emulator programs, in its build folder.
-    wait_for(lambda: any("_emu" in line for line in programs_in(build)), seconds=600)
+    # Stopped once it builds the lab (ninja) or runs its emulator programs, in its build folder.
+    wait_for(lambda: any("ninja" in line or "_emu" in line for line in programs_in(build)), seconds=600)
     grading.send_signal(signal.SIGTERM)
     said, _ = grading.communicate(timeout=60)
     assert grading.returncode == Exit.STOPPED, said
