@@ -4,6 +4,7 @@ is in session.py and grade.py, a class's batch in batch.py, the thresholds in ca
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import subprocess
@@ -20,14 +21,16 @@ from rich.status import Status
 from rich.table import Table
 
 from grader.calibration.calibrate import calibrate, read_measurements, rewrite, time_steps
-from grader.cohort import batch, late, roster, slurm
+from grader.cohort import batch, current, late, plan, roster, slurm
 from grader.cohort.collect import collect as collect_results
 from grader.cohort.collect import lab_cell, unfinished
+from grader.cohort.output_lock import FolderBusy, OutputLock
+from grader.core import atomic
 from grader.core.config import REPO_ROOT, load_config
 from grader.core.exits import CannotGrade, Exit, UsageError
 from grader.core.model import NOT_SUBMITTED
 from grader.core.recorded import read_grade
-from grader.execution import sandbox
+from grader.execution import proc, sandbox, stopping
 from grader.grading import evidence
 from grader.grading.session import GradeRequest, select_labs, start
 from grader.platforms import classroom, edition, gradescope
@@ -208,7 +211,9 @@ def add_class_commands(commands) -> None:
         description="Grade every submission in a folder: one grader process per submission, grading its labs "
         "together, one worker per GPU. Writes OUT/results.csv and OUT/results.json (a row per student) and, per "
         "student, OUT/students/NAME/{grade.json, results.json (Gradescope), junit.xml, report.html}, with "
-        "grade.log, the grader's output. Running it again grades only what is missing or has changed.",
+        "grade.log, the grader's output. Each submission is read in its student's turn, under limits. Running it "
+        "again grades only what is missing or has changed (the kernel, the grader, an option); one batch at a time "
+        "holds OUT (OUT/batch.lock), and a stop (SIGTERM, Ctrl-C) keeps every student finished.",
     )
     add_class_options(batch_command)
     batch_command.add_argument("--workers", type=int, help="parallel graders (default: one per GPU; 1 without a GPU)")
@@ -392,13 +397,18 @@ def command_grade(args, console: Terminal) -> int:
         report.save_run(args.json, run)
         write_exports(read_grade(run), **exports)
         return Exit.NOT_GRADABLE
+    except proc.Stopped:
+        return stopped_grade(args, console, session, exports)
     if context.gpu.present:
         console.print(
             f"GPU: {context.gpu.name} (compute capability {context.gpu.compute_capability}); "
             f"thresholds: {context.target.shown_path() if context.target else 'none'}"
         )
-    with console.status("") as status:
-        grades = session.grade(LabSteps(status))
+    try:
+        with console.status("") as status:
+            grades = session.grade(LabSteps(status))
+    except proc.Stopped:
+        return stopped_grade(args, console, session, exports)
     # Written before anything is printed: whatever befalls the terminal report, the results are kept.
     run = report.write_json(args.json, grades, session.facts(), context.target)
     written = write_exports(read_grade(run), **exports)
@@ -413,6 +423,30 @@ def command_grade(args, console: Terminal) -> int:
     verdicts = {verdict(g) for g in grades}
     failed = verdicts & {"failed", NOT_SUBMITTED}  # a lab asked for and not submitted earned nothing
     return Exit.FAILED if failed else Exit.INCOMPLETE if "incomplete" in verdicts else Exit.PASSED
+
+
+def stopped_grade(args, console: Terminal, session, exports: dict) -> int:
+    """A grade stopped by a signal: the labs it finished are written as they are, out of the points of every lab
+    asked for, and the others are named, on the terminal and in every report."""
+    grades = list(session.finished)
+    done = {(grade.lab, grade.variant) for grade in grades}
+    several = len(session.request.variants) > 1
+    left = [
+        lab.name + (f" ({variant})" if several else "")
+        for lab in session.labs
+        for variant in session.request.variants
+        if (lab.name, variant) not in done
+    ]
+    why = f"stopped ({args.stop.why}) before it graded {', '.join(left)}: not graded, run it again to grade them"
+    target = session.context.target if session.context else None
+    run = report.write_stopped_json(args.json, grades, session.facts(), target, session.max_points, why)
+    written = write_exports(read_grade(run), **exports)
+    console.print(f"[bold yellow]{escape(why[0].upper() + why[1:])}[/]")
+    finished = ", ".join(f"{grade.lab} ({grade.points:.1f} / {grade.max_points:g})" for grade in grades)
+    console.print(escape(f"Graded before the stop: {finished or 'nothing'}; written to {args.json}"))
+    for path in written:
+        console.print(escape(f"Written: {path}"))
+    return Exit.STOPPED
 
 
 def command_calibrate(args, console: Terminal) -> int:
@@ -514,13 +548,17 @@ def require_sandbox(args) -> None:
         )
 
 
-def plan_batch(args, console: Terminal):
+def plan_batch(args, console: Terminal, devices: list[str | None] | None):
+    """Plans the batch by the submissions' names alone (nothing of them is read before their turn) and writes
+    OUT/plan.json and the class's facts; (the configuration, the labs, the plan, what results count with)."""
     require_sandbox(args)
     config = load_config()
-    tasks, unreadable = batch.write_plan(args.submissions, select_labs(config, args.lab or []), config, args.out)
-    for student, why in unreadable.items():
+    labs = select_labs(config, args.lab or [])
+    key = current.grading_key(grade_options(args))
+    planned = plan.write_plan(args.submissions, labs, args.out, key, devices)
+    for student, why in {**planned.shared, **planned.refused}.items():
         console.print(f"[red]{escape(student)}: cannot be graded:[/] {escape(why)}")
-    entries = {batch.student_name(entry): entry for entry in batch.submissions_in(args.submissions)}
+    entries = {plan.student_name(entry): entry for entry in plan.submissions_in(args.submissions)}
     try:
         info = roster.gather(entries, args.roster, args.due, late_policy(args))
     except (OSError, ValueError) as error:
@@ -528,7 +566,7 @@ def plan_batch(args, console: Terminal):
     for student in sorted(set(info.roster) - set(entries)):
         console.print(f"[yellow]{escape(student)} is on the roster but has no submission[/]")
     roster.write(args.out, info)
-    return config, tasks
+    return config, labs, planned, key
 
 
 def class_options(args) -> list[str]:
@@ -539,28 +577,72 @@ def class_options(args) -> list[str]:
     return options
 
 
-def run_batch(args, console: Terminal, config, tasks: list, gpus: list, worker_prefix: str = "w") -> int:
-    todo = [t for t in tasks if not batch.already_graded(args.out, t)]
-    submissions, processes = len(batch.by_submission(tasks)), len(batch.by_submission(todo))
+def hold_output(args, console: Terminal, job: str | None = None) -> OutputLock:
+    """The output folder's lock, for this batch alone (or shared with Slurm job `job`'s other tasks); FolderBusy
+    where another batch holds it."""
+    lock = OutputLock(args.out)
+    try:
+        lock = lock.share(job) if job else lock.hold()
+    except FolderBusy:
+        lock.close()
+        raise
+    if lock.unlocked_because:
+        console.print(
+            f"[bold yellow]Warning: {escape(lock.unlocked_because)}: make sure no other batch uses it meanwhile[/]"
+        )
+    return lock
+
+
+def turn_said(turn: batch.Turn) -> str:
+    """One student's turn, as the progress bar says it."""
+    if turn.unreadable:
+        return f"{turn.student}: unreadable"
+    parts = [f"{len(turn.graded)} graded"] + ([f"{len(turn.kept)} already graded"] if turn.kept else [])
+    parts += [f"{len(turn.errors)} grader error(s)"] if turn.errors else []
+    return f"{turn.student}: {', '.join(parts)}"
+
+
+def run_batch(args, console: Terminal, setup: batch.Batch, students: dict, gpus: list, worker_prefix: str = "w") -> int:
     console.print(
-        f"{len(tasks)} labs of {submissions} submission(s); {len(tasks) - len(todo)} already graded; {len(todo)} "
-        f"to grade in {processes} grader process(es), one per submission, on {len(gpus)} worker(s)"
+        f"{len(students)} submission(s), on {len(gpus)} worker(s): each is read in its own turn, and its labs not "
+        "graded yet are graded in one grader process"
     )
     with Progress(*Progress.get_default_columns(), TextColumn("{task.description}"), console=console) as bar:
-        progress = bar.add_task("grading", total=len(todo))
+        progress = bar.add_task("grading", total=len(students))
 
-        def done(tasks, errors) -> None:
-            suffix = f" ({len(errors)} grader error(s))" if errors else ""
-            labs = ", ".join(task.lab.name for task in tasks)
-            bar.update(progress, advance=len(tasks), description=escape(f"{tasks[0].student} {labs}{suffix}"))
+        def done(turn: batch.Turn) -> None:
+            bar.update(progress, advance=1, description=escape(turn_said(turn)))
 
-        stop = getattr(args, "stop_after", None)
-        deadline = time.monotonic() + 60 * stop if stop else None
-        run = batch.run_tasks(todo, args.out, gpus, grade_options(args), config, done, worker_prefix, deadline)
+        run = batch.run_students(setup, students, gpus, done, worker_prefix)
+    graded, kept = sum(len(turn.graded) for turn in run.turns), sum(len(turn.kept) for turn in run.turns)
+    console.print(
+        f"{len(run.turns)} submission(s) read: {graded} lab(s) graded now, {kept} already graded, "
+        f"{len(run.unreadable)} unreadable"
+    )
+    for student, why in run.unreadable.items():
+        console.print(f"[red]{escape(student)}: cannot be graded:[/] {escape(why)}")
     for (student, lab), why in run.failures.items():
         console.print(f"[red]{escape(student)} {lab}: grader error: {escape(why)}[/]")
-    print_shares(console, run, batch.write_shares(args.out, run) if todo else None)
-    return Exit.INTERNAL if run.failures else Exit.PASSED
+    for worker in run.workers:
+        if worker.rebuilt:
+            console.print(
+                f"[yellow]{worker.name}'s build folder could not be used and was made anew, once: "
+                f"{escape(worker.rebuilt)}[/]"
+            )
+    print_shares(console, run, batch.write_shares(args.out, run) if graded else None)
+    left = f"{len(run.left)} submission(s) not graded yet ({escape(', '.join(run.left[:8]))}{', ...' if len(run.left) > 8 else ''})"
+    if setup.stop.asked:
+        console.print(
+            f"[bold yellow]Stopped ({escape(setup.stop.why)}): every submission graded is kept; {left}. "
+            "Run the same command again to resume.[/]"
+        )
+        return Exit.STOPPED
+    if run.failures:
+        return Exit.INTERNAL
+    if run.left:
+        console.print(f"[bold yellow]{left}: run the same command again to resume.[/]")
+        return Exit.INCOMPLETE
+    return Exit.PASSED
 
 
 def print_shares(console: Terminal, run, written) -> None:
@@ -577,16 +659,28 @@ def print_shares(console: Terminal, run, written) -> None:
         console.print(f"Wall time {run.wall_s:.0f} s; each worker's share in {escape(str(written))}")
 
 
+def batch_setup(args, config, labs, key, devices, lock: OutputLock) -> batch.Batch:
+    stop_after = getattr(args, "stop_after", None)
+    deadline = time.monotonic() + 60 * stop_after if stop_after is not None else None
+    inherited = () if lock.unlocked_because else (lock.descriptor,)
+    return batch.Batch(args.out, labs, config, grade_options(args), key, devices, args.stop, inherited, deadline)
+
+
 def command_batch(args, console: Terminal) -> int:
-    config, tasks = plan_batch(args, console)
-    if args.student:
-        try:
-            tasks = batch.regrade(args.out, tasks, args.student, batch.read_plan(args.out) or {})
-        except KeyError as error:
-            raise UsageError(error.args[0]) from error
-    status = run_batch(args, console, config, tasks, batch.worker_gpus(args.workers))
-    collected = command_collect(args, console, config)
-    return status or collected
+    with hold_output(args, console) as lock:
+        gpus = batch.worker_gpus(args.workers)
+        devices = batch.devices_of(gpus)
+        config, labs, planned, key = plan_batch(args, console, devices)
+        students = planned.entries
+        if args.student:
+            try:
+                chosen = batch.regrade(args.out, args.student, plan.read_plan(args.out) or {})
+            except KeyError as error:
+                raise UsageError(error.args[0]) from error
+            students = {student: entry for student, entry in students.items() if student in chosen}
+        status = run_batch(args, console, batch_setup(args, config, labs, key, devices, lock), students, gpus)
+        collected = command_collect(args, console, config)
+    return Exit.STOPPED if args.stop.asked else status or collected
 
 
 def command_batch_task(args, console: Terminal) -> int:
@@ -594,15 +688,20 @@ def command_batch_task(args, console: Terminal) -> int:
         index, count = slurm.array_share()
     except RuntimeError as error:
         raise UsageError(f"batch-task: {error}") from error
-    config, tasks = plan_batch(args, console)
-    console.print(f"Slurm array task {index} of {count}")
-    # The GPU Slurm gave this task, and a build folder per task: the tasks share the results folder.
-    share = batch.share(tasks, index, count)
-    return run_batch(args, console, config, share, [None], worker_prefix=f"slurm-task{index}-")
+    with hold_output(args, console, job=os.environ.get("SLURM_ARRAY_JOB_ID", "unknown")) as lock:
+        # Each task on a GPU of its own, perhaps of another kind than another task's: any device counts in the plan.
+        config, labs, planned, key = plan_batch(args, console, None)
+        console.print(f"Slurm array task {index} of {count}")
+        # The GPU Slurm gave this task, and a build folder per task: the tasks share the results folder.
+        mine = plan.share(sorted(planned.entries), index, count)
+        setup = batch_setup(args, config, labs, key, batch.devices_of([None]), lock)  # Slurm's GPU for this task
+        students = {student: planned.entries[student] for student in mine}
+        return run_batch(args, console, setup, students, [None], worker_prefix=f"slurm-task{index}-")
 
 
 def command_slurm(args, console: Terminal) -> int:
-    plan_batch(args, console)
+    with hold_output(args, console):  # while the plan is written: no batch or array may be running on it
+        plan_batch(args, console, None)
     labs = [arg for lab in args.lab or [] for arg in ("--lab", lab)]
     cpus, why = slurm.choose_cpus(args.cpus, args.sbatch)
     console.print(f"CPU cores per task: {cpus} ({why})")
@@ -626,14 +725,14 @@ def command_slurm(args, console: Terminal) -> int:
 
 
 def command_collect(args, console: Terminal, config=None) -> int:
-    plan = batch.read_plan(args.out)
-    if plan is None:
+    recorded = plan.read_plan(args.out)
+    if recorded is None:
         raise UsageError(f"{args.out} holds no batch (no plan.json): run ./cml batch or ./cml slurm first")
     config = config or load_config()
-    rows = collect_results(args.out, config, plan)
+    rows = collect_results(args.out, config, recorded)
     table = Table("student", "score", "labs")
     for row in rows:
-        labs = ", ".join(f"{lab[:2]}: {lab_cell(row, lab)}" for lab in plan["labs"])
+        labs = ", ".join(f"{lab[:2]}: {lab_cell(row, lab)}" for lab in recorded["labs"])
         notes = f" {row['notes']}" if row.get("notes") else ""
         table.add_row(escape(row["student"]), f"{row['score']} / {row['max_score']}", escape(labs + notes))
     console.print(table)
@@ -646,12 +745,13 @@ def command_collect(args, console: Terminal, config=None) -> int:
         + (f"; {len(left_out)} without a GPU result left out" if left_out else "")
         + ")"
     )
-    waiting = unfinished(rows, [config.lab(name) for name in plan["labs"]])
+    waiting = unfinished(rows, [config.lab(name) for name in recorded["labs"]])
     if waiting:
         console.print(
             f"[bold yellow]Not finished: {len(waiting)} submitted lab(s) have no result yet[/] "
             f"({escape(', '.join(waiting[:8]))}{', ...' if len(waiting) > 8 else ''}): their tasks are "
-            "still running or were stopped. Run ./cml collect again once every task has ended."
+            "still running or were stopped, or their submissions changed since. Run ./cml collect again once every "
+            "task has ended, or the batch again to grade what changed."
         )
         return Exit.INCOMPLETE
     return Exit.PASSED
@@ -679,6 +779,10 @@ def log_grader_error(command: str) -> Path:
     return path
 
 
+# The commands a signal stops in order (stopping.py): the programs they run ended, what they finished kept.
+STOPPABLE = ("grade", "batch", "batch-task")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if getattr(args, "no_sandbox", False):
@@ -686,12 +790,29 @@ def main(argv: list[str] | None = None) -> int:
     # 100 columns in logs and CI, where there is no terminal to measure: what a person reads there too.
     console = Terminal(width=None if sys.stdout.isatty() else 100)
     errors = Terminal(stderr=True, width=None if sys.stderr.isatty() else 100)
+    args.stop = stopping.Stop()
+    stoppable = stopping.on_signals(args.stop) if args.command in STOPPABLE else contextlib.nullcontext()
+    with stoppable:
+        return run_command(args, console, errors)
+
+
+def run_command(args, console: Terminal, errors: Terminal) -> int:
+    """The command, and its ending said in one line where it is not its own: its status (grader/core/exits.py)."""
     try:
         return COMMANDS[args.command](args, console)
     except UsageError as error:
         errors.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
         return Exit.USAGE
+    except FolderBusy as error:
+        errors.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
+        return Exit.BUSY
+    except proc.Stopped:
+        errors.print(f"[bold yellow]Stopped ({escape(args.stop.why or 'a signal')}) before anything was graded[/]")
+        return Exit.STOPPED
     except Exception as error:  # the error boundary: whatever failed, it was the grader, never the student
+        if atomic.is_disk_full(error):  # said once, plainly: no traceback, which could not be written either
+            errors.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
+            return Exit.STOPPED
         log = log_grader_error(args.command)
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         errors.print(

@@ -1,27 +1,30 @@
-"""Grading a class: every submission in a folder, one worker per GPU. A task is one lab of one submission; the
-labs of a submission still to grade are graded together in one grader process, as ./cml grade grades a whole
-submission (on a GPU, all its labs at once: one start, one configure, one build of them all), and its JSON is
-cut into a result file per lab. Resumable: a lab whose result exists for the same kernel.cu is not graded again."""
+"""Grading a class: every submission in a folder, one worker per GPU, one student at a time per worker. A
+student's turn reads their submission (reading.py, in a process of its own under limits), then grades the labs
+still to grade together in one grader process, as ./cml grade grades a whole submission (on a GPU, all its labs
+at once: one start, one configure, one build of them all), and cuts its JSON into a result file per lab.
+Resumable: a lab whose result grades the same kernel.cu with the same grader and options is not graded again
+(current.py); a batch stopped (a signal, --stop-after, a full disk) keeps every student it finished."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
+import shutil
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty, Queue
 
-from grader.core.config import REPO_ROOT, Config, Lab
+from grader.cohort import current, grader_process, reading
+from grader.core import atomic
+from grader.core.config import Config, Lab
 from grader.core.exits import Exit
 from grader.core.recorded import GradeFileError, RecordedRun, load_grade
-from grader.execution import gpu
-from grader.grading.submission import SubmissionError, read_submission
-
-ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.xz", ".tar.bz2", ".tar", ".zip")
+from grader.execution import gpu, proc
+from grader.execution.stopping import Stop
 
 
 @dataclass
@@ -32,125 +35,38 @@ class Task:
     digest: str  # sha256 of the lab's kernel.cu in the submission
 
 
-def student_name(entry: Path) -> str:
-    name = entry.name
-    for suffix in ARCHIVE_SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
-
-
-def name_problem(student: str) -> str | None:
-    """Why a student's name cannot name their results folder (OUT/students/<name>/), or None where it can."""
-    if student in ("", ".", ".."):
-        return f"its name, {student!r} without the archive's suffix, is no folder name"
-    if "/" in student or "\\" in student:
-        return "its name has a path separator"
-    if not all(character.isprintable() for character in student):
-        return "its name has a control character"
-    return None
-
-
-def shown(name: str) -> str:
-    """A file's name as it can be printed: its control characters written as \\xNN."""
-    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in name)
-
-
-def submissions_in(folder: Path) -> list[Path]:
-    """Each folder and archive directly in `folder` is one student's submission."""
-    return sorted(p for p in folder.iterdir() if p.is_dir() or p.name.endswith(ARCHIVE_SUFFIXES))
-
-
-def entries_of(folder: Path) -> tuple[dict[str, Path], dict[str, str], dict[str, str]]:
-    """The submissions in `folder`, checked before anything is read: (student -> their entry, for every name
-    that is one student's; student -> why, for a name two entries share, such as bob/ and bob.zip, of which none
-    is graded: which one is the student's is for the instructor to say; entry -> why, for an entry whose name
-    cannot be a student's, by its name as shown())."""
-    named: dict[str, list[Path]] = {}
-    refused = {}
-    for entry in submissions_in(folder):
-        problem = name_problem(student_name(entry))
-        if problem:
-            refused[shown(entry.name)] = f"{problem}; rename it"
-        else:
-            named.setdefault(student_name(entry), []).append(entry)
-    shared = {
-        student: f"{len(found)} submissions have this name ({', '.join(shown(e.name) for e in found)}): "
-        "none is graded; remove or rename all but one"
-        for student, found in named.items()
-        if len(found) > 1
-    }
-    unique = {student: found[0] for student, found in named.items() if len(found) == 1}
-    return unique, shared, refused
-
-
 @dataclass
-class Plan:
-    tasks: list[Task]
-    students: list[str]  # every student with a row: graded, unreadable, or sharing a name
-    unreadable: dict[str, str]  # student -> why their submission cannot be read
-    shared: dict[str, str]  # student -> why: two submissions have the name, and neither is graded
-    refused: dict[str, str]  # an entry's name, as shown() -> why it is no student's name
+class Batch:
+    """What every turn of a batch shares: where it writes, what it grades and with what, and its stop."""
+
+    out: Path
+    labs: list[Lab]  # the labs graded
+    config: Config
+    options: list[str]  # passed to each grader process
+    key: dict  # what a result must have been graded with to count (current.grading_key)
+    devices: list[str | None] | None  # the devices a result may have been graded on (None: any)
+    stop: Stop = field(default_factory=Stop)
+    inherited: tuple[int, ...] = ()  # the output folder's lock, held by every grader process as long as it runs
+    deadline: float | None = None  # time.monotonic() past which no turn starts (--stop-after)
+    reading_limits: reading.Limits = field(default_factory=reading.Limits)
 
 
-def plan(folder: Path, labs: list[Lab], config: Config) -> Plan:
-    """What a batch grades: the tasks, and every submission it cannot grade, with why."""
-    entries, shared, refused = entries_of(folder)
-    tasks: list[Task] = []
-    unreadable = {}
-    for student, entry in entries.items():
-        try:
-            submission = read_submission(entry, [lab.name for lab in config.labs])
-        except SubmissionError as error:
-            unreadable[student] = str(error)
-            continue
-        # A lab the submission has no kernel.cu for is "not submitted": nothing to build or run.
-        tasks += [
-            Task(student, entry, lab, submission.digest(lab.name)) for lab in labs if lab.name in submission.kernels
-        ]
-    return Plan(tasks, sorted([*entries, *shared]), unreadable, shared, refused)
-
-
-def write_plan(folder: Path, labs: list[Lab], config: Config, out: Path) -> tuple[list[Task], dict[str, str]]:
-    """Plans the batch and writes OUT/plan.json (what collect reads): the tasks, and every submission that cannot
-    be graded (by student, or by its entry's name where that is refused) with why."""
-    planned = plan(folder, labs, config)
-    out.mkdir(parents=True, exist_ok=True)
-    submitted: dict[str, list[str]] = {}
-    for task in planned.tasks:
-        submitted.setdefault(task.student, []).append(task.lab.name)
-    record = {
-        "labs": [lab.name for lab in labs],
-        "students": planned.students,
-        "unreadable": planned.unreadable,
-        "shared": planned.shared,
-        "refused": planned.refused,
-        "submitted": submitted,
-    }
-    (out / "plan.json").write_text(json.dumps(record, indent=2) + "\n")
-    return planned.tasks, {**planned.unreadable, **planned.shared, **planned.refused}
-
-
-def read_plan(out: Path) -> dict | None:
-    """The plan write_plan wrote; None where OUT holds no batch."""
-    path = out / "plan.json"
-    return json.loads(path.read_text()) if path.exists() else None
-
-
-def regrade(out: Path, tasks: list[Task], students: list[str], plan: dict) -> list[Task]:
-    """The tasks of the named students, their earlier results removed so that they are graded again; the
-    others' results stay as they are. Raises KeyError for a name that is not a submission of the batch."""
-    unknown = sorted(set(students) - set(plan.get("students", [])))
+def regrade(out: Path, students: list[str], plan: dict) -> list[str]:
+    """The named students, their earlier results removed so that they are graded again; the others' results stay
+    as they are. Raises KeyError for a name that is not a submission of the batch."""
+    named = plan.get("students", [])
+    unknown = sorted(set(students) - set(named))
     if unknown:
         raise KeyError(
             f"--student {', '.join(unknown)}: no such submission in this batch "
-            f"(names: {', '.join(plan.get('students', [])[:10])}{', ...' if len(plan.get('students', [])) > 10 else ''})"
+            f"(names: {', '.join(named[:10])}{', ...' if len(named) > 10 else ''})"
         )
     for student in students:  # every planned lab, so that one no longer submitted loses its old result too
         for lab in plan.get("labs", []):
             for suffix in (".json", ".error"):
                 (out / "students" / student / f"{lab}{suffix}").unlink(missing_ok=True)
-    return [task for task in tasks if task.student in students]
+        reading.record_path(out, student).unlink(missing_ok=True)
+    return students
 
 
 def visible_gpus() -> list[str]:
@@ -182,6 +98,12 @@ def worker_gpus(workers: int | None) -> list[str | None]:
     return [gpus[i % len(gpus)] for i in range(count)] if gpus else [None] * count
 
 
+def devices_of(gpus: list[str | None]) -> list[str | None]:
+    """The names of the workers' GPUs (worker_gpus; None: the one this process would use), as each grade records
+    its device: None where there is none, and the CPU emulator grades."""
+    return sorted({gpu.detect_gpu(chosen).name or None for chosen in gpus}, key=str)
+
+
 def result_path(out: Path, task: Task) -> Path:
     return out / "students" / task.student / f"{task.lab.name}.json"
 
@@ -196,25 +118,12 @@ def log_path(out: Path, student: str, lab: str = "") -> Path:
     return out / "students" / student / (f"{lab}.log" if lab else "grade.log")
 
 
-def already_graded(out: Path, task: Task) -> bool:
+def already_graded(batch: Batch, task: Task) -> bool:
     try:
-        return load_grade(result_path(out, task)).kernel_sha256.get(task.lab.name, "") == task.digest
+        result = load_grade(result_path(batch.out, task))
     except GradeFileError:
         return False
-
-
-def by_submission(tasks: list[Task]) -> list[list[Task]]:
-    """The tasks grouped per submission, in the plan's order: each group is graded by one grader process."""
-    groups: dict[str, list[Task]] = {}
-    for task in tasks:
-        groups.setdefault(task.student, []).append(task)
-    return list(groups.values())
-
-
-def share(tasks: list[Task], index: int, count: int) -> list[Task]:
-    """The tasks of every count-th submission from the index-th (a Slurm array task's share): a submission's labs
-    stay together, for one process to grade."""
-    return [task for group in by_submission(tasks)[index::count] for task in group]
+    return current.is_current(result, task.lab.name, task.digest, batch.key, batch.devices)
 
 
 def lab_limit(config: Config) -> float:
@@ -259,86 +168,18 @@ def grade_command(tasks: list[Task], json_path: Path, build_dir: Path, options: 
     return [*grade, "--build-dir", str(build_dir), "--json", str(json_path), *options]
 
 
-def run_grader(
-    tasks: list[Task], out: Path, worker: str, gpu: str | None, options: list[str], timeout_s: float, log: Path
-):
-    """Runs one grader process on the tasks' labs, its output in `log`: (its JSON, '') when it graded them, else
-    (None, why not, in one line)."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    partial = log.with_name("grade-run.json.partial")  # never read by collect: only the per-lab files count
-    partial.unlink(missing_ok=True)  # one left by a stopped run must not pass for this run's
-    command = grade_command(tasks, partial, out / "work" / f"build-{worker}", options)
-    env = {**os.environ, **({"CUDA_VISIBLE_DEVICES": gpu} if gpu is not None else {})}
-    try:
-        with log.open("w") as output:
-            finished = subprocess.run(
-                command, cwd=REPO_ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, timeout=timeout_s, check=False
-            )
-        if not Exit.graded(finished.returncode) or not partial.exists():
-            return None, f"{grader_failure(log, finished.returncode)} (see {log})"
-        return load_grade(partial), ""
-    except subprocess.TimeoutExpired:
-        return None, f"the grader did not finish within {timeout_s:g} s (see {log})"
-    except GradeFileError as error:
-        return None, f"the grader's JSON cannot be read: {error} (see {log})"
-    finally:
-        partial.unlink(missing_ok=True)  # cut into the labs' own files, which alone are results
-
-
-def write_result(out: Path, task: Task, result: dict) -> None:
-    """The lab's result, written whole or not at all: a file half written by a stopped batch never counts as done
-    (a re-run grades the lab again)."""
-    final = result_path(out, task)
-    partial = final.with_suffix(".json.partial")
-    partial.write_text(json.dumps(result, indent=2) + "\n")
-    partial.replace(final)
-    error_path(out, task).unlink(missing_ok=True)
-
-
-def grade_submission(
-    tasks: list[Task], out: Path, worker: str, gpu: str | None, options: list[str], config: Config, again: bool = False
-) -> dict[str, str]:
-    """Grades the labs of one submission (`tasks`) in one grader process, its labs at once where it has a GPU as
-    ./cml grade does, and writes each lab's result, or its .error with the reason; returns lab -> that reason.
-    `again`: one lab graded again alone, after its submission's process failed."""
-    log = log_path(out, tasks[0].student, tasks[0].lab.name if again else "")
-    run, failure = run_grader(tasks, out, worker, gpu, options, task_timeout(config, len(tasks)), log)
-    if run is None and len(tasks) > 1:
-        # The process failed as a whole (the grader's error, or a hang): each lab alone, so that one lab's
-        # trouble costs no other lab its grade.
-        errors = {}
-        for task in tasks:
-            errors.update(grade_submission([task], out, worker, gpu, options, config, again=True))
-        return errors
-    errors = {}
-    for task in tasks:
-        result = lab_run(run, task.lab.name) if run is not None else None
-        if result is not None:
-            write_result(out, task, result)
-            continue
-        errors[task.lab.name] = failure or f"the grader wrote no result for this lab (see {log})"
-        error_path(out, task).write_text(errors[task.lab.name] + "\n")
-    return errors
-
-
-def grader_failure(log: Path, status: int) -> str:
-    """Why a grader process graded nothing, in one line: its own 'grader error:' line where it printed one."""
-    said = [
-        line for line in log.read_text(errors="replace").splitlines() if line.startswith(("grader error:", "error:"))
-    ]
-    return said[-1] if said else f"the grader exited with status {status}"
-
-
 @dataclass
-class WorkerShare:
-    """What one worker of a batch did: its part of the class and of the batch's wall time."""
+class Worker:
+    """One worker of a batch: its GPU, its build folder, and its part of the class and of the wall time."""
 
     name: str
     gpu: str | None
+    build_dir: Path
     submissions: int = 0
     labs: int = 0
-    busy_s: float = 0.0  # its grader processes' wall time, summed
-    last_end_s: float = 0.0  # when its last process ended, from the batch's start
+    busy_s: float = 0.0  # its students' turns' wall time, summed
+    last_end_s: float = 0.0  # when its last turn ended, from the batch's start
+    rebuilt: str = ""  # why its build folder was made anew, once, where it could not be used
 
     def as_dict(self) -> dict:
         return {
@@ -350,61 +191,209 @@ class WorkerShare:
             "last_end_s": round(self.last_end_s, 1),
         }
 
+    def build_folders(self) -> list[Path]:
+        """Its build folder, and the folder beside it a grade assembles the submission in."""
+        return [self.build_dir, self.build_dir.with_name(self.build_dir.name + "-student")]
+
+
+def run_grader(
+    batch: Batch, tasks: list[Task], worker: Worker, log: Path
+) -> tuple[RecordedRun | None, str, int | None]:
+    """Runs one grader process on the tasks' labs, its output in `log`: (its JSON, '', its status) when it graded
+    them, else (None, why not in one line, its status: None where it did not end by itself). Raises proc.Stopped
+    where it was stopped before it ended."""
+    partial = log.with_name("grade-run.json.partial")  # never read by collect: only the per-lab files count
+    partial.unlink(missing_ok=True)  # one left by a stopped run must not pass for this run's
+    command = grade_command(tasks, partial, worker.build_dir, batch.options)
+    env = {**os.environ, **({"CUDA_VISIBLE_DEVICES": worker.gpu} if worker.gpu is not None else {})}
+    timeout = task_timeout(batch.config, len(tasks))
+    try:
+        ended = grader_process.run(command, env, log, timeout, batch.stop, batch.inherited)
+        if ended.stopped:
+            raise proc.Stopped(ended.why or "the grader process was stopped")
+        if ended.status is None or not Exit.graded(ended.status) or not partial.exists():
+            return None, f"{grader_process.failure(log, ended)} (see {log})", ended.status
+        return load_grade(partial), "", ended.status
+    except GradeFileError as error:
+        return None, f"the grader's JSON cannot be read: {error} (see {log})", ended.status
+    finally:
+        partial.unlink(missing_ok=True)  # cut into the labs' own files, which alone are results
+
+
+def write_result(batch: Batch, task: Task, result: dict) -> None:
+    """The lab's result, with what it was graded with, written whole or not at all: a file half written by a
+    stopped batch never counts as done."""
+    atomic.write_text(result_path(batch.out, task), json.dumps({**result, current.KEY: batch.key}, indent=2) + "\n")
+    error_path(batch.out, task).unlink(missing_ok=True)
+
+
+# How a grader process ends where it cannot set up or use its build folder: "cannot be set up" (3), or an
+# error of its own (5), as a damaged .ninja_deps raises.
+BUILD_FOLDER_FAILURES = (Exit.NOT_GRADABLE, Exit.INTERNAL)
+
+
+def make_anew(worker: Worker, why: str) -> None:
+    """The worker's build folders removed, so that its next grader process builds them from nothing."""
+    for folder in worker.build_folders():
+        shutil.rmtree(folder, ignore_errors=True)
+    worker.rebuilt = why
+
+
+def grade_submission(batch: Batch, tasks: list[Task], worker: Worker, again: bool = False) -> dict[str, str]:
+    """Grades the labs of one submission (`tasks`) in one grader process, its labs at once where it has a GPU as
+    ./cml grade does, and writes each lab's result, or its .error with the reason; returns lab -> that reason.
+    `again`: one lab graded again alone, after its submission's process failed."""
+    log = log_path(batch.out, tasks[0].student, tasks[0].lab.name if again else "")
+    run, failure, status = run_grader(batch, tasks, worker, log)
+    if run is None and status in BUILD_FOLDER_FAILURES and not again and not worker.rebuilt:
+        # Where the build folder cannot be used (left damaged by a process killed in it), every process of this
+        # worker would fail: it is made anew once, and the submission graded again.
+        make_anew(worker, f"{tasks[0].student}'s grader process failed: {failure}")
+        run, failure, status = run_grader(batch, tasks, worker, log)
+    if run is None and len(tasks) > 1:
+        # The process failed as a whole (the grader's error, or a hang): each lab alone, so that one lab's
+        # trouble costs no other lab its grade.
+        errors = {}
+        for task in tasks:
+            errors.update(grade_submission(batch, [task], worker, again=True))
+        return errors
+    errors = {}
+    for task in tasks:
+        result = lab_run(run, task.lab.name) if run is not None else None
+        if result is not None:
+            write_result(batch, task, result)
+            continue
+        errors[task.lab.name] = failure or f"the grader wrote no result for this lab (see {log})"
+        atomic.write_text(error_path(batch.out, task), errors[task.lab.name] + "\n")
+    return errors
+
+
+@dataclass
+class Turn:
+    """What one student's turn did."""
+
+    student: str
+    graded: list[str] = field(default_factory=list)  # labs graded in this turn
+    kept: list[str] = field(default_factory=list)  # labs already graded, kept
+    errors: dict[str, str] = field(default_factory=dict)  # lab -> why the grader could not grade it
+    unreadable: str | None = None
+
+
+def take_turn(batch: Batch, student: str, entry: Path, worker: Worker) -> Turn:
+    """Reads the student's submission and grades what of it is not graded yet; the student's record
+    (reading.py) says what was read, for collect. Raises proc.Stopped where a stop ended the turn."""
+    read = reading.read_in_turn(entry, [lab.name for lab in batch.config.labs], batch.key, batch.reading_limits)
+    reading.write_record(batch.out, student, read)
+    turn = Turn(student, unreadable=read.unreadable)
+    if read.failed:
+        turn.errors = {lab.name: read.failed for lab in batch.labs}
+        write_errors(batch, student, turn.errors)
+        return turn
+    if read.unreadable:
+        return turn
+    tasks = [Task(student, entry, lab, read.kernels[lab.name]) for lab in batch.labs if lab.name in read.kernels]
+    todo = [task for task in tasks if not already_graded(batch, task)]
+    for task in todo:  # no longer this submission's grade: gone before it is graded, whatever stops the turn
+        result_path(batch.out, task).unlink(missing_ok=True)
+        error_path(batch.out, task).unlink(missing_ok=True)
+    turn.kept = [task.lab.name for task in tasks if task not in todo]
+    if todo:
+        turn.errors = grade_submission(batch, todo, worker)
+        turn.graded = [task.lab.name for task in todo]
+    return turn
+
+
+def write_errors(batch: Batch, student: str, errors: dict[str, str]) -> None:
+    """Each lab's .error, as far as they can be written (the failure may be the disk's)."""
+    for lab, why in errors.items():
+        try:
+            atomic.write_text(batch.out / "students" / student / f"{lab}.error", why + "\n")
+        except OSError:
+            continue
+
 
 @dataclass
 class BatchRun:
     failures: dict[tuple[str, str], str]  # (student, lab) -> why the grader could not grade it
-    workers: list[WorkerShare]
+    workers: list[Worker]
     wall_s: float
+    turns: list[Turn] = field(default_factory=list)  # each student's turn that ended
+    left: list[str] = field(default_factory=list)  # students whose turn did not start or did not end
+
+    @property
+    def unreadable(self) -> dict[str, str]:
+        return {turn.student: turn.unreadable for turn in self.turns if turn.unreadable}
 
 
-def run_tasks(
-    tasks: list[Task],
-    out: Path,
+def run_students(
+    batch: Batch,
+    students: dict[str, Path],
     gpus: list[str | None],
-    options: list[str],
-    config: Config,
-    on_done=lambda tasks, errors: None,
+    on_done: Callable[[Turn], None] = lambda turn: None,
     worker_prefix: str = "w",
-    deadline: float | None = None,
 ) -> BatchRun:
-    """Grades the tasks, one grader process per submission (by_submission), on one worker thread per entry of
-    `gpus` (None: the GPUs this process was given); each worker keeps a build folder of its own, named after
-    worker_prefix, so rebuilds are incremental. on_done(tasks, errors) as each process ends. Past `deadline`
-    (time.monotonic()) no process starts; a later run resumes with the rest."""
-    queue: Queue[list[Task]] = Queue()
-    for group in by_submission(tasks):
-        queue.put(group)
-    failures: dict[tuple[str, str], str] = {}
-    shares = [WorkerShare(f"{worker_prefix}{i}", gpu) for i, gpu in enumerate(gpus)]
+    """Gives each student (student -> their submission) a turn, on one worker thread per entry of `gpus` (None:
+    the GPUs this process was given); each worker keeps a build folder of its own, named after worker_prefix, so
+    rebuilds are incremental. on_done(turn) as each turn ends. Past batch.deadline, or once batch.stop is asked,
+    no turn starts; the students left are named, and a later run resumes with them."""
+    queue: Queue[tuple[str, Path]] = Queue()
+    for student in sorted(students):
+        queue.put((student, students[student]))
+    run = BatchRun({}, [], 0.0)
+    run.workers = [
+        Worker(f"{worker_prefix}{i}", gpu, batch.out / "work" / f"build-{worker_prefix}{i}")
+        for i, gpu in enumerate(gpus)
+    ]
+    record = threading.Lock()
     started = time.monotonic()
 
-    def worker(share: WorkerShare) -> None:
-        while deadline is None or time.monotonic() < deadline:
+    def give_turns(worker: Worker) -> None:
+        while not batch.stop.asked and (batch.deadline is None or time.monotonic() < batch.deadline):
             try:
-                group = queue.get_nowait()
+                student, entry = queue.get_nowait()
             except Empty:
                 return
             began = time.monotonic()
-            errors = grade_submission(group, out, share.name, share.gpu, options, config)
+            try:
+                turn = take_turn(batch, student, entry, worker)
+            except proc.Stopped:
+                with record:
+                    run.left.append(student)
+                continue  # a stop of its grader process alone (a signal sent to it) costs no other student
+            except atomic.DiskFull as error:
+                batch.stop.ask(str(error))
+                with record:
+                    run.left.append(student)
+                return
+            except Exception as error:  # the batch's own failure on this student: theirs alone, and said
+                why = proc.bounded(f"the batch failed on this student: {type(error).__name__}: {error}")
+                turn = Turn(student, errors={lab.name: why for lab in batch.labs})
+                write_errors(batch, student, turn.errors)
             ended = time.monotonic()
-            share.submissions, share.labs = share.submissions + 1, share.labs + len(group)
-            share.busy_s += ended - began
-            share.last_end_s = ended - started
-            failures.update({(group[0].student, lab): why for lab, why in errors.items()})
-            on_done(group, errors)
+            with record:
+                worker.submissions += 1
+                worker.labs += len(turn.graded)
+                worker.busy_s += ended - began
+                worker.last_end_s = ended - started
+                run.failures.update({(student, lab): why for lab, why in turn.errors.items()})
+                run.turns.append(turn)
+            on_done(turn)
 
-    threads = [threading.Thread(target=worker, args=(share,)) for share in shares]
+    threads = [threading.Thread(target=give_turns, args=(worker,)) for worker in run.workers]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    return BatchRun(failures, shares, time.monotonic() - started)
+    while not queue.empty():
+        run.left.append(queue.get_nowait()[0])
+    run.left.sort()
+    run.wall_s = time.monotonic() - started
+    return run
 
 
 def write_shares(out: Path, run: BatchRun) -> Path:
     """OUT/workers.json: the batch's wall time and each worker's share of it, for planning the next class."""
     path = out / "workers.json"
-    record = {"wall_s": round(run.wall_s, 1), "workers": [share.as_dict() for share in run.workers]}
-    path.write_text(json.dumps(record, indent=2) + "\n")
+    record = {"wall_s": round(run.wall_s, 1), "workers": [worker.as_dict() for worker in run.workers]}
+    atomic.write_text(path, json.dumps(record, indent=2) + "\n")
     return path

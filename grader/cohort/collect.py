@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from grader.cohort import batch, roster
+from grader.cohort import current, reading, roster
+from grader.cohort.plan import entry_of, name_problem, shown
+from grader.core import atomic
 from grader.core.config import Config
-from grader.core.recorded import RecordedRun, load_grade, read_grade
+from grader.core.recorded import GradeFileError, RecordedRun, load_grade, read_grade
 from grader.reporting import report
 from grader.reporting.export import write_exports
 
@@ -28,18 +32,17 @@ def spreadsheet_cell(value):
 
 
 def write_csv(path: Path, columns: list[str], rows: list[dict]) -> None:
-    """rows as a CSV file with a header, every text cell made safe for a spreadsheet."""
-    with path.open("w", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=columns, restval="")
-        writer.writeheader()
-        writer.writerows({column: spreadsheet_cell(value) for column, value in row.items()} for row in rows)
+    """rows as a CSV file with a header, every text cell made safe for a spreadsheet; written whole or not at all."""
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=columns, restval="")
+    writer.writeheader()
+    writer.writerows({column: spreadsheet_cell(value) for column, value in row.items()} for row in rows)
+    atomic.write_text(path, text.getvalue())
 
 
-def student_run(folder: Path, student: str) -> dict:
+def student_run(parts: list[RecordedRun], errors: dict[str, str], student: str) -> dict:
     """The student's labs, each from its own result file (cut by batch.lab_run from the JSON of the process that
-    graded it), as one run (the shape of report.write_json)."""
-    parts = [load_grade(p) for p in sorted(folder.glob("[0-9][0-9]_*.json"))]
-    errors = {p.name.removesuffix(".error"): p.read_text().strip() for p in sorted(folder.glob("*.error"))}
+    graded it), as one run (the shape of report.write_json); `errors`: lab -> why the grader could not grade it."""
     first = parts[0].source if parts else {}
     shared = {k: v for k, v in first.items() if k not in ("labs", "files_used", "kernel_sha256")}
     labs = [lab for part in parts for lab in part.labs]
@@ -53,6 +56,80 @@ def student_run(folder: Path, student: str) -> dict:
         "grader_errors": errors,
         "score": sum(lab.points for lab in labs),
     }
+
+
+@dataclass
+class Standing:
+    """What a student's row can say now: their run (the labs whose results grade the submission as it is now),
+    the labs they submitted, and why any submitted lab has no result yet."""
+
+    run: dict
+    submitted: list[str]
+    pending: str = ""  # why some submitted labs read "not graded yet"
+
+
+def not_current(plan: dict, student: str, record: reading.Reading | None) -> str:
+    """Why the student's record does not say what the submission is now ('' where it does): never read, read by
+    a batch with another grader or other options, or changed (or gone) since it was read."""
+    if record is None:
+        return "not graded yet: the batch has not reached this submission"
+    if record.key != plan.get("graded_with"):
+        return "not graded yet with this batch's grader and options"
+    entry = entry_of(plan, student)
+    if entry is None or reading.stamp(entry) != record.stamp:
+        return "not graded yet: the submission changed (or is gone) since it was graded"
+    return ""
+
+
+def current_results(folder: Path, plan: dict, record: reading.Reading) -> tuple[list[RecordedRun], dict[str, str]]:
+    """The results that grade each submitted lab's kernel.cu as it is now, and the grader's errors on the labs
+    that have none; a result of an earlier kernel.cu, grader or option is left out."""
+    parts, errors = [], {}
+    for lab in plan["labs"]:
+        digest = record.kernels.get(lab)
+        if digest is None:
+            continue
+        try:
+            result = load_grade(folder / f"{lab}.json")
+        except GradeFileError:
+            result = None
+        if result is not None and current.is_current(
+            result, lab, digest, plan.get("graded_with") or {}, plan.get("devices")
+        ):
+            parts.append(result)
+        elif (folder / f"{lab}.error").is_file():
+            errors[lab] = (folder / f"{lab}.error").read_text(errors="replace").strip()
+    return parts, errors
+
+
+def standing(out: Path, plan: dict, student: str, max_score: float) -> Standing:
+    """The student's run as collect writes it, from their record and results (never a result of another kernel.cu
+    than the one submitted now: where that is not known yet, every lab is "not graded yet")."""
+    folder = out / "students" / student
+    shared = plan.get("shared", {}).get(student)
+    if shared:
+        context = {"student": student, "grader_errors": {}, "refused": shared}
+        return Standing(report.ungraded_run(context, max_score, shared), [])
+    record = reading.load_record(out, student)
+    why = not_current(plan, student, record)
+    if why or record is None:
+        context = {"student": student, "grader_errors": {}, "notes": [why]}
+        return Standing({**context, "labs": [], "score": 0.0, "max_score": max_score}, plan["labs"], why)
+    if record.unreadable:
+        context = {"student": student, "grader_errors": {}, "unreadable": record.unreadable}
+        return Standing(report.ungraded_run(context, max_score, f"unreadable submission: {record.unreadable}"), [])
+    submitted = [lab for lab in plan["labs"] if lab in record.kernels]
+    if record.failed:
+        context = {"student": student, "grader_errors": {lab: record.failed for lab in plan["labs"]}}
+        return Standing({**context, "labs": [], "score": 0.0, "max_score": max_score}, plan["labs"])
+    parts, errors = current_results(folder, plan, record)
+    run = {**student_run(parts, errors, student), "max_score": max_score}
+    done = {lab.lab for part in parts for lab in part.labs} | set(errors)
+    waiting = [lab for lab in submitted if lab not in done]
+    why = f"not graded yet: {', '.join(waiting)}" if waiting else ""
+    if why:
+        run["notes"] = [*run.get("notes", []), why]
+    return Standing(run, submitted, why)
 
 
 def missing_lab_cell(lab: str, run: RecordedRun, submitted: list[str]) -> str:
@@ -90,7 +167,7 @@ def lab_cell(row: dict, lab: str) -> str:
     return f"{points:.1f} {verdict}" if isinstance(points, float) and verdict not in MISSING else str(verdict)
 
 
-def student_row(run: RecordedRun, labs: list, submitted: list[str]) -> dict:
+def student_row(run: RecordedRun, labs: list, submitted: list[str], pending: str = "") -> dict:
     """One line of results.csv: the score, two cells per lab (lab_columns), and why anything could not be graded.
     A lab with no result has the points it earns, 0, except one still to grade, whose cell stays empty."""
     row = {"student": run.student, "score": round(run.score, 1), "max_score": run.max_score}
@@ -103,7 +180,8 @@ def student_row(run: RecordedRun, labs: list, submitted: list[str]) -> dict:
             row.update(lab_cells(lab.name, "" if missing == NOT_GRADED_YET else 0.0, missing))
     problems = [f"unreadable submission: {run.unreadable}"] if run.unreadable else []
     problems += [run.refused] if run.refused else []
-    row["notes"] = "; ".join(problems + [f"{lab}: {why}" for lab, why in run.grader_errors.items()])
+    problems += [f"{lab}: {why}" for lab, why in run.grader_errors.items()]
+    row["notes"] = "; ".join(problems + ([pending] if pending else []))
     return row
 
 
@@ -145,32 +223,22 @@ def collect(out: Path, config: Config, plan: dict) -> list[dict]:
     rows = []
     refused = dict(plan.get("refused", {}))
     for student in plan["students"]:
-        problem = batch.name_problem(student)  # a plan written before names were checked may hold one
+        problem = name_problem(student)  # a plan written before names were checked may hold one
         if problem:
-            refused[batch.shown(student)] = f"{problem}; rename it"
+            refused[shown(student)] = f"{problem}; rename it"
             continue
         folder = out / "students" / student
-        folder.mkdir(parents=True, exist_ok=True)
-        unreadable, shared = plan["unreadable"].get(student), plan.get("shared", {}).get(student)
-        # Reports all the same for a submission not graded: the student sees why on the platform.
-        if shared:
-            run = report.ungraded_run({"student": student, "grader_errors": {}, "refused": shared}, max_score, shared)
-        elif unreadable:
-            context = {"student": student, "grader_errors": {}, "unreadable": unreadable}
-            run = report.ungraded_run(context, max_score, f"unreadable submission: {unreadable}")
-        else:
-            run = {**student_run(folder, student), "max_score": max_score}
-        run = info.annotate(run, student)
+        now = standing(out, plan, student, max_score)
+        run = info.annotate(now.run, student)
         report.save_run(folder / "grade.json", run)
         recorded = read_grade(run, str(folder / "grade.json"))
         write_exports(
             recorded, gradescope=folder / "results.json", junit=folder / "junit.xml", html=folder / "report.html"
         )
-        submitted = plan.get("submitted", {}).get(student, [])
-        rows.append({**student_row(recorded, labs, submitted), **class_cells(recorded, info)})
+        rows.append({**student_row(recorded, labs, now.submitted, now.pending), **class_cells(recorded, info)})
     rows += [refused_row(entry, why, labs, max_score) for entry, why in refused.items()]
     columns = ["student", "score", "max_score", *lab_columns(labs), "notes", "submitted_at", "days_late"]
     columns += [column for column in ("sid", "email", "name") if info.roster]
     write_csv(out / "results.csv", columns, rows)
-    (out / "results.json").write_text(json.dumps(rows, indent=2) + "\n")
+    atomic.write_text(out / "results.json", json.dumps(rows, indent=2) + "\n")
     return rows

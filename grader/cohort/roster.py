@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import csv
 import json
+import stat
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from grader.cohort import late
+from grader.cohort import late, reading
+from grader.core import atomic
 
 COLUMNS = ("sid", "email", "name", "submitted_at")
 CLASS_FILE = "class.json"
@@ -62,10 +64,11 @@ def read_roster(path: Path) -> dict[str, dict[str, str]]:
 
 
 def changed_at(entry: Path) -> datetime:
-    """When a submission was last changed on this disk: an archive's own time, or a folder's newest file's."""
+    """When a submission was last changed on this disk: an archive's own time, or a folder's newest file's (of
+    the files reading.listed() lists: a folder of millions is not walked whole before anyone is graded)."""
     times = [entry.lstat().st_mtime]
     if entry.is_dir():
-        times += [p.lstat().st_mtime for p in entry.rglob("*") if p.is_file() and not p.is_symlink()]
+        times += [info.st_mtime for _, info in reading.listed(entry) if stat.S_ISREG(info.st_mode)]
     return datetime.fromtimestamp(max(times), tz=UTC)
 
 
@@ -87,7 +90,7 @@ def gather(
 
 def write(out: Path, info: ClassInfo) -> None:
     record = {**asdict(info), "policy": asdict(info.policy) if info.policy else None}
-    (out / CLASS_FILE).write_text(json.dumps(record, indent=2) + "\n")
+    atomic.write_text(out / CLASS_FILE, json.dumps(record, indent=2) + "\n")
 
 
 def read(out: Path) -> ClassInfo:

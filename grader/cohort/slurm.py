@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from grader.core import atomic
 from grader.core.config import REPO_ROOT
 from grader.core.exits import UsageError
 
@@ -50,7 +51,8 @@ def write_script(
 ) -> Path:
     (out / "slurm").mkdir(parents=True, exist_ok=True)
     script = out / "grade.sbatch"
-    script.write_text(
+    atomic.write_text(
+        script,
         SCRIPT.format(
             submissions=shlex.quote(str(submissions.resolve())),
             out=shlex.quote(str(out.resolve())),
@@ -62,7 +64,7 @@ def write_script(
             time=time,
             extra="\n".join(f"#SBATCH {line}" for line in sbatch_lines),
             options=" ".join(shlex.quote(o) for o in options),
-        )
+        ),
     )
     script.chmod(0o755)
     return script

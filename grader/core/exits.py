@@ -16,6 +16,8 @@ class Exit(IntEnum):
     NOT_GRADABLE = 3  # the submission cannot be read, or the build cannot be set up: 0 points, with the reason
     INCOMPLETE = 4  # nothing failed, but some checks could not run here (no GPU: the speed checks)
     INTERNAL = 5  # the grader itself failed (a bug, a broken installation): never the student's fault
+    STOPPED = 6  # stopped before the end (SIGTERM, SIGINT, a full disk): what was finished is kept
+    BUSY = 7  # batch: another batch holds the output folder
 
     @classmethod
     def describe(cls) -> str:
@@ -23,7 +25,9 @@ class Exit(IntEnum):
         return (
             "exit status: 0 every lab passed; 1 a lab failed; 2 bad arguments; 3 the submission cannot be read "
             "or the build cannot be set up; 4 nothing failed, but some checks could not run here (no GPU: the "
-            "speed checks; no sanitizer); 5 the grader itself failed (see the log it names)."
+            "speed checks; no sanitizer); 5 the grader itself failed (see the log it names); 6 stopped before the "
+            "end (SIGTERM, SIGINT, or a full disk): the labs finished are in the JSON, and the others are named as "
+            "not graded."
         )
 
     @classmethod
@@ -31,9 +35,12 @@ class Exit(IntEnum):
         """batch's statuses, for its --help: a class graded is a success whatever its students' verdicts."""
         return (
             "exit status: 0 every submission was graded, whatever its verdicts (results.csv holds them); 2 bad "
-            "arguments; 4 some submitted labs have no result yet (stopped by --stop-after or interrupted: run it "
-            "again to resume); 5 the grader itself failed on some lab (each is listed, and its grade.log kept). A "
-            "student's failed lab, or a submission that cannot be read, is a result in results.csv, not a status."
+            "arguments; 4 some submissions have no result yet (--stop-after ended the batch first, or a stopped run "
+            "left them: run it again to resume); 5 the grader itself failed on some lab (each is listed, and its "
+            "grade.log kept); 6 stopped before the end (SIGTERM, SIGINT, a Slurm time limit, or a full disk): the "
+            "students finished are kept, the others read 'not graded yet', and running it again resumes; 7 another "
+            "batch holds the output folder (it is named): nothing was done. A student's failed lab, or a "
+            "submission that cannot be read, is a result in results.csv, not a status."
         )
 
     @classmethod

@@ -41,13 +41,14 @@ def chosen_gpu() -> str | None:
     return first if first and not first.startswith("-") else None
 
 
-def detect_gpu() -> Gpu:
+def detect_gpu(visible: str | None = None) -> Gpu:
     """The GPU the labs run on: the first that CUDA_VISIBLE_DEVICES names where it is set (a batch worker's,
-    which need not be the machine's first, nor of the same kind), else the machine's first."""
+    which need not be the machine's first, nor of the same kind), else the machine's first. `visible`: the GPU
+    that a CUDA_VISIBLE_DEVICES of that value would give, in place of this process's own (a batch's workers)."""
     nvidia_smi = shutil.which("nvidia-smi")
     if not nvidia_smi:
         return Gpu(False, reason="nvidia-smi not found: this machine has no NVIDIA driver")
-    chosen = chosen_gpu()
+    chosen = visible.split(",")[0].strip() if visible else chosen_gpu()
     which = ["--id", chosen] if chosen else []
     outcome = proc.run([nvidia_smi, *which, "--query-gpu=name,compute_cap,uuid", "--format=csv,noheader"], timeout_s=60)
     lines = [line for line in outcome.stdout.splitlines() if line.strip()]

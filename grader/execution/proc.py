@@ -29,7 +29,46 @@ OUTPUT_KEPT = 1 << 20  # bytes kept at each end of stdout and of stderr
 OUTPUT_LIMIT = 64 << 20
 MESSAGE_LIMIT = 4096  # characters of a program's message (an exception, a tail of output) a report shows
 LINGER_S = 10.0  # how long output is still read after the program ended
+STOP_GRACE_S = 5.0  # how long a program told to stop may take to end its own (a build's compiles) before SIGKILL
 WAKE_S = 1.0  # how often a long wait looks again at the time left
+
+
+class Stopped(BaseException):
+    """The grader was asked to stop (a signal): its programs were ended, and no other may start. A BaseException,
+    as KeyboardInterrupt is, so that no step takes it for a failure of its own and goes on to the next."""
+
+
+# Every program run() has started and not yet seen end, by pid: what stop_every_run() ends.
+_running: dict[int, subprocess.Popen] = {}
+_running_lock = threading.Lock()
+_stopped = threading.Event()
+
+
+def stop_every_run() -> None:
+    """Ends every program run() is running, each with its whole process group, and makes every later run() raise
+    Stopped: a grader told to stop leaves no program of its own behind in its build folder. SIGTERM first, and
+    SIGKILL after STOP_GRACE_S: Ninja runs each command in a process group of its own, which it ends when it is
+    told to stop, and which a SIGKILL of Ninja's own group would leave running."""
+    with _running_lock:
+        _stopped.set()
+        running = list(_running.values())
+    for sent in (signal.SIGTERM, signal.SIGKILL):
+        for process in running:
+            if process.poll() is None:  # not reaped yet, so its process group is still its own
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, sent)
+        ends = time.monotonic() + STOP_GRACE_S
+        while time.monotonic() < ends and any(process.poll() is None for process in running):
+            time.sleep(0.05)
+
+
+def stopping() -> bool:
+    return _stopped.is_set()
+
+
+def run_again() -> None:
+    """Lets run() start programs again after stop_every_run(), in a process that goes on (a test of the stop)."""
+    _stopped.clear()
 
 
 def bounded(text: str, limit: int = MESSAGE_LIMIT, keep_end: bool = False) -> str:
@@ -146,7 +185,10 @@ def run(
     the bytes kept at each end of each stream; a tool whose whole output is parsed keeps its output_limit, so
     that nothing of what it printed is dropped unsaid. `stdin`: a file it reads as its input (else none)."""
     limit = time_limit(timeout_s)
-    with stdin.open("rb") if stdin else contextlib.nullcontext(subprocess.DEVNULL) as given:
+    with _running_lock, stdin.open("rb") if stdin else contextlib.nullcontext(subprocess.DEVNULL) as given:
+        # Started and listed at once: a stop ends every program that started.
+        if _stopped.is_set():
+            raise Stopped(f"not started, the grader is stopping: {command[0]}")
         process = subprocess.Popen(
             command,
             cwd=cwd,
@@ -156,6 +198,26 @@ def run(
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
+        _running[process.pid] = process
+    try:
+        outcome = _wait(process, command, limit, paused, output_limit, kept)
+    finally:
+        with _running_lock:
+            _running.pop(process.pid, None)
+    if _stopped.is_set():  # ended by the stop, perhaps: how it ended says nothing of the program
+        raise Stopped(f"ended, the grader is stopping: {command[0]}")
+    return outcome
+
+
+def _wait(
+    process: subprocess.Popen,
+    command: list[str],
+    limit: TimeLimit,
+    paused: Callable[[], float],
+    output_limit: int | None,
+    kept: int,
+) -> Outcome:
+    """Waits for run()'s program to end, within its time limit, reading what it prints."""
     flood = OutputLimit(process, output_limit)
     readers = [BoundedReader(pipe, kept, flood.count) for pipe in (process.stdout, process.stderr)]
     for reader in readers:

@@ -77,6 +77,7 @@ class Session:
     kernel_sha256: dict[str, str] = field(default_factory=dict)
     context: Context | None = None  # once built
     evidence: list[LabEvidence] = field(default_factory=list)  # each lab's, once graded, in the order of the grades
+    finished: list[LabGrade] = field(default_factory=list)  # each lab graded so far: what a stopped run keeps
     started: float = field(default_factory=time.monotonic)  # when start() decided the run
     seconds: float | None = None  # the run's wall time, once graded: from start() to the last lab's end
     built_ahead_seconds: float | None = None  # of that, compiling every lab at once before grading them
@@ -177,9 +178,11 @@ class Session:
 
         def graded(lab: Lab, variant: str) -> LabGrade:
             if variant == "student" and lab.name in self.not_submitted and self.files_used:
-                return not_submitted(lab, self.files_used[lab.name])  # nothing of it to build or run
-            grade, evidence = graded_lab(context, lab, variant, functools.partial(progress, lab.name, variant))
-            self.evidence.append(evidence)
+                grade = not_submitted(lab, self.files_used[lab.name])  # nothing of it to build or run
+            else:
+                grade, evidence = graded_lab(context, lab, variant, functools.partial(progress, lab.name, variant))
+                self.evidence.append(evidence)
+            self.finished.append(grade)
             return grade
 
         if self.jobs == 1:

@@ -20,8 +20,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from grader.cohort import batch, late
+from grader.cohort import late
 from grader.cohort.collect import spreadsheet_cell
+from grader.cohort.plan import name_problem
+from grader.core import atomic
 from grader.core.config import REPO_ROOT, load_config
 from grader.core.exits import Exit, GraderError, UsageError
 from grader.core.model import Category
@@ -177,8 +179,7 @@ def write_zip(
         "visibility": visibility,
         "late": {"percent_per_day": policy.percent_per_day, "limit_days": policy.limit_days} if policy else None,
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(out, "w") as archive:
+    with atomic.replacing(out) as written, zipfile.ZipFile(written, "w") as archive:
         for template in ("setup.sh", "run_autograder"):
             _add(archive, template, script_text(template, labs, sizes is not None).encode(), executable=True)
         _add(archive, SETTINGS, (json.dumps(settings, indent=2) + "\n").encode(), executable=False)
@@ -274,18 +275,19 @@ def write_speed_csv(out: Path, students: list[str]) -> tuple[Path, list[str]]:
     (the roster's name, sid and email where the batch had --roster), each text cell safe for a spreadsheet.
     Returns the path and who was left out (a name refused by the batch has no results to read)."""
     path, left_out = out / SPEED_CSV, []
-    with path.open("w", newline="") as file:
-        writer = csv.writer(file)
-        writer.writerow(SPEED_COLUMNS)
-        for student in students:
-            grade = out / "students" / student / "grade.json"
-            run = load_grade(grade) if not batch.name_problem(student) and grade.is_file() else None
-            points = speed_points(run)
-            if run is None or points is None:
-                left_out.append(student)
-                continue
-            who = (run.name or student, run.sid or "", run.email or "")
-            writer.writerow([*(spreadsheet_cell(cell) for cell in who), f"{points:.2f}"])
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(SPEED_COLUMNS)
+    for student in students:
+        grade = out / "students" / student / "grade.json"
+        run = load_grade(grade) if not name_problem(student) and grade.is_file() else None
+        points = speed_points(run)
+        if run is None or points is None:
+            left_out.append(student)
+            continue
+        who = (run.name or student, run.sid or "", run.email or "")
+        writer.writerow([*(spreadsheet_cell(cell) for cell in who), f"{points:.2f}"])
+    atomic.write_text(path, text.getvalue())
     return path, left_out
 
 

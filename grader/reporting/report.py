@@ -26,6 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from grader.core import atomic
 from grader.core.config import REPO_ROOT, Target
 from grader.core.model import NOT_SUBMITTED, Category, Check, LabGrade, Status
 from grader.reporting.score import verdict
@@ -338,11 +339,22 @@ def ungraded_run(context: dict, max_score: float, why: str) -> dict:
 
 
 def save_run(path: Path, run: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(run, indent=2) + "\n")
+    """The run's JSON, written whole or not at all: what was there before stays until it is replaced."""
+    atomic.write_text(path, json.dumps(run, indent=2) + "\n")
 
 
 def write_json(path: Path, grades: list[LabGrade], context: dict, target: Target | None = None) -> dict:
     run = run_dict(grades, context, target)
+    save_run(path, run)
+    return run
+
+
+def write_stopped_json(
+    path: Path, grades: list[LabGrade], context: dict, target: Target | None, max_score: float, why: str
+) -> dict:
+    """A run stopped before its end: the labs it finished, out of the points of every lab it was asked for (a
+    stopped run never looks whole), and why, among the notes, with the labs it did not grade."""
+    run = {**run_dict(grades, context, target), "max_score": max_score}
+    run["notes"] = [*run.get("notes", []), why]
     save_run(path, run)
     return run

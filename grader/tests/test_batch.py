@@ -6,6 +6,7 @@ a stand-in grader process."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -13,14 +14,15 @@ import sys
 
 import pytest
 
-from grader.cohort import batch
+from grader.cohort import batch, current, plan, reading
 from grader.cohort.collect import FORMULA_STARTS, collect, lab_cell, student_run
 from grader.core.config import REPO_ROOT
 from grader.core.exits import Exit
 from grader.core.model import LabGrade
-from grader.core.recorded import read_grade
+from grader.core.recorded import load_grade, read_grade
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 from grader.reporting.report import run_dict
+from grader.tests.batch_support import setup, stand_in
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
@@ -95,7 +97,8 @@ def test_each_submission_is_graded_in_one_process_and_its_json_cut_per_lab(grade
     out, _, finished = graded
     students = out / "results" / "students"
     said = " ".join(finished.stdout.split())  # as one line, however the terminal wrapped it
-    assert "6 labs of 5 submission(s); 0 already graded; 6 to grade in 5 grader process(es)" in said, said
+    assert "7 submission(s), on 1 worker(s): each is read in its own turn" in said, said
+    assert "7 submission(s) read: 6 lab(s) graded now, 0 already graded, 1 unreadable" in said, said
     logs = sorted(path.parent.name for path in students.glob("*/grade.log"))
     assert logs == sorted(set(STUDENTS) - {"wendy_symlink_to_solution", "xavier_corrupt_zip"})  # nothing to grade
     assert not list(students.glob("*/*.partial")) and not list(students.glob("*/*.error"))
@@ -138,7 +141,9 @@ def test_an_unreadable_submission_still_gets_its_reports_with_the_reason(graded)
 def test_a_second_run_grades_nothing_again(graded):
     out, submissions, _ = graded
     again = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1", "--lab", "6")
-    assert "0 to grade" in again.stdout, again.stdout
+    said = " ".join(again.stdout.split())
+    assert "0 lab(s) graded now, 6 already graded" in said, said
+    assert again.returncode == Exit.PASSED, said
 
 
 @pytest.mark.slow
@@ -154,8 +159,9 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     early = cml("collect", str(out))  # before any task ran: pending, not "not submitted", and said so
     assert early.returncode == Exit.INCOMPLETE and "Not finished" in early.stdout, early.stdout + early.stderr
     pending = {row["student"]: row for row in json.loads((out / "results.json").read_text())}
+    # Nothing of a submission is read before its turn: what it holds is not known yet, and said so.
     assert pending["alice_correct"]["01_vector_add_verdict"] == "not graded yet"
-    assert pending["wendy_symlink_to_solution"]["01_vector_add_verdict"] == "not submitted"
+    assert pending["wendy_symlink_to_solution"]["01_vector_add_verdict"] == "not graded yet"
     for task in ("0", "1"):  # as Slurm would start them, one after the other here
         env = {"SLURM_ARRAY_TASK_ID": task, "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_JOB_ID": "42"}
         ran = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1", env=env)
@@ -194,7 +200,7 @@ def test_one_student_is_regraded_and_the_roster_goes_into_the_results(graded, tm
         "10",
     )
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "1 to grade" in again.stdout
+    assert "1 lab(s) graded now, 0 already graded" in " ".join(again.stdout.split())
     after = json.loads((out / "results" / "students" / "heidi_does_not_compile" / "01_vector_add.json").read_text())
     assert after == before  # everyone else's result kept as it was
     row = rows(out)["alice_correct"]
@@ -256,9 +262,8 @@ def test_a_runs_json_is_cut_into_what_a_run_of_each_lab_alone_writes():
 def test_collect_merges_the_cut_results_back_into_the_run(tmp_path):
     labs = ["01_vector_add", "06_warp_reduction"]
     run = run_of([lab_grade("01_vector_add", 80), lab_grade("06_warp_reduction", 55)], labs)
-    for lab in labs:
-        (tmp_path / f"{lab}.json").write_text(json.dumps(batch.lab_run(read_grade(run), lab)))
-    merged = student_run(tmp_path, "carol")
+    parts = [read_grade(batch.lab_run(read_grade(run), lab)) for lab in labs]
+    merged = student_run(parts, {}, "carol")
     assert merged["labs"] == run["labs"] and merged["files_used"] == run["files_used"] and merged["score"] == 135
 
 
@@ -266,16 +271,10 @@ def tasks_of(config, student: str, labs: list[str], entry=None) -> list[batch.Ta
     return [batch.Task(student, entry or REPO_ROOT / "labs", config.lab(lab), f"digest-{lab}") for lab in labs]
 
 
-def test_a_submissions_labs_stay_together_in_one_process_and_one_slurm_task(config):
-    tasks = tasks_of(config, "a", ["01_vector_add", "06_warp_reduction"]) + tasks_of(config, "b", ["01_vector_add"])
-    tasks += tasks_of(config, "c", ["02_dot_product", "03_smoothing_halo"])
-    assert [[t.lab.name for t in group] for group in batch.by_submission(tasks)] == [
-        ["01_vector_add", "06_warp_reduction"],
-        ["01_vector_add"],
-        ["02_dot_product", "03_smoothing_halo"],
-    ]
-    assert {t.student for t in batch.share(tasks, 0, 2)} == {"a", "c"} and len(batch.share(tasks, 0, 2)) == 4
-    assert {t.student for t in batch.share(tasks, 1, 2)} == {"b"}
+def test_a_slurm_array_task_grades_every_count_th_student():
+    students = ["a", "b", "c", "d", "e"]
+    assert plan.share(students, 0, 2) == ["a", "c", "e"] and plan.share(students, 1, 2) == ["b", "d"]
+    assert sorted(plan.share(students, 0, 3) + plan.share(students, 1, 3) + plan.share(students, 2, 3)) == students
 
 
 def test_the_time_limit_of_a_process_grows_with_its_labs(config):
@@ -284,74 +283,62 @@ def test_the_time_limit_of_a_process_grows_with_its_labs(config):
     assert three == one + 2 * (one - 300)
 
 
-# Stands in for `./cml grade`: writes a run of the labs it is given but 06_warp_reduction, exits with the status
-# asked for, and prints what the real grader prints for an error of its own.
-FAKE_GRADER = """
-import json, sys
-from grader.core.model import LabGrade
-from grader.reporting.report import run_dict
-path, status, labs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-if status == 5:  # the grader's error, on Lab 7 alone; the others graded
-    if "07_constant_memory" in labs:
-        print("grader error: something broke (RuntimeError; the traceback is in x.log)")
-        sys.exit(status)
-    status = 0
-grades = [LabGrade(lab=l, title=l, variant="student", kernel_path="k", points=10, max_points=100) for l in labs]
-context = {"files_used": {l: "sub" for l in labs}, "kernel_sha256": {l: "digest-" + l for l in labs}}
-open(path, "w").write(json.dumps(run_dict([g for g in grades if g.lab != "06_warp_reduction"], context)))
-sys.exit(status)
-"""
-
-
-def fake_grader(monkeypatch, status: int) -> None:
-    def command(tasks, json_path, build_dir, options):
-        return [sys.executable, "-c", FAKE_GRADER, str(json_path), str(status), *(t.lab.name for t in tasks)]
-
-    monkeypatch.setattr(batch, "grade_command", command)
+def carol(tmp_path, labs: list[str]):
+    """carol's submission of `labs`, and her turn's setup."""
+    folder = tmp_path / "submissions" / "carol"
+    for lab in labs:
+        (folder / lab).mkdir(parents=True)
+        (folder / lab / "kernel.cu").write_text(f"// carol's {lab}\n")
+    return folder
 
 
 def test_a_lab_missing_from_the_processs_json_gets_its_error(config, tmp_path, monkeypatch):
-    fake_grader(monkeypatch, Exit.FAILED)  # graded: a lab failed, the student's
-    tasks = tasks_of(config, "carol", ["01_vector_add", "06_warp_reduction", "07_constant_memory"])
-    done = []
-    failures = batch.run_tasks(tasks, tmp_path, [None], [], config, lambda group, errors: done.append(errors)).failures
+    stand_in(monkeypatch, status=Exit.FAILED, leave_out="06_warp_reduction")  # graded: a lab failed, the student's
+    labs = ["01_vector_add", "06_warp_reduction", "07_constant_memory"]
+    work = setup(tmp_path, config, labs)
+    done: list[batch.Turn] = []
+    run = batch.run_students(work, {"carol": carol(tmp_path, labs)}, [None], done.append)
     folder = tmp_path / "students" / "carol"
     log = folder / "grade.log"
-    assert failures == {("carol", "06_warp_reduction"): f"the grader wrote no result for this lab (see {log})"}
-    assert done == [{"06_warp_reduction": failures[("carol", "06_warp_reduction")]}]  # one process, once
+    assert run.failures == {("carol", "06_warp_reduction"): f"the grader wrote no result for this lab (see {log})"}
+    assert [turn.errors for turn in done] == [{"06_warp_reduction": run.failures[("carol", "06_warp_reduction")]}]
     assert (folder / "06_warp_reduction.error").read_text().startswith("the grader wrote no result")
     assert not (folder / "06_warp_reduction.json").exists()
-    for task in (tasks[0], tasks[2]):
-        assert batch.already_graded(tmp_path, task), task.lab.name
+    again = batch.run_students(work, {"carol": tmp_path / "submissions" / "carol"}, [None])
+    assert sorted(again.turns[0].kept) == ["01_vector_add", "07_constant_memory"]  # graded: never again
     assert sorted(p.name for p in folder.iterdir()) == [
         "01_vector_add.json",
         "06_warp_reduction.error",
         "07_constant_memory.json",
         "grade.log",
+        "submission.json",
     ]
 
 
 def test_a_failed_process_has_each_lab_graded_again_alone_and_leaves_no_stale_result(config, tmp_path, monkeypatch):
-    tasks = tasks_of(config, "carol", ["01_vector_add", "07_constant_memory"])
-    fake_grader(monkeypatch, Exit.FAILED)
-    batch.run_tasks(tasks, tmp_path, [None], [], config)
-    fake_grader(monkeypatch, Exit.INTERNAL)  # graded again: its earlier results must not survive as this run's
-    for task in tasks:
-        batch.result_path(tmp_path, task).unlink()
-    done = []
-    failures = batch.run_tasks(tasks, tmp_path, [None], [], config, lambda group, errors: done.append(errors)).failures
+    labs = ["01_vector_add", "07_constant_memory"]
+    entry = carol(tmp_path, labs)
+    stand_in(monkeypatch, status=Exit.FAILED)
+    work = setup(tmp_path, config, labs)
+    batch.run_students(work, {"carol": entry}, [None])
+    stand_in(monkeypatch, status=Exit.INTERNAL)  # graded again: its earlier results must not survive as this run's
+    for lab in labs:
+        (tmp_path / "students" / "carol" / f"{lab}.json").unlink()
+    done: list[batch.Turn] = []
+    run = batch.run_students(work, {"carol": entry}, [None], done.append)
     folder = tmp_path / "students" / "carol"
     log = folder / "07_constant_memory.log"
     why = f"grader error: something broke (RuntimeError; the traceback is in x.log) (see {log})"
-    assert failures == {("carol", "07_constant_memory"): why}  # Lab 1, graded alone, lost nothing
-    assert done == [{"07_constant_memory": why}]  # one call, for the submission, after its labs alone
-    assert batch.already_graded(tmp_path, tasks[0])
+    assert run.failures == {("carol", "07_constant_memory"): why}  # Lab 1, graded alone, lost nothing
+    assert [turn.errors for turn in done] == [{"07_constant_memory": why}]  # one turn, after its labs alone
+    assert (folder / "01_vector_add.json").is_file()
     assert sorted(p.name for p in folder.iterdir()) == [
         "01_vector_add.json",
         "01_vector_add.log",
         "07_constant_memory.error",
         "07_constant_memory.log",
         "grade.log",  # the process that failed with both
+        "submission.json",
     ]
 
 
@@ -372,19 +359,23 @@ def test_entry_names_are_checked_and_a_name_two_entries_share_is_refused(config,
     for name in ("..zip", "...zip", ".zip", "bob.zip", "carol.zip", "carol.tar.gz"):
         zipped(folder / name, kernel)
     out = tmp_path / "results"
-    tasks, problems = batch.write_plan(folder, [config.lab("01_vector_add")], config, out)
-    assert sorted(task.student for task in tasks) == ["=1+2", "alice"]  # every other is graded all the same
-    plan = batch.read_plan(out)
-    assert plan is not None
-    assert sorted(plan["refused"]) == sorted([".zip", "..zip", "...zip", "back\\slash", "tab\\x09name"])
-    assert "is no folder name" in plan["refused"]["...zip"] and "control character" in plan["refused"]["tab\\x09name"]
-    assert "path separator" in plan["refused"]["back\\slash"]
-    assert plan["shared"] == {
+    planned = plan.write_plan(folder, [config.lab("01_vector_add")], out, {}, [None])
+    assert sorted(planned.entries) == ["=1+2", "alice"]  # every other is graded all the same
+    recorded = plan.read_plan(out)
+    assert recorded is not None
+    assert sorted(recorded["refused"]) == sorted([".zip", "..zip", "...zip", "back\\slash", "tab\\x09name"])
+    assert (
+        "is no folder name" in recorded["refused"]["...zip"]
+        and "control character" in recorded["refused"]["tab\\x09name"]
+    )
+    assert "path separator" in recorded["refused"]["back\\slash"]
+    assert recorded["shared"] == {
         "bob": "2 submissions have this name (bob, bob.zip): none is graded; remove or rename all but one",
         "carol": "2 submissions have this name (carol.tar.gz, carol.zip): none is graded; remove or rename all but one",
     }
-    assert set(problems) == set(plan["refused"]) | {"bob", "carol"}  # what the batch prints before it grades
-    rows = {row["student"]: row for row in collect(out, config, plan)}
+    said = {**planned.shared, **planned.refused}  # what the batch prints before it grades
+    assert said == {**recorded["shared"], **recorded["refused"]}
+    rows = {row["student"]: row for row in collect(out, config, recorded)}
     assert (
         rows["bob"]["01_vector_add_verdict"] == "refused"
         and rows["bob"]["score"] == 0
@@ -413,10 +404,10 @@ def test_results_csv_cells_never_start_a_spreadsheet_formula(config, tmp_path):
         (folder / name / "01_vector_add").mkdir(parents=True)
         (folder / name / "01_vector_add" / "kernel.cu").write_text("// kernel\n")
     out = tmp_path / "results"
-    batch.write_plan(folder, [config.lab("01_vector_add")], config, out)
-    plan = batch.read_plan(out)
-    assert plan is not None
-    collect(out, config, plan)
+    plan.write_plan(folder, [config.lab("01_vector_add")], out, {}, [None])
+    recorded = plan.read_plan(out)
+    assert recorded is not None
+    collect(out, config, recorded)
     with (out / "results.csv").open(newline="") as file:
         cells = [cell for row in csv.reader(file) for cell in row]
     students = [row["student"] for row in json.loads((out / "results.json").read_text())]
@@ -452,15 +443,18 @@ def test_results_csv_has_a_points_cell_and_a_verdict_cell_per_lab(config, tmp_pa
         (folder / name / "01_vector_add").mkdir(parents=True)
         (folder / name / "01_vector_add" / "kernel.cu").write_text("// kernel\n")
     out = tmp_path / "results"
-    batch.write_plan(folder, [config.lab("01_vector_add"), config.lab("02_dot_product")], config, out)
-    plan = batch.read_plan(out)
-    assert plan is not None
+    key = current.grading_key([])
+    plan.write_plan(folder, [config.lab("01_vector_add"), config.lab("02_dot_product")], out, key, [None])
+    recorded = plan.read_plan(out)
+    assert recorded is not None
+    digest = hashlib.sha256(b"// kernel\n").hexdigest()
+    read = reading.Reading(reading.stamp(folder / "alice"), {"01_vector_add": digest}, key=key)
+    reading.write_record(out, "alice", read)  # what alice's turn read: 01_vector_add alone
     saved = json.loads((REPO_ROOT / "grader" / "tests" / "data" / "no-gpu-run.json").read_text())
     lab = {**saved["labs"][0], "points": 70.0, "verdict": "incomplete"}  # 01_vector_add, graded so far
-    (out / "students" / "alice").mkdir(parents=True, exist_ok=True)
-    part = {**saved, "labs": [lab], "score": 70.0, "files_used": {}, "kernel_sha256": {}}
-    (out / "students" / "alice" / "01_vector_add.json").write_text(json.dumps(part))
-    rows = {row["student"]: row for row in collect(out, config, plan)}
+    part = {**saved, "labs": [lab], "score": 70.0, "files_used": {}, "kernel_sha256": {"01_vector_add": digest}}
+    (out / "students" / "alice" / "01_vector_add.json").write_text(json.dumps({**part, current.KEY: key}))
+    rows = {row["student"]: row for row in collect(out, config, recorded)}
     with (out / "results.csv").open(newline="") as file:
         table = {row["student"]: row for row in csv.DictReader(file)}
     for got in (rows, table):  # results.json and results.csv alike
@@ -468,4 +462,6 @@ def test_results_csv_has_a_points_cell_and_a_verdict_cell_per_lab(config, tmp_pa
         assert float(alice["01_vector_add_points"]) == 70.0 and alice["01_vector_add_verdict"] == "incomplete"
         assert float(alice["02_dot_product_points"]) == 0.0 and alice["02_dot_product_verdict"] == "not submitted"
         assert bob["01_vector_add_points"] == "" and bob["01_vector_add_verdict"] == "not graded yet"
-    assert [lab_cell(rows["alice"], name) for name in plan["labs"]] == ["70.0 incomplete", "not submitted"]
+        assert bob["02_dot_product_verdict"] == "not graded yet"  # not read yet: nothing of it is known
+    assert [lab_cell(rows["alice"], name) for name in recorded["labs"]] == ["70.0 incomplete", "not submitted"]
+    assert load_grade(out / "students" / "alice" / "grade.json").score == 70.0

@@ -8,47 +8,21 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections import Counter
 
 import pytest
 
 from grader.cohort import batch
-from grader.core.config import REPO_ROOT
 from grader.execution import gpu, sandbox
-
-# Stands in for `./cml grade`: notes the device and build folder it was given and its labs, one JSON line per
-# process (a single short append, so lines from processes running at once never interleave), takes a moment so
-# that the workers overlap, and writes a run of its labs.
-RECORDING_GRADER = """
-import json, os, sys, time
-from grader.core.model import LabGrade
-from grader.reporting.report import run_dict
-path, log, build, student, labs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
-line = {"device": os.environ.get("CUDA_VISIBLE_DEVICES"), "build": build, "labs": [student + "/" + l for l in labs]}
-with open(log, "a") as record:
-    record.write(json.dumps(line) + "\\n")
-time.sleep(0.3)
-grades = [LabGrade(lab=l, title=l, variant="student", kernel_path="k", points=10, max_points=100) for l in labs]
-context = {"files_used": {l: "sub" for l in labs}, "kernel_sha256": {l: "digest-" + l for l in labs}}
-open(path, "w").write(json.dumps(run_dict(grades, context)))
-"""
-
-LABS = ["01_vector_add", "02_dot_product", "06_warp_reduction"]
+from grader.tests.batch_support import LABS, class_folder, processes, setup, stand_in
 
 
 @pytest.fixture
 def recording(monkeypatch, tmp_path):
-    """The grader process replaced by RECORDING_GRADER; returns the file its processes write to."""
+    """The grader process replaced by the stand-in, which notes the device and build folder it was given and its
+    labs, and takes a moment so that the workers overlap; returns the file its processes write to."""
     log = tmp_path / "processes.jsonl"
-
-    def command(tasks, json_path, build_dir, options):
-        student = tasks[0].student
-        return [sys.executable, "-c", RECORDING_GRADER, str(json_path), str(log), str(build_dir), student] + [
-            t.lab.name for t in tasks
-        ]
-
-    monkeypatch.setattr(batch, "grade_command", command)
+    stand_in(monkeypatch, log=str(log), sleep=0.3)
     return log
 
 
@@ -60,27 +34,21 @@ def fake_gpus(monkeypatch, count: int, visible: str | None = None) -> None:
         monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
 
 
-def class_of(config, students: int) -> list[batch.Task]:
-    """Each student submits LABS (the stand-in grader reads no file)."""
-    labs = [config.lab(lab) for lab in LABS]
-    return [
-        batch.Task(f"student{i:02d}", REPO_ROOT / "labs", lab, f"digest-{lab.name}")
-        for i in range(students)
-        for lab in labs
-    ]
-
-
-def processes(log) -> list[dict]:
-    return [json.loads(line) for line in log.read_text().splitlines()]
+def class_of(tmp_path, students: int) -> dict:
+    """student -> their submission: each submits LABS."""
+    names = [f"student{i:02d}" for i in range(students)]
+    folder = class_folder(tmp_path, names)
+    return {name: folder / name for name in names}
 
 
 def test_one_worker_per_gpu_each_on_its_own_and_no_lab_graded_twice(config, tmp_path, monkeypatch, recording):
     fake_gpus(monkeypatch, 4)
     gpus = batch.worker_gpus(None)
     assert gpus == ["0", "1", "2", "3"]
-    tasks = class_of(config, 10)
-    run = batch.run_tasks(tasks, tmp_path / "out", gpus, [], config)
-    assert run.failures == {}
+    students = class_of(tmp_path, 10)
+    work = setup(tmp_path / "out", config)
+    run = batch.run_students(work, students, gpus)
+    assert run.failures == {} and run.left == []
     seen = processes(recording)
     devices_of_build: dict[str, set[str]] = {}
     for process in seen:
@@ -92,23 +60,26 @@ def test_one_worker_per_gpu_each_on_its_own_and_no_lab_graded_twice(config, tmp_
     assert set(graded) == {f"student{i:02d}/{lab}" for i in range(10) for lab in LABS}
     assert max(graded.values()) == 1  # never twice
     assert len(seen) == 10  # one process per submission, its labs together
-    for task in tasks:
-        assert batch.already_graded(tmp_path / "out", task)
+    for student in students:
+        (record,) = [turn for turn in run.turns if turn.student == student]
+        assert sorted(record.graded) == sorted(LABS) and record.kept == []
     # Each worker's share: together, every submission and lab, each worker's device as the process saw it.
-    assert sum(share.submissions for share in run.workers) == 10
-    assert sum(share.labs for share in run.workers) == 30
-    for share in run.workers:
-        assert share.submissions >= 1 and 0 < share.busy_s <= run.wall_s and share.last_end_s <= run.wall_s
-        assert devices_of_build[str(tmp_path / "out" / "work" / f"build-{share.name}")] == {share.gpu}
+    assert sum(worker.submissions for worker in run.workers) == 10
+    assert sum(worker.labs for worker in run.workers) == 30
+    for worker in run.workers:
+        assert worker.submissions >= 1 and 0 < worker.busy_s <= run.wall_s and worker.last_end_s <= run.wall_s
+        assert devices_of_build[str(worker.build_dir)] == {worker.gpu}
     written = json.loads(batch.write_shares(tmp_path / "out", run).read_text())
     assert [w["gpu"] for w in written["workers"]] == gpus and written["wall_s"] == round(run.wall_s, 1)
+    again = batch.run_students(work, students, gpus)  # resumed: every lab is graded already
+    assert len(processes(recording)) == 10 and sum(len(turn.kept) for turn in again.turns) == 30
 
 
 def test_the_gpus_the_instructor_chose_are_the_only_ones_used(config, tmp_path, monkeypatch, recording):
     fake_gpus(monkeypatch, 4, visible="2,3")
     gpus = batch.worker_gpus(None)
     assert gpus == ["2", "3"]  # never GPU 0 or 1, which another course may be using
-    batch.run_tasks(class_of(config, 4), tmp_path, gpus, [], config)
+    batch.run_students(setup(tmp_path / "out", config), class_of(tmp_path, 4), gpus)
     assert {process["device"] for process in processes(recording)} == {"2", "3"}
 
 
@@ -133,17 +104,17 @@ def test_more_workers_than_gpus_share_them_evenly_and_still_grade_each_lab_once(
     fake_gpus(monkeypatch, 2)
     gpus = batch.worker_gpus(5)
     assert gpus == ["0", "1", "0", "1", "0"]
-    run = batch.run_tasks(class_of(config, 8), tmp_path, gpus, [], config)
+    run = batch.run_students(setup(tmp_path / "out", config), class_of(tmp_path, 8), gpus)
     graded = Counter(lab for process in processes(recording) for lab in process["labs"])
     assert len(graded) == 24 and max(graded.values()) == 1
-    assert [share.gpu for share in run.workers] == gpus
+    assert [worker.gpu for worker in run.workers] == gpus
 
 
 def test_without_a_gpu_the_workers_set_no_device(config, tmp_path, monkeypatch, recording):
     fake_gpus(monkeypatch, 0, visible="0,1")  # a variable left set on a machine with no GPU
     gpus = batch.worker_gpus(3)
     assert gpus == [None, None, None]
-    batch.run_tasks(class_of(config, 3), tmp_path, gpus, [], config)
+    batch.run_students(setup(tmp_path / "out", config), class_of(tmp_path, 3), gpus)
     assert {process["device"] for process in processes(recording)} == {"0,1"}  # as inherited, not chosen
 
 

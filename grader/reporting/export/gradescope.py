@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Collection
 from pathlib import Path
 
+from grader.core import atomic
 from grader.core.model import Category, Status
 from grader.core.recorded import RecordedCheck, RecordedRun
 from grader.reporting.export.run import check_text, lab_number, lab_seconds, plain
@@ -171,6 +172,5 @@ def _later_test(check: RecordedCheck, label: str, number: str, lab: str, visibil
 
 def write_gradescope(run: RecordedRun, path: Path, **options) -> None:
     """Writes results.json (Gradescope reads /autograder/results/results.json); options: gradescope_results."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(gradescope_results(run, **options), indent=2, ensure_ascii=False)
-    path.write_text(text + "\n", encoding="utf-8")
+    atomic.write_text(path, text + "\n")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from grader.core import atomic
 from grader.core.recorded import RecordedLab, RecordedRun
 from grader.reporting.export.plots import lab_plot
 from grader.reporting.export.run import GroupRate, group_rates, lab_seconds, not_measured_reason, plain
@@ -137,5 +138,4 @@ def render_html(run: RecordedRun) -> str:
 
 
 def write_html(run: RecordedRun, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(run), encoding="utf-8")
+    atomic.write_text(path, render_html(run))

@@ -6,10 +6,12 @@ are not timed one by one, so the test cases carry no time."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 
+from grader.core import atomic
 from grader.core.model import Status
 from grader.core.recorded import RecordedCheck, RecordedLab, RecordedRun
 from grader.reporting.export.run import NOT_PASSED, check_text, lab_seconds, plain
@@ -64,5 +66,6 @@ def junit_xml(run: RecordedRun) -> JUnitXml:
 
 
 def write_junit(run: RecordedRun, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    junit_xml(run).write(str(path), pretty=True)
+    text = io.BytesIO()
+    junit_xml(run).write(text, pretty=True)
+    atomic.write_bytes(path, text.getvalue())
