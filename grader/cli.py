@@ -118,6 +118,12 @@ def add_grade_command(commands) -> None:
     )
     grade.add_argument("--html", type=Path, metavar="PATH", help="also write a self-contained HTML report here")
     grade.add_argument(
+        "--work-dir",
+        type=Path,
+        help="the folder of this grade's own work (the submission's kernel.cu files and their steps), for graders "
+        "that share one --build-dir at once, such as a batch's workers (default: beside the build folder)",
+    )
+    grade.add_argument(
         "--evidence",
         type=Path,
         metavar="PATH",
@@ -360,6 +366,7 @@ def grade_request(args) -> GradeRequest:
         bench=not args.no_bench,
         step_timeout=args.step_timeout,
         jobs=args.jobs,
+        work_dir=args.work_dir,
     )
 
 

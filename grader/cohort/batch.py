@@ -23,7 +23,7 @@ from grader.core import atomic
 from grader.core.config import Config, Lab
 from grader.core.exits import Exit
 from grader.core.recorded import GradeFileError, RecordedRun, load_grade
-from grader.execution import gpu, proc
+from grader.execution import folder_lock, gpu, proc
 from grader.execution.stopping import Stop
 
 
@@ -161,20 +161,28 @@ def lab_run(run: RecordedRun, lab: str) -> dict | None:
     }
 
 
-def grade_command(tasks: list[Task], json_path: Path, build_dir: Path, options: list[str]) -> list[str]:
-    """`./cml grade` on the tasks' labs of their submission, all in one run."""
+# In OUT/work: the build folder every worker grades in (the harness of each lab built there once, under its lock),
+# beside each worker's own folder for its students' steps.
+SHARED_BUILD = "build"
+
+
+def grade_command(tasks: list[Task], json_path: Path, folder: Path, options: list[str]) -> list[str]:
+    """`./cml grade` on the tasks' labs of their submission, all in one run, its steps in the worker's `folder` and
+    its harness in the build folder every worker shares."""
     labs = [arg for task in tasks for arg in ("--lab", task.lab.name)]
     grade = [sys.executable, "-m", "grader", "grade", "--submission", str(tasks[0].entry), *labs]
-    return [*grade, "--build-dir", str(build_dir), "--json", str(json_path), *options]
+    shared = ["--build-dir", str(folder.parent / SHARED_BUILD), "--work-dir", str(folder)]
+    return [*grade, *shared, "--json", str(json_path), *options]
 
 
 @dataclass
 class Worker:
-    """One worker of a batch: its GPU, its build folder, and its part of the class and of the wall time."""
+    """One worker of a batch: its GPU, its own folder (its students' steps), and its part of the class and of the
+    wall time."""
 
     name: str
     gpu: str | None
-    build_dir: Path
+    folder: Path
     submissions: int = 0
     labs: int = 0
     busy_s: float = 0.0  # its students' turns' wall time, summed
@@ -192,8 +200,8 @@ class Worker:
         }
 
     def build_folders(self) -> list[Path]:
-        """Its build folder, and the folder beside it a grade assembles the submission in."""
-        return [self.build_dir, self.build_dir.with_name(self.build_dir.name + "-student")]
+        """The folders its grader processes build in: its own, and the one every worker shares."""
+        return [self.folder, self.folder.parent / SHARED_BUILD]
 
 
 def run_grader(
@@ -204,7 +212,7 @@ def run_grader(
     where it was stopped before it ended."""
     partial = log.with_name("grade-run.json.partial")  # never read by collect: only the per-lab files count
     partial.unlink(missing_ok=True)  # one left by a stopped run must not pass for this run's
-    command = grade_command(tasks, partial, worker.build_dir, batch.options)
+    command = grade_command(tasks, partial, worker.folder, batch.options)
     env = {**os.environ, **({"CUDA_VISIBLE_DEVICES": worker.gpu} if worker.gpu is not None else {})}
     timeout = task_timeout(batch.config, len(tasks))
     try:
@@ -233,9 +241,13 @@ BUILD_FOLDER_FAILURES = (Exit.NOT_GRADABLE, Exit.INTERNAL)
 
 
 def make_anew(worker: Worker, why: str) -> None:
-    """The worker's build folders removed, so that its next grader process builds them from nothing."""
-    for folder in worker.build_folders():
-        shutil.rmtree(folder, ignore_errors=True)
+    """The worker's folders emptied, so that its next grader process builds them from nothing: its own, and the
+    shared build folder, under that folder's lock (no other worker builds there meanwhile)."""
+    shutil.rmtree(worker.folder, ignore_errors=True)
+    shared = worker.folder.parent / SHARED_BUILD
+    if shared.is_dir():
+        with folder_lock.held(shared):
+            folder_lock.empty(shared)
     worker.rebuilt = why
 
 
@@ -333,15 +345,15 @@ def run_students(
     worker_prefix: str = "w",
 ) -> BatchRun:
     """Gives each student (student -> their submission) a turn, on one worker thread per entry of `gpus` (None:
-    the GPUs this process was given); each worker keeps a build folder of its own, named after worker_prefix, so
-    rebuilds are incremental. on_done(turn) as each turn ends. Past batch.deadline, or once batch.stop is asked,
+    the GPUs this process was given); each worker keeps a folder of its own for its students' steps, named after
+    worker_prefix, and every worker builds in one shared build folder, whose harness is built once. on_done(turn) as each turn ends. Past batch.deadline, or once batch.stop is asked,
     no turn starts; the students left are named, and a later run resumes with them."""
     queue: Queue[tuple[str, Path]] = Queue()
     for student in sorted(students):
         queue.put((student, students[student]))
     run = BatchRun({}, [], 0.0)
     run.workers = [
-        Worker(f"{worker_prefix}{i}", gpu, batch.out / "work" / f"build-{worker_prefix}{i}")
+        Worker(f"{worker_prefix}{i}", gpu, batch.out / "work" / f"{worker_prefix}{i}")
         for i, gpu in enumerate(gpus)
     ]
     record = threading.Lock()

@@ -7,6 +7,7 @@ The kernel lets go of a lock when its holder dies, so a killed grader never leav
 from __future__ import annotations
 
 import fcntl
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,3 +25,11 @@ def held(folder: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def empty(folder: Path) -> None:
+    """Removes everything the folder holds but its lock, which the caller holds (a damaged build folder, made
+    anew)."""
+    for path in folder.iterdir():
+        if path.name != LOCK_FILE:
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()

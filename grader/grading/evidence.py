@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.core import atomic
 from grader.execution import proc
 from grader.steps.bench import BenchRun
 from grader.steps.profile import CounterRun
@@ -175,5 +176,4 @@ def read_evidence(data: Any) -> LabEvidence:
 
 def write_evidence(path: Path, labs: list[LabEvidence]) -> None:
     """Each lab's evidence, in a JSON file of its own."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"labs": [to_data(lab) for lab in labs]}, indent=1) + "\n")
+    atomic.write_text(path, json.dumps({"labs": [to_data(lab) for lab in labs]}, indent=1) + "\n")

@@ -48,15 +48,8 @@ def configure(tree: BuildTree, timeout_s: float, reuse: bool = False, emulated: 
             again = proc.run([*command[:2], "--reconfigure", *command[2:]], timeout_s)
             if again.ok:
                 return again
-            empty(tree.directory)
+            folder_lock.empty(tree.directory)
         return proc.run(command, timeout_s)
-
-
-def empty(directory: Path) -> None:
-    """Removes what a build folder holds but its lock, whose holder is the caller."""
-    for path in directory.iterdir():
-        if path.name != folder_lock.LOCK_FILE:
-            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
 
 
 def set_up_with(tree: BuildTree, options: dict[str, str | bool]) -> bool:
@@ -79,7 +72,7 @@ def compile_targets(tree: BuildTree, targets: list[str], timeout_s: float, keep_
     if built.ok or not NINJA_BROKEN.search(built.stdout + built.stderr):
         return built
     with folder_lock.held(tree.directory):
-        empty(tree.directory)
+        folder_lock.empty(tree.directory)
     set_up = configure(tree, timeout_s)
     if not set_up.ok:
         return set_up

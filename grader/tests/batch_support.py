@@ -31,7 +31,7 @@ if behaviour.get("log"):
             "labs": [entry.name + "/" + lab for lab in labs], "pid": os.getpid()}
     with open(behaviour["log"], "a") as record:  # one short append: lines of processes at once never interleave
         record.write(json.dumps(line) + "\n")
-if behaviour.get("broken_build") and (build / "damaged").exists():
+if behaviour.get("broken_build") and (build.parent / "build" / "damaged").exists():  # the shared build folder
     print("grader error: the build folder cannot be used (a damaged .ninja_deps)")
     sys.exit(5)
 build.mkdir(parents=True, exist_ok=True)

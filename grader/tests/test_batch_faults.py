@@ -232,7 +232,7 @@ def test_the_tasks_of_one_slurm_array_share_the_folder_and_no_one_else(tmp_path)
 def test_a_damaged_build_folder_is_made_anew_once_and_the_class_graded(config, tmp_path, monkeypatch):
     submissions = class_folder(tmp_path, ["anna", "bob"], [LAB])
     work = setup(tmp_path / "out", config, [LAB])
-    damaged = work.out / "work" / "build-w0"
+    damaged = work.out / "work" / batch.SHARED_BUILD
     damaged.mkdir(parents=True)
     (damaged / "damaged").write_text("a .ninja_deps a killed batch left half written\n")
     stand_in(monkeypatch, broken_build=True)

@@ -53,7 +53,7 @@ def test_one_worker_per_gpu_each_on_its_own_and_no_lab_graded_twice(config, tmp_
     devices_of_build: dict[str, set[str]] = {}
     for process in seen:
         devices_of_build.setdefault(process["build"], set()).add(process["device"])
-    assert len(devices_of_build) == 4  # one build folder per worker
+    assert len(devices_of_build) == 4  # one folder per worker for its students' steps, beside the shared build
     assert all(len(devices) == 1 for devices in devices_of_build.values()), devices_of_build
     assert sorted(d for devices in devices_of_build.values() for d in devices) == gpus  # each worker its own
     graded = Counter(lab for process in seen for lab in process["labs"])
@@ -68,7 +68,7 @@ def test_one_worker_per_gpu_each_on_its_own_and_no_lab_graded_twice(config, tmp_
     assert sum(worker.labs for worker in run.workers) == 30
     for worker in run.workers:
         assert worker.submissions >= 1 and 0 < worker.busy_s <= run.wall_s and worker.last_end_s <= run.wall_s
-        assert devices_of_build[str(worker.build_dir)] == {worker.gpu}
+        assert devices_of_build[str(worker.folder)] == {worker.gpu}
     written = json.loads(batch.write_shares(tmp_path / "out", run).read_text())
     assert [w["gpu"] for w in written["workers"]] == gpus and written["wall_s"] == round(run.wall_s, 1)
     again = batch.run_students(work, students, gpus)  # resumed: every lab is graded already
