@@ -209,6 +209,15 @@ def late_policy(args) -> late.LatePolicy | None:
         raise UsageError(str(error)) from error
 
 
+def add_shared_build(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--build-dir",
+        type=Path,
+        help="the build folder every worker grades in, its harness built there once (default: OUT/work/build); "
+        "one that other graders share is used as it is, under its lock",
+    )
+
+
 def add_class_commands(commands) -> None:
     batch_command = commands.add_parser(
         "batch",
@@ -222,6 +231,7 @@ def add_class_commands(commands) -> None:
         "holds OUT (OUT/batch.lock), and a stop (SIGTERM, Ctrl-C) keeps every student finished.",
     )
     add_class_options(batch_command)
+    add_shared_build(batch_command)
     batch_command.add_argument("--workers", type=int, help="parallel graders (default: one per GPU; 1 without a GPU)")
     batch_command.add_argument(
         "--stop-after",
@@ -236,7 +246,9 @@ def add_class_commands(commands) -> None:
         help="regrade only this student (repeatable): their earlier results are replaced, "
         "everyone else's kept, and the class merged again",
     )
-    add_class_options(commands.add_parser("batch-task", help="one Slurm array task's share of a batch (see slurm)"))
+    batch_task = commands.add_parser("batch-task", help="one Slurm array task's share of a batch (see slurm)")
+    add_class_options(batch_task)
+    add_shared_build(batch_task)
     slurm_command = commands.add_parser(
         "slurm",
         help="write a Slurm job-array script that grades a class",
@@ -670,7 +682,9 @@ def batch_setup(args, config, labs, key, devices, lock: OutputLock) -> batch.Bat
     stop_after = getattr(args, "stop_after", None)
     deadline = time.monotonic() + 60 * stop_after if stop_after is not None else None
     inherited = () if lock.unlocked_because else (lock.descriptor,)
-    return batch.Batch(args.out, labs, config, grade_options(args), key, devices, args.stop, inherited, deadline)
+    found = batch.Batch(args.out, labs, config, grade_options(args), key, devices, args.stop, inherited, deadline)
+    found.build_dir = getattr(args, "build_dir", None)
+    return found
 
 
 def command_batch(args, console: Terminal) -> int:

@@ -49,6 +49,10 @@ class Batch:
     inherited: tuple[int, ...] = ()  # the output folder's lock, held by every grader process as long as it runs
     deadline: float | None = None  # time.monotonic() past which no turn starts (--stop-after)
     reading_limits: reading.Limits = field(default_factory=reading.Limits)
+    build_dir: Path | None = None  # the build folder every worker shares (None: OUT/work/build)
+
+    def shared_build(self) -> Path:
+        return self.build_dir or self.out / "work" / SHARED_BUILD
 
 
 def regrade(out: Path, students: list[str], plan: dict) -> list[str]:
@@ -168,11 +172,11 @@ SHARED_BUILD = "build"
 
 def grade_command(tasks: list[Task], json_path: Path, folder: Path, options: list[str]) -> list[str]:
     """`./cml grade` on the tasks' labs of their submission, all in one run, its steps in the worker's `folder` and
-    its harness in the build folder every worker shares."""
+    its harness in the build folder every worker shares (`--build-dir` among `options`, or OUT/work/build)."""
     labs = [arg for task in tasks for arg in ("--lab", task.lab.name)]
     grade = [sys.executable, "-m", "grader", "grade", "--submission", str(tasks[0].entry), *labs]
-    shared = ["--build-dir", str(folder.parent / SHARED_BUILD), "--work-dir", str(folder)]
-    return [*grade, *shared, "--json", str(json_path), *options]
+    shared = [] if "--build-dir" in options else ["--build-dir", str(folder.parent / SHARED_BUILD)]
+    return [*grade, *shared, "--work-dir", str(folder), "--json", str(json_path), *options]
 
 
 @dataclass
@@ -199,10 +203,6 @@ class Worker:
             "last_end_s": round(self.last_end_s, 1),
         }
 
-    def build_folders(self) -> list[Path]:
-        """The folders its grader processes build in: its own, and the one every worker shares."""
-        return [self.folder, self.folder.parent / SHARED_BUILD]
-
 
 def run_grader(
     batch: Batch, tasks: list[Task], worker: Worker, log: Path
@@ -212,7 +212,7 @@ def run_grader(
     where it was stopped before it ended."""
     partial = log.with_name("grade-run.json.partial")  # never read by collect: only the per-lab files count
     partial.unlink(missing_ok=True)  # one left by a stopped run must not pass for this run's
-    command = grade_command(tasks, partial, worker.folder, batch.options)
+    command = grade_command(tasks, partial, worker.folder, ["--build-dir", str(batch.shared_build()), *batch.options])
     env = {**os.environ, **({"CUDA_VISIBLE_DEVICES": worker.gpu} if worker.gpu is not None else {})}
     timeout = task_timeout(batch.config, len(tasks))
     try:
@@ -240,11 +240,11 @@ def write_result(batch: Batch, task: Task, result: dict) -> None:
 BUILD_FOLDER_FAILURES = (Exit.NOT_GRADABLE, Exit.INTERNAL)
 
 
-def make_anew(worker: Worker, why: str) -> None:
+def make_anew(batch: Batch, worker: Worker, why: str) -> None:
     """The worker's folders emptied, so that its next grader process builds them from nothing: its own, and the
     shared build folder, under that folder's lock (no other worker builds there meanwhile)."""
     shutil.rmtree(worker.folder, ignore_errors=True)
-    shared = worker.folder.parent / SHARED_BUILD
+    shared = batch.shared_build()
     if shared.is_dir():
         with folder_lock.held(shared):
             folder_lock.empty(shared)
@@ -260,7 +260,7 @@ def grade_submission(batch: Batch, tasks: list[Task], worker: Worker, again: boo
     if run is None and status in BUILD_FOLDER_FAILURES and not again and not worker.rebuilt:
         # Where the build folder cannot be used (left damaged by a process killed in it), every process of this
         # worker would fail: it is made anew once, and the submission graded again.
-        make_anew(worker, f"{tasks[0].student}'s grader process failed: {failure}")
+        make_anew(batch, worker, f"{tasks[0].student}'s grader process failed: {failure}")
         run, failure, status = run_grader(batch, tasks, worker, log)
     if run is None and len(tasks) > 1:
         # The process failed as a whole (the grader's error, or a hang): each lab alone, so that one lab's
@@ -353,8 +353,7 @@ def run_students(
         queue.put((student, students[student]))
     run = BatchRun({}, [], 0.0)
     run.workers = [
-        Worker(f"{worker_prefix}{i}", gpu, batch.out / "work" / f"{worker_prefix}{i}")
-        for i, gpu in enumerate(gpus)
+        Worker(f"{worker_prefix}{i}", gpu, batch.out / "work" / f"{worker_prefix}{i}") for i, gpu in enumerate(gpus)
     ]
     record = threading.Lock()
     started = time.monotonic()

@@ -99,10 +99,11 @@ SKIPPED_FIELDS = {(BenchRun, "counters")}  # what the counters recorder said is 
 
 
 def kept_output(outcome: proc.Outcome) -> proc.Outcome:
-    """The outcome with only its last lines of output: all that a check shows of it (Outcome.tail)."""
+    """The outcome with only its last lines of output, all that a check shows of it (Outcome.tail), and no
+    command line, which no check reads (it names the folders of the machine that ran it)."""
     text = (outcome.stdout + "\n" + outcome.stderr).strip().splitlines()
     last = proc.bounded("\n".join(text[-OUTPUT_LINES_KEPT:]), OUTPUT_CHARS_KEPT, keep_end=True)
-    return dataclasses.replace(outcome, stdout=last, stderr="")
+    return dataclasses.replace(outcome, command=[], stdout=last, stderr="")
 
 
 def to_data(value: Any) -> Any:

@@ -217,7 +217,7 @@ def test_with_the_static_checks_off_the_next_defence_holds(
         assert memory_grown_mb < spec["flood_bytes"] / 10 / 1e6, f"the grader grew by {memory_grown_mb:.0f} MB"
 
 
-def compiled_alone(attack: Attack, folder) -> Path:
+def compiled_alone(attack: Attack, tree, folder) -> Path:
     """The attack's kernel.cu compiled with nvcc in the build folder, with no sandbox: its object."""
     source = folder / "attack.cu"
     source.write_text(attack.kernel())
@@ -227,9 +227,9 @@ def compiled_alone(attack: Attack, folder) -> Path:
     return folder / "attack.o"
 
 
-def embedded_bytes(attack: Attack, folder) -> int:
+def embedded_bytes(attack: Attack, tree, folder) -> int:
     """The size of what the attack's .incbin took in, compiled with nvcc in the build folder with no sandbox."""
-    compiled_alone(attack, folder)
+    compiled_alone(attack, tree, folder)
     listed = subprocess.run(["nm", str(folder / "attack.o")], capture_output=True, text=True, check=True).stdout
     address = {line.split()[-1]: int(line.split()[0], 16) for line in listed.splitlines() if "solution_" in line}
     return address["solution_end"] - address["solution_start"]
@@ -248,12 +248,14 @@ def test_without_any_defence_the_attack_works(attack, device, victims, built_tre
     spec = attack.spec
     program = built(attack, built_tree, tmp_path, device)  # what a grade of it does is checked above
     if spec.get("control_embeds"):
-        assert embedded_bytes(attack, tmp_path) > 0, "compiled outside the sandbox, it should embed the library"
+        assert embedded_bytes(attack, built_tree, tmp_path) > 0, (
+            "compiled outside the sandbox, it should embed the library"
+        )
         return
     if spec.get("control_links_with_the_plugin"):
         main = tmp_path / "main.c"
         main.write_text("int main(void) { return 0; }\n")
-        link = ["g++", str(main), str(compiled_alone(attack, tmp_path)), "-o", str(tmp_path / "linked")]
+        link = ["g++", str(main), str(compiled_alone(attack, built_tree, tmp_path)), "-o", str(tmp_path / "linked")]
         subprocess.run(link, cwd=tmp_path, capture_output=True, check=False)  # whether or not it links
         for name in spec.get("unguarded_absent", []):
             assert (victims / name).exists(), f"{name}: linking it as usual did not write it"

@@ -29,6 +29,9 @@ if not has_solutions():  # read as the module is imported, which no marker can s
 
 from grader.tests import class_submissions as generated
 
+# The class is graded once, by the module's first test to ask: every test of the module runs in one process.
+pytestmark = pytest.mark.xdist_group("a class graded in batch")
+
 STUDENTS = [
     "alice_correct",
     "bob_correct_tarball",
@@ -51,12 +54,13 @@ def cml(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory, device):
+def graded(tmp_path_factory, device, built_tree):
     if device.present:
         pytest.skip("on a GPU machine the whole class is graded instead (tools/gpu-check.sh class)")
     out = tmp_path_factory.mktemp("batch")
     submissions = generated.make(out, STUDENTS)
-    finished = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1", "--lab", "6")
+    shared = ["--build-dir", str(built_tree.directory)]  # the tests' build folder: its harness is built once
+    finished = cml("batch", str(submissions), "--out", str(out / "results"), "--lab", "1", "--lab", "6", *shared)
     assert finished.returncode in (0, 1), finished.stdout + finished.stderr
     return out, submissions, finished
 

@@ -18,6 +18,7 @@ import pytest
 
 from grader.execution import proc
 from grader.steps import build, sanitize
+from grader.steps.build_commands import without_cache
 from grader.steps.integrity import elf, symbols
 
 EVERY_CALL = Path(__file__).parent / "kernels" / "every_runtime_call.cu"
@@ -36,9 +37,9 @@ def toolkit_renames(nvcc: Path) -> set[str]:
 
 def test_the_file_makes_every_allowed_runtime_call_and_nothing_else(built_tree, config, tmp_path):
     # Compiled as the grader compiles a kernel.cu (Lab 1's command, with this file in and its object out).
-    step = built_tree.kernel_compile("01_vector_add", "student")
+    template = without_cache(built_tree.kernel_compile("01_vector_add", "student").command)
     replaced = {"-c": str(EVERY_CALL), "-o": str(tmp_path / "every.o"), "-MF": str(tmp_path / "every.d")}
-    command = step.command[:1] + [replaced.get(flag, arg) for flag, arg in pairwise(step.command)]
+    command = template[:1] + [replaced.get(flag, arg) for flag, arg in pairwise(template)]
     compiled = proc.run(
         command, config.timeouts["build"], cwd=built_tree.directory, env={"PATH": built_tree.tool_path()}
     )

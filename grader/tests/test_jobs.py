@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
 
@@ -22,7 +23,6 @@ from grader.grading.evidence import Timing
 from grader.grading.lab_runs import WAITING_FOR_THE_GPU, Steps
 from grader.grading.session import BUILDING_AHEAD, GradeRequest, LabSeconds, start
 from grader.reporting import report
-from grader.tests.conftest import TEST_BUILD_DIR
 
 pytestmark = pytest.mark.needs_solutions
 
@@ -30,11 +30,11 @@ SEED = 20261127
 LABS = ["2", "6"]  # two of the cheapest on the CPU emulator
 
 
-def graded(jobs: int) -> tuple[dict, list[tuple[str, str, str]]]:
+def graded(tree, work: Path, jobs: int) -> tuple[dict, list[tuple[str, str, str]]]:
     """Labs 2 and 6 of the solutions, graded `jobs` at a time: the run's JSON, and every progress report as
     (lab, step, thread)."""
     request = GradeRequest(
-        labs=LABS, variants=("solution",), build_dir=TEST_BUILD_DIR, seed=SEED, bench=False, jobs=jobs
+        labs=LABS, variants=("solution",), build_dir=tree.directory, seed=SEED, bench=False, jobs=jobs, work_dir=work
     )
     session = start(request)
     session.build()
@@ -51,9 +51,9 @@ def verdicts(run: dict) -> list[tuple]:
 
 
 @pytest.mark.slow  # two whole grades on the emulator (37 s on 2 cores): the quick tier's 5 minutes are spent
-def test_two_labs_graded_at_once_get_the_checks_and_verdicts_they_get_one_at_a_time(emulator):
-    alone, _ = graded(jobs=1)
-    together, reports = graded(jobs=2)
+def test_two_labs_graded_at_once_get_the_checks_and_verdicts_they_get_one_at_a_time(emulator, tmp_path):
+    alone, _ = graded(emulator, tmp_path / "alone", jobs=1)
+    together, reports = graded(emulator, tmp_path / "together", jobs=2)
     assert verdicts(together) == verdicts(alone)
     assert [lab["lab"] for lab in together["labs"]] == ["02_dot_product", "06_warp_reduction"]  # in the labs' order
     assert together["jobs"] == 2 and alone["jobs"] == 1

@@ -21,14 +21,15 @@ def committed(path: str) -> bytes:
 
 
 @pytest.mark.parametrize("jobs", [1, 2])  # one lab at a time, and built ahead as labs graded at once are
-def test_a_lab_missing_from_a_zip_is_not_submitted_and_never_built(tmp_path, jobs):
+def test_a_lab_missing_from_a_zip_is_not_submitted_and_never_built(built_tree, tmp_path, jobs):
     submission = tmp_path / "alice.zip"
     with zipfile.ZipFile(submission, "w") as archive:
         archive.writestr("alice/02_dot_product/kernel.cu", committed("labs/02_dot_product/kernel.cu"))
-    build_dir = tmp_path / "build"
+    work = tmp_path / "work"
     request = GradeRequest(
-        labs=["1"], submission=submission, build_dir=build_dir, mechanisms=False, bench=False, jobs=jobs
-    )
+        labs=["1"], submission=submission, build_dir=built_tree.directory, mechanisms=False, bench=False, jobs=jobs,
+        work_dir=work,
+    )  # fmt: skip
     session = start(request)
     session.build()
     steps: list[str] = []
@@ -42,7 +43,7 @@ def test_a_lab_missing_from_a_zip_is_not_submitted_and_never_built(tmp_path, job
     assert str(tmp_path) not in check.detail + grade.kernel_path  # no folder of the grader's machine
     assert check.max_points == 100 and check.points == 0
     assert "labs/" not in grade.kernel_path and not steps, "a lab not submitted has no step to run"
-    assert not list(build_dir.rglob("*01_vector_add_student*.o")), "nothing of Lab 1's student variant is built"
+    assert not list(work.rglob("*.o")), "nothing of Lab 1's student variant is built"
     assert session.files_used and "labs/" not in session.files_used["01_vector_add"]
 
     run = report.run_dict(grades, session.facts())
@@ -50,13 +51,14 @@ def test_a_lab_missing_from_a_zip_is_not_submitted_and_never_built(tmp_path, job
 
 
 @pytest.mark.slow
-def test_an_empty_kernel_cu_is_said_to_define_nothing_not_shown_as_linker_errors(tmp_path):
+def test_an_empty_kernel_cu_is_said_to_define_nothing_not_shown_as_linker_errors(built_tree, tmp_path):
     submission = tmp_path / "bob"
     (submission / "01_vector_add").mkdir(parents=True)
     (submission / "01_vector_add" / "kernel.cu").write_text("// nothing yet: vector_add comes later\n")
     request = GradeRequest(
-        labs=["1"], submission=submission, build_dir=tmp_path / "build", mechanisms=False, bench=False, jobs=1
-    )
+        labs=["1"], submission=submission, build_dir=built_tree.directory, mechanisms=False, bench=False, jobs=1,
+        work_dir=tmp_path / "work",
+    )  # fmt: skip
     session = start(request)
     session.build()
     [grade] = session.grade()

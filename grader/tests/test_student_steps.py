@@ -81,10 +81,12 @@ asm(".section .rodata\\nleaked_start:\\n.incbin \\"@OBJECT@\\"\\nleaked_end:\\n.
 
 @pytest.mark.needs_solutions
 @pytest.mark.slow
-def test_a_submission_sees_nothing_of_the_one_graded_before_it_in_the_same_build_folder(config, device, tmp_path):
+def test_a_submission_sees_nothing_of_the_one_graded_before_it_in_the_same_build_folder(
+    config, device, built_tree, tmp_path
+):
     """Alice's Lab 2 test program is in the build folder once she is graded; Bob's Lab 1 kernel.cu, graded next in
     the same folder (as a batch worker does), embeds it by its path. It must find nothing there."""
-    build_dir = REPO_ROOT / "build-attacks" / "classmates"
+    build_dir = built_tree.directory
     work = tmp_path / "work"  # one grade after the other in it, as a batch worker grades its students
     alice_program = student_steps.program_path(work / "steps", "02_dot_product", "test", emulated=False)
     leak = LEAK.replace("@OBJECT@", str(alice_program))

@@ -158,12 +158,22 @@ def judge_case(case: Case, build_dir: Path, work_dir: Path, device: Gpu) -> Judg
     labs, made = graded(case, build_dir, work_dir, device)
     changed = inputs.changed(recorded["inputs"]) if recorded else ["no evidence recorded"]
     if case.recorded and not (recorded and recorded.get("key") == inputs.key()):
-        record(path, inputs, machine, made)  # evidence of the same key stays as it was recorded
+        # Evidence of the same key stays as it was recorded.
+        record(path, inputs, machine, made, {"work": work_dir, "build": build_dir})
     return Judged(labs, "graded end to end", [] if case.end_to_end else changed)
 
 
-def record(path: Path, inputs: KeyInputs, machine: str, made: list[LabEvidence]) -> None:
-    """Writes the evidence a grade made, with its key and what went into it."""
+# What a recorded file names of the machine that made it, in the programs' own words (a sanitizer's report quotes
+# the kernel.cu it ran; a compiler's error, its headers): each folder as a word, never as the machine's path.
+FOLDERS = (("<work>", "work"), ("<build>", "build"), ("<checkout>", "checkout"))
+ANY_TMP = re.compile(r"/tmp/[^\s\"':]+")
+
+
+def record(
+    path: Path, inputs: KeyInputs, machine: str, made: list[LabEvidence], folders: dict[str, Path] | None = None
+) -> None:
+    """Writes the evidence a grade made, with its key and what went into it; the machine's folders (`folders`:
+    work, build) as words."""
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {
         "key": inputs.key(),
@@ -172,7 +182,12 @@ def record(path: Path, inputs: KeyInputs, machine: str, made: list[LabEvidence])
         "inputs": asdict(inputs),
         "labs": [to_data(evidence) for evidence in made],
     }
-    path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    text = json.dumps(data, indent=1, sort_keys=False)
+    places = {**(folders or {}), "checkout": REPO_ROOT}
+    for word, name in FOLDERS:
+        if name in places:
+            text = text.replace(str(places[name].resolve()), word).replace(str(places[name]), word)
+    path.write_text(ANY_TMP.sub("<tmp>", text) + "\n")
 
 
 def gpu_evidence(case: Case) -> list[tuple[str, Judged | str]]:
