@@ -88,40 +88,61 @@ def split_top_level(code: str, start: int, end: int) -> list[tuple[int, int]]:
     return parts
 
 
-def callee_start(code: str, end: int) -> int:
-    """Start of the kernel expression that ends just before `end`: a name, possibly qualified (a::b) and
-    with template arguments (k<true>), or a parenthesised expression."""
-    i = end
+def skip_space_back(code: str, i: int) -> int:
     while i > 0 and code[i - 1].isspace():
         i -= 1
-    while True:
-        if code[i - 1] == ">":  # template arguments: match the angle brackets backwards
-            depth = 0
-            while i > 0:
-                i -= 1
-                if code[i] == ">":
-                    depth += 1
-                elif code[i] == "<":
-                    depth -= 1
-                    if depth == 0:
-                        break
-        elif code[i - 1] == ")":
-            depth = 0
-            while i > 0:
-                i -= 1
-                if code[i] == ")":
-                    depth += 1
-                elif code[i] == "(":
-                    depth -= 1
-                    if depth == 0:
-                        break
-            return i
+    return i
+
+
+def matching_open_back(code: str, close: int) -> int:
+    """Index of the bracket that opens the one closing at `close`: ), ] or the > of template arguments."""
+    closer = code[close]
+    opener = {")": "(", "]": "[", ">": "<"}[closer]
+    depth = 0
+    for i in range(close, -1, -1):
+        if code[i] == closer:
+            depth += 1
+        elif code[i] == opener:
+            depth -= 1
+            if depth == 0:
+                return i
+    raise RewriteError(f"no opening bracket for '{closer}' at offset {close}")
+
+
+# Words that end the expression before them: `if (c) (*k)<<<...>>>()` launches (*k), not c called.
+IDENTIFIER_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
+KEYWORDS = frozenset({"if", "while", "for", "switch", "return", "else", "do", "case", "throw", "new", "delete"})
+
+
+def callee_start(code: str, end: int) -> int:
+    """Start of the kernel expression that ends just before `end`: a postfix expression, as nvcc takes it
+    before <<<: a name, qualified (a::b) or with template arguments (k<true>), an element of an array of
+    kernels (kernels[which]), a member (s.kernel, p->kernel), a call that returns a kernel (pick(n)), or a
+    parenthesised expression ((*pointer))."""
+    i = start = skip_space_back(code, end)
+    while i > 0:
+        if code[i - 1] in ")]>":  # a call, a subscript, template arguments, or a parenthesised expression
+            opened = matching_open_back(code, i - 1)
+            word = IDENTIFIER_BEFORE.search(code[max(0, opened - 40) : opened])
+            if word and word.group(1) in KEYWORDS and start != skip_space_back(code, end):
+                return start  # `if (c)` before the kernel expression, not a call of it
+            i = start = opened
+            i = skip_space_back(code, i)
+            if i and (code[i - 1].isalnum() or code[i - 1] in "_)]>"):
+                continue
+            return start
+        name_end = i
         while i > 0 and (code[i - 1].isalnum() or code[i - 1] == "_"):
             i -= 1
-        if code[i - 2 : i] == "::":
-            i -= 2
-            continue
-        return i
+        if i == name_end or code[i:name_end] in KEYWORDS:
+            return start
+        start = i
+        i = skip_space_back(code, i)
+        joint = next((j for j in ("::", ".", "->") if code[max(0, i - len(j)) : i] == j), "")
+        if not joint:
+            return start
+        i = skip_space_back(code, i - len(joint))
+    return start
 
 
 def rewrite_launches(text: str, code: str) -> list[tuple[int, int, str]]:
