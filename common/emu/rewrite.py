@@ -283,8 +283,11 @@ def main(argv: list[str]) -> int:
     except RewriteError as error:
         print(f"{source}: cml_emu rewrite: {error}", file=sys.stderr)
         return 1
-    # Debug information and diagnostics name the original file and its lines.
-    target.write_text(f'#line 1 "{source.resolve()}"\n{body}', encoding="utf-8", errors="surrogateescape")
+    # nvcc includes cuda_runtime.h before the file, and with it what device code may call; debug information and
+    # diagnostics name the original file and its lines.
+    target.write_text(
+        f'#include <cuda_runtime.h>\n#line 1 "{source.resolve()}"\n{body}', encoding="utf-8", errors="surrogateescape"
+    )
     return 0
 
 
