@@ -57,7 +57,8 @@ HEADERS = (
 COOPERATIVE_GROUPS = "cooperative_groups"
 # The toolkit's own helpers, which no kernel calls by name.
 INTERNAL = re.compile(
-    r"^(__internal|__nv_|__cuda|_Z|__[a-z0-9]+Atomic|__u128|__half_|__bfloat16_)|_impl$|::(__v1::)?details::|^std::__"
+    r"^(__internal|__nv_|__cuda|_Z|__[a-z0-9]+Atomic|__u128|__half_|__bfloat16_|__float_simpl)|_(impl|internal)$"
+    r"|::(__v1::)?details::|^std::__"
 )
 
 # Declared, yet no kernel for the labs' GPU builds with them: ptxas refuses a vote without .sync on sm_70 and later.
@@ -150,7 +151,8 @@ def joined(words: list[str]) -> str:
     for before, after in ((" ::", "::"), (":: ", "::"), (" (", "("), ("( ", "("), (" )", ")"), (" ,", ","),
                           ("< ", "<"), (" >", ">"), (" *", "*"), (" &", "&"), (" [", "["), ("[ ", "["), (" ]", "]")):  # fmt: skip
         text = text.replace(before, after)
-    return text.replace("operator (", "operator(").replace("operator(()", "operator()(")
+    text = re.sub(r"operator ((?:[-+*/%^&|~!=<>]|\[|\]|\(|\))(?: ?(?:[-+*/%^&|=<>]|\]|\)))?) ?\(", lambda m: "operator" + m.group(1).replace(" ", "") + "(", text)
+    return text.replace("operator(()", "operator()(")
 
 
 NOT_A_NAME = frozenset({"sizeof", "alignof", "__alignof", "__alignof__", "decltype", "noexcept", "requires"})
@@ -288,7 +290,9 @@ def listed(found: list[tuple[str, str, str]], include: Path) -> list[Declaration
     out = set()
     for file, name, text in found:
         header = header_of(file, include)
-        if INTERNAL.search(name.rsplit("::", 1)[-1]) or INTERNAL.search(name) or name in NOT_BUILT:
+        parts = name.split("::")
+        constructor = len(parts) > 1 and parts[-1] == parts[-2]  # defined outside its class
+        if INTERNAL.search(parts[-1]) or INTERNAL.search(name) or name in NOT_BUILT or constructor:
             continue
         if header in HEADERS and not name.startswith(COOPERATIVE_GROUPS):
             out.add(Declaration(header, normalised(text)))

@@ -5,6 +5,9 @@
 #include <cstring>
 #include <mutex>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "cml_emu/atomics.hpp"
 #include "cml_emu/device.hpp"
 
@@ -32,13 +35,13 @@ F update_float(F* address, Update f, const void* pc)
     auto* bits = reinterpret_cast<Bits*>(address);
     const Bits old = update(bits, [&](Bits b) {
         F value;
-        std::memcpy(&value, &b, sizeof value);
+        std::memcpy(static_cast<void*>(&value), &b, sizeof value);
         value = f(value);
         std::memcpy(&b, &value, sizeof value);
         return b;
     }, pc);
     F result;
-    std::memcpy(&result, &old, sizeof result);
+    std::memcpy(static_cast<void*>(&result), &old, sizeof result);
     return result;
 }
 
@@ -113,6 +116,27 @@ using ll = long long;
 
 CML_EMU_ATOMIC_SCOPES(CML_EMU_DEFINE_ATOMICS)
 CML_EMU_CAS(, unsigned short)
+
+// Half and bfloat16 additions, in float, rounded to the type: one 16-bit value, or a pair added as one 32-bit
+// word (the GPU makes the pair's two additions one atomic).
+#define CML_EMU_HALF_ADD(H, H2, to_float, from_float, pair, low, high)                                        \
+    H atomicAdd(H* a, H v)                                                                                    \
+    {                                                                                                         \
+        cml_emu::note_atomic(a, sizeof(H), CML_EMU_PC);                                                       \
+        return update_float<H, std::uint16_t>(a, [v](H o) { return from_float(to_float(o) + to_float(v)); }, nullptr); \
+    }                                                                                                         \
+    H2 atomicAdd(H2* a, H2 v)                                                                                 \
+    {                                                                                                         \
+        cml_emu::note_atomic(a, sizeof(H2), CML_EMU_PC);                                                      \
+        return update_float<H2, std::uint32_t>(a, [v](H2 o) {                                                 \
+            return pair(from_float(to_float(low(o)) + to_float(low(v))),                                      \
+                        from_float(to_float(high(o)) + to_float(high(v))));                                   \
+        }, nullptr);                                                                                          \
+    }
+CML_EMU_HALF_ADD(__half, __half2, __half2float, __float2half_rn, __halves2half2, __low2half, __high2half)
+CML_EMU_HALF_ADD(__nv_bfloat16, __nv_bfloat162, __bfloat162float, __float2bfloat16_rn, __halves2bfloat162,
+                 __low2bfloat16, __high2bfloat16)
+#undef CML_EMU_HALF_ADD
 
 namespace cml_emu {
 

@@ -49,6 +49,7 @@ struct ThreadState {
     int width = kWarpSize;
     int predicate = 0;
     std::uint64_t key = 0;  // of the barrier of part of the block it waits at
+    std::vector<AsyncCopy> copies;  // cooperative_groups::memcpy_async's, not yet waited for
     // racecheck: what this thread knows of each lane of its warp (a vector clock, advanced by __syncwarp).
     std::uint32_t clock[kWarpSize] = {};
 };

@@ -299,6 +299,7 @@ void begin_block(Worker& worker, Resident& resident, const Launch& launch, unsig
         t.warp = rank / kWarpSize;
         t.lane = rank % kWarpSize;
         t.status = Status::ready;
+        t.copies.clear();
         std::fill(std::begin(t.clock), std::end(t.clock), 0u);
         block.warps[std::size_t(t.warp)].exists |= 1u << t.lane;
         char* const stack = resident.stacks.stack(std::size_t(rank));
@@ -465,6 +466,12 @@ void grid_barrier()
     thread->status = Status::at_grid;
     ++block.at_grid;
     suspend(*thread);
+}
+
+std::vector<AsyncCopy>& async_copies()
+{
+    if (!t_thread) fatal("memcpy_async called outside a kernel");
+    return t_thread->copies;
 }
 
 bool cooperative_launch()

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>  // before __noinline__ is defined below: its header spells __attribute__((__noinline__))
 #include <type_traits>
+#include <vector>
 
 #include <vector_types.h>
 
@@ -106,6 +107,15 @@ void yield_thread();
 // A use of CUDA that the emulator does not provide, found when the kernel runs: says what, and aborts.
 [[noreturn]] void unsupported(const char* what);
 
+// cooperative_groups::memcpy_async: the calling thread's share of a copy, made when the group waits for it.
+struct AsyncCopy {
+    void* destination;
+    const void* source;
+    std::size_t bytes;
+    unsigned rank, threads;  // the thread copies words rank, rank + threads, ... of the copy
+};
+std::vector<AsyncCopy>& async_copies();  // the calling thread's, oldest first
+
 }  // namespace cml_emu
 
 // ---- barriers ----
@@ -114,6 +124,10 @@ inline void __syncthreads() { cml_emu::block_barrier(0, 0); }
 inline int __syncthreads_count(int predicate) { return cml_emu::block_barrier(predicate, 1); }
 inline int __syncthreads_and(int predicate) { return cml_emu::block_barrier(predicate, 2); }
 inline int __syncthreads_or(int predicate) { return cml_emu::block_barrier(predicate, 3); }
+// The older names, of a bool.
+inline int syncthreads_count(bool predicate) { return __syncthreads_count(predicate); }
+inline bool syncthreads_and(bool predicate) { return __syncthreads_and(predicate) != 0; }
+inline bool syncthreads_or(bool predicate) { return __syncthreads_or(predicate) != 0; }
 
 namespace cml_emu {
 constexpr std::uint64_t kNamedBarrier = 1ull << 40;  // keys of named barriers, apart from those of tiles

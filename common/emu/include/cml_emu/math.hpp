@@ -56,6 +56,31 @@ static inline void sincospi(double x, double* sine, double* cosine)
     *sine = sinpi(x);
     *cosine = cospi(x);
 }
+// The float overloads CUDA declares beside the C functions: a float in, a float out, as on a GPU.
+static inline float rsqrt(const float x) { return rsqrtf(x); }
+static inline float rcbrt(const float x) { return rcbrtf(x); }
+static inline float sinpi(const float x) { return sinpif(x); }
+static inline float cospi(const float x) { return cospif(x); }
+static inline float normcdf(const float x) { return normcdff(x); }
+static inline float normcdfinv(const float x) { return normcdfinvf(x); }
+static inline float erfinv(const float x) { return erfinvf(x); }
+static inline float erfcinv(const float x) { return erfcinvf(x); }
+static inline float erfcx(const float x) { return erfcxf(x); }
+static inline float cyl_bessel_i0(const float x) { return cyl_bessel_i0f(x); }
+static inline float cyl_bessel_i1(const float x) { return cyl_bessel_i1f(x); }
+static inline float exp10(const float x) { return exp10f(x); }
+static inline float j0(const float x) { return j0f(x); }
+static inline float j1(const float x) { return j1f(x); }
+static inline float jn(const int n, const float x) { return jnf(n, x); }
+static inline float y0(const float x) { return y0f(x); }
+static inline float y1(const float x) { return y1f(x); }
+static inline float yn(const int n, const float x) { return ynf(n, x); }
+static inline void sincospi(float x, float* sine, float* cosine) { sincospif(x, sine, cosine); }
+static inline void sincos(float x, float* sine, float* cosine)
+{
+    *sine = std::sin(x);
+    *cosine = std::cos(x);
+}
 // The Euclidean length of the `dimensions` values at p, and its reciprocal: in long double, where no float's or
 // double's square overflows.
 static inline long double cml_emu_norm(int dimensions, const double* p)
