@@ -342,7 +342,12 @@ private:
     unsigned mask_, meta_group_rank_, meta_group_size_;
 };
 
-inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+// The lanes active at the kernel's call (the defaults are its site, as for __activemask).
+inline coalesced_group coalesced_threads(unsigned line = __builtin_LINE(), unsigned column = CML_EMU_COLUMN,
+                                         const char* file = __builtin_FILE())
+{
+    return coalesced_group(__activemask(line, column, file));
+}
 
 // The group's threads cut into tiles of `size` consecutive ranks: this thread's tile.
 inline coalesced_group tiled_partition(const coalesced_group& parent, unsigned size)

@@ -34,10 +34,10 @@ std::uintptr_t constant_base() { return std::uintptr_t(__start_cml_emu_constant)
 using cml_emu::t_thread;
 using cml_emu::t_worker;
 
-// The lanes that reached this call together: the return address names the call site.
-unsigned __activemask()
+// The lanes that reached this call site together: its file, line and column name it.
+unsigned __activemask(unsigned line, unsigned column, const char* file)
 {
-    const auto site = std::uint64_t(std::uintptr_t(__builtin_return_address(0)));
+    const std::uint64_t site = std::uint64_t(std::uintptr_t(file)) * 1000003u ^ std::uint64_t(line) << 20 ^ column;
     return unsigned(cml_emu::warp_collective(cml_emu::WarpOp::active, 0, site, 0, 32));
 }
 

@@ -1,6 +1,6 @@
 // Warp-level functions on the CPU emulator: __syncwarp, shuffles, votes, matches and reductions over the lanes
 // a mask names, each waiting for those lanes (src/block_threads.cpp), and __activemask(): the lanes that reached
-// the same call together, once no other thread of the block can run.
+// the same call site together, once no other thread of the block can run.
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,17 @@
 
 #include "cml_emu/device.hpp"
 
+#if __has_builtin(__builtin_COLUMN)
+#define CML_EMU_COLUMN __builtin_COLUMN()
+#else
+#define CML_EMU_COLUMN 0u  // the emulator's own files, compiled by a compiler without it, never call it
+#endif
+
 inline void __syncwarp(unsigned mask = 0xffffffffu) { cml_emu::warp_collective(cml_emu::WarpOp::sync, mask, 0, 0, 32); }
-unsigned __activemask();
+// The lanes that reached this call site together. The site is where the kernel calls it (the defaults are the
+// caller's), so that a compiler that merges the calls of two branches into one still leaves them apart.
+unsigned __activemask(unsigned line = __builtin_LINE(), unsigned column = CML_EMU_COLUMN,
+                      const char* file = __builtin_FILE());
 
 inline unsigned __ballot_sync(unsigned mask, int predicate)
 {
