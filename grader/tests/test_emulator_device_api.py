@@ -13,6 +13,7 @@ import importlib.util
 import re
 import shutil
 import subprocess
+import sys
 from itertools import pairwise
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pytest
 
 from grader.core.config import REPO_ROOT
 from grader.execution import proc
-from grader.steps import build
+from grader.steps import build, sanitize
 from grader.steps.integrity import elf, harness_definitions, symbols
 from grader.steps.integrity import emulator as emulator_object
 from grader.tests import device_api
@@ -56,6 +57,7 @@ def load_tool():
     spec = importlib.util.spec_from_file_location("emu_device_api", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
     spec.loader.exec_module(module)
     return module
 
@@ -120,17 +122,49 @@ def called(entry: device_api.Entry, text: str) -> bool:
     return re.search(rf"(?<![\w:]){spelled}\s*(<[^;()]*>)?\s*\(", text) is not None
 
 
-def test_each_function_of_the_list_is_called_by_a_test_program():
-    text = "\n".join(program.read_text() for program in PROGRAMS)
+MARKER_LINE = re.compile(r'^# \d+ "(?P<file>[^"]*)"')
+
+
+def expanded(emulator_tree: build.BuildTree, program: Path, folder: Path) -> str:
+    """The program's own text with its macros expanded (half.cu pastes each name from `half` or `bfloat16`): its
+    lines of clang's preprocessed output, less those of the headers it includes."""
+    command = kernel_compile_command(emulator_tree, program, folder / "unused.o")
+    command = [arg for arg in command if arg not in ("-c", "-o", str(folder / "unused.o"), str(program))]
+    done = subprocess.run([*command, f"-I{PROGRAMS_DIR}", "-x", "c++", "-E", str(program)], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    own, lines = False, []
+    for line in done.stdout.splitlines():
+        if match := MARKER_LINE.match(line):
+            own = Path(match["file"]) == program
+        elif own:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def test_each_function_of_the_list_is_called_by_a_test_program(emulator, tmp_path):
+    text = "\n".join(expanded(emulator, program, tmp_path) for program in PROGRAMS)
     uncalled = sorted({e.name for e in device_api.entries() if e.name not in LIMITS and not called(e, text)})
     assert not uncalled, f"{len(uncalled)} functions no program calls: {', '.join(uncalled)}"
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.stem)
-def test_each_program_builds_and_its_checks_pass_on_the_emulator(emulator, config, tmp_path, program):
+def test_each_program_builds_and_its_checks_pass_on_the_emulator_and_its_sanitizers_find_nothing(
+    emulator, config, tmp_path, program
+):
     built = built_on_the_emulator(emulator, config, program, tmp_path, include=(PROGRAMS_DIR,))
     run = proc.run([str(built)], config.timeouts["tests"])
     assert run.ok and "0 checks failed" in run.stdout, run.tail(60)
+    checks = {"CML_EMU_CHECK": "all", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)}
+    checked = proc.run([str(built)], config.timeouts["sanitizer"], env=checks)
+    assert checked.ok and "0 checks failed" in checked.stdout, checked.tail(60)
+    assert "ERROR SUMMARY: 0 errors" in checked.stderr, checked.tail(60)
+
+
+def test_a_kernel_that_traps_fails_its_launch_as_on_a_gpu(emulator, config, tmp_path):
+    built = built_on_the_emulator(emulator, config, PROGRAMS_DIR / "intrinsics.cu", tmp_path, include=(PROGRAMS_DIR,))
+    run = proc.run([str(built), "trap"], config.timeouts["tests"])
+    assert run.ok, run.tail(20)  # it exits 0 when the synchronise after the launch says cudaErrorLaunchFailure
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.stem)
@@ -157,7 +191,7 @@ def test_what_the_emulator_cannot_run_fails_its_build_as_a_limit_of_the_emulator
         built_on_the_emulator(emulator, config, source, tmp_path)
     words = str(refused.value)
     for what in ("__cluster_map_shared_multicast", "tex3D", "__cluster_dims__"):
-        assert re.search(rf"{LIMIT_MARKER} {re.escape(what)}\b.*a limit of the grader's CPU emulator", words), words
+        assert re.search(rf"{LIMIT_MARKER} [^\n]*{re.escape(what)}[^\n]*a limit of the grader's CPU emulator", words), words
 
 
 def test_the_math_program_calls_nothing_the_integrity_check_refuses(emulator, config, tmp_path):

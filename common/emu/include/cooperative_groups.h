@@ -39,7 +39,7 @@ constexpr std::uint64_t kBlockExchange = 1ull << 42;
 template <class T>
 T exchange(std::uint64_t key, int count, T value, unsigned source)
 {
-    static_assert(std::is_trivially_copyable<T>::value, "groups exchange trivially copyable values");
+    static_assert(std::is_trivially_destructible<T>::value, "groups exchange values of plain bits");
     unsigned char bytes[sizeof(T)];
     std::memcpy(bytes, &value, sizeof(T));
     for (std::size_t at = 0; at < sizeof(T); at += 8) {
@@ -50,7 +50,7 @@ T exchange(std::uint64_t key, int count, T value, unsigned source)
         bits = cml_emu::partial_barrier(key, count, bits, int(source), none);
         std::memcpy(bytes + at, &bits, piece);
     }
-    std::memcpy(&value, bytes, sizeof(T));
+    std::memcpy(static_cast<void*>(&value), bytes, sizeof(T));
     return value;
 }
 
@@ -95,11 +95,11 @@ public:
 inline thread_block this_thread_block() { return thread_block(); }
 
 // Scratch memory for tiles of more than 32 threads on GPUs older than sm_80; the emulator needs none.
-template <unsigned MaxBlockSize = 1024, unsigned = 0, unsigned = 0>
+template <unsigned MaxBlockSize = 1024>
 struct block_tile_memory {
 };
-template <unsigned MaxBlockSize, unsigned A, unsigned B>
-thread_block this_thread_block(block_tile_memory<MaxBlockSize, A, B>&)
+template <unsigned MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize>&)
 {
     return thread_block();
 }

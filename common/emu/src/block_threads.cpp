@@ -118,11 +118,22 @@ std::uint64_t reduce_lanes(WarpOp op, const ThreadState* lanes, unsigned voters)
 
 // Completes the calls of `group`, lanes of one warp that called with one mask: each gets its result, a
 // __syncwarp() among them joins what they know (racecheck), and they are ready to run again.
+// The lanes of a warp that wait in __activemask(): no other call counts them as arrived.
+unsigned in_activemask(const Block& block, int warp)
+{
+    const WarpState& w = block.warps[std::size_t(warp)];
+    const ThreadState* lanes = &block.threads[std::size_t(warp * kWarpSize)];
+    unsigned active = 0;
+    for (unsigned rest = w.arrived; rest; rest &= rest - 1)
+        if (lanes[__builtin_ctz(rest)].op == WarpOp::active) active |= 1u << __builtin_ctz(rest);
+    return active;
+}
+
 void complete_warp_call(Block& block, int warp, unsigned group)
 {
     WarpState& w = block.warps[std::size_t(warp)];
     ThreadState* lanes = &block.threads[std::size_t(warp * kWarpSize)];
-    const unsigned arrived = w.arrived;
+    const unsigned arrived = w.arrived & ~in_activemask(block, warp);
     bool sync = false;
     for (int lane = 0; lane < kWarpSize; ++lane) {
         if (!(group >> lane & 1u)) continue;
@@ -178,19 +189,18 @@ void try_complete_warp(Block& block, int warp, unsigned candidates)
     WarpState& w = block.warps[std::size_t(warp)];
     const ThreadState* lanes = &block.threads[std::size_t(warp * kWarpSize)];
     const unsigned live = w.exists & ~w.done;
-    unsigned active = 0;  // lanes in __activemask(), which release_active_lanes completes
-    for (unsigned rest = w.arrived; rest; rest &= rest - 1)
-        if (lanes[__builtin_ctz(rest)].op == WarpOp::active) active |= 1u << __builtin_ctz(rest);
-    for (unsigned pending = candidates & w.arrived & ~active; pending;) {
+    const unsigned active = in_activemask(block, warp);  // release_active_lanes completes theirs
+    const unsigned arrived = w.arrived & ~active;
+    for (unsigned pending = candidates & arrived; pending;) {
         const unsigned mask = lanes[__builtin_ctz(pending)].mask;
         unsigned group = 0;
-        for (unsigned rest = w.arrived & ~active; rest; rest &= rest - 1) {
+        for (unsigned rest = arrived; rest; rest &= rest - 1) {
             const int lane = __builtin_ctz(rest);
             if (lanes[lane].mask == mask) group |= 1u << lane;
         }
         pending &= ~group;
         const unsigned needed = (mask | group) & live;
-        if ((w.arrived & needed) == needed) complete_warp_call(block, warp, group);
+        if ((arrived & needed) == needed) complete_warp_call(block, warp, group);
     }
 }
 
@@ -426,7 +436,8 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
     WarpState& w = block.warps[std::size_t(thread->warp)];
     w.arrived |= 1u << thread->lane;
     const unsigned needed = (mask | 1u << thread->lane) & w.exists & ~w.done;
-    if (op != WarpOp::active && (w.arrived & needed) == needed) try_complete_warp(block, thread->warp, 1u << thread->lane);
+    const unsigned arrived = w.arrived & ~in_activemask(block, thread->warp);
+    if (op != WarpOp::active && (arrived & needed) == needed) try_complete_warp(block, thread->warp, 1u << thread->lane);
     suspend(*thread);
     return thread->result;
 }
@@ -468,10 +479,20 @@ void grid_barrier()
     suspend(*thread);
 }
 
-std::vector<AsyncCopy>& async_copies()
+void add_async_copy(const AsyncCopy& copy)
 {
     if (!t_thread) fatal("memcpy_async called outside a kernel");
-    return t_thread->copies;
+    t_thread->copies.push_back(copy);
+}
+
+bool next_async_copy(std::size_t keep, AsyncCopy& copy)
+{
+    if (!t_thread) fatal("a wait for memcpy_async called outside a kernel");
+    std::vector<AsyncCopy>& copies = t_thread->copies;
+    if (copies.size() <= keep) return false;
+    copy = copies.front();
+    copies.erase(copies.begin());
+    return true;
 }
 
 bool cooperative_launch()

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <memory>  // before __noinline__ is defined below: its header spells __attribute__((__noinline__))
 #include <type_traits>
-#include <vector>
 
 #include <vector_types.h>
 
@@ -76,7 +75,8 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
 template <class T>
 T shuffle(WarpOp op, unsigned mask, T value, int argument, int width)
 {
-    static_assert(std::is_trivially_copyable<T>::value, "shuffles move trivially copyable values");
+    // Bits, as a GPU moves them: __half2 and its like have a copy assignment of their own, which copies the bits.
+    static_assert(std::is_trivially_destructible<T>::value, "shuffles move values of plain bits");
     unsigned char bytes[sizeof(T)];
     std::memcpy(bytes, &value, sizeof(T));
     for (std::size_t at = 0; at < sizeof(T); at += 8) {
@@ -86,7 +86,7 @@ T shuffle(WarpOp op, unsigned mask, T value, int argument, int width)
         bits = warp_collective(op, mask, bits, argument, width);
         std::memcpy(bytes + at, &bits, piece);
     }
-    std::memcpy(&value, bytes, sizeof(T));
+    std::memcpy(static_cast<void*>(&value), bytes, sizeof(T));
     return value;
 }
 
@@ -114,7 +114,10 @@ struct AsyncCopy {
     std::size_t bytes;
     unsigned rank, threads;  // the thread copies words rank, rank + threads, ... of the copy
 };
-std::vector<AsyncCopy>& async_copies();  // the calling thread's, oldest first
+void add_async_copy(const AsyncCopy& copy);
+// The calling thread's oldest copy not yet made, taken from its list when more than `keep` are there: true,
+// and `copy` is it. (The list is the emulator's, whose accesses a kernel's code must not make.)
+bool next_async_copy(std::size_t keep, AsyncCopy& copy);
 
 }  // namespace cml_emu
 

@@ -32,10 +32,7 @@ __attribute__((no_builtin("memcpy", "memset"))) static inline void make_copy(con
 // Makes the calling thread's copies but the `keep` newest.
 static inline void make_copies(std::size_t keep)
 {
-    auto& copies = cml_emu::async_copies();
-    const std::size_t made = copies.size() > keep ? copies.size() - keep : 0;
-    for (std::size_t i = 0; i < made; ++i) make_copy(copies[i]);
-    copies.erase(copies.begin(), copies.begin() + std::ptrdiff_t(made));
+    for (cml_emu::AsyncCopy copy; cml_emu::next_async_copy(keep, copy);) make_copy(copy);
 }
 
 }  // namespace details
@@ -44,8 +41,8 @@ static inline void make_copies(std::size_t keep)
 template <class Group, class T, class Count>
 void memcpy_async(const Group& group, T* __restrict__ dst, const T* __restrict__ src, const Count& count)
 {
-    cml_emu::async_copies().push_back(cml_emu::AsyncCopy{dst, src, std::size_t(count), unsigned(group.thread_rank()),
-                                                         unsigned(group.num_threads())});
+    cml_emu::add_async_copy(cml_emu::AsyncCopy{dst, src, std::size_t(count), unsigned(group.thread_rank()),
+                                               unsigned(group.num_threads())});
 }
 // min(dst_count, src_count) elements of T.
 template <class Group, class T, class DstLayout, class SrcLayout>

@@ -59,9 +59,12 @@ template <unsigned Size, class Parent, class T, class Op>
 auto reduce(const thread_block_tile<Size, Parent>& tile, T&& value, Op&& op) -> std::decay_t<decltype(op(value, value))>
 {
     std::decay_t<decltype(op(value, value))> out = value;
-    if (Size > 32) return details::reduce_tree(tile, out, op);
-    for (unsigned lanes = Size / 2; lanes > 0; lanes /= 2) out = op(out, tile.shfl_xor(out, lanes));
-    return out;
+    if constexpr (Size > 32) {
+        return details::reduce_tree(tile, out, op);
+    } else {
+        for (unsigned lanes = Size / 2; lanes > 0; lanes /= 2) out = op(out, tile.shfl_xor(out, lanes));
+        return out;
+    }
 }
 
 template <class T, class Op>

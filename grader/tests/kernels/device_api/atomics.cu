@@ -65,7 +65,7 @@ Counters initial()
         atomicAnd##scope(&c->ints[4], int(~bit));                                                              \
         atomicOr##scope(&c->ints[5], int(bit));                                                                \
         atomicXor##scope(&c->ints[6], int(bit));                                                               \
-        for (int seen = c->ints[7], old; (old = atomicCAS##scope(&c->ints[7], seen, seen + t)) != seen;) seen = old; \
+        for (int seen = 0, old; (old = atomicCAS##scope(&c->ints[7], seen, seen + t)) != seen;) seen = old; \
         atomicAdd##scope(&c->uints[0], 3u);                                                                    \
         atomicSub##scope(&c->uints[1], 1u);                                                                    \
         atomicMin##scope(&c->uints[2], unsigned(t + 7));                                                       \
@@ -73,7 +73,7 @@ Counters initial()
         atomicAnd##scope(&c->uints[4], ~bit);                                                                  \
         atomicOr##scope(&c->uints[5], bit);                                                                    \
         atomicXor##scope(&c->uints[6], bit);                                                                   \
-        for (unsigned seen = c->uints[7], old; (old = atomicCAS##scope(&c->uints[7], seen, seen + 2u)) != seen;) seen = old; \
+        for (unsigned seen = 0, old; (old = atomicCAS##scope(&c->uints[7], seen, seen + 2u)) != seen;) seen = old; \
         atomicInc##scope(&c->uints[8], 9u);                                                                    \
         atomicDec##scope(&c->uints[9], 9u);                                                                    \
         atomicAdd##scope(&c->exchanged, ull(atomicExch##scope(&c->uints[10], unsigned(t))));                   \
@@ -84,7 +84,7 @@ Counters initial()
         atomicAnd##scope(&c->ulls[4], ~(ull(bit) << 32));                                                      \
         atomicOr##scope(&c->ulls[5], ull(bit) << 32);                                                          \
         atomicXor##scope(&c->ulls[6], ull(bit) << 32);                                                         \
-        for (ull seen = c->ulls[7], old; (old = atomicCAS##scope(&c->ulls[7], seen, seen + ull(t))) != seen;) seen = old; \
+        for (ull seen = 0, old; (old = atomicCAS##scope(&c->ulls[7], seen, seen + ull(t))) != seen;) seen = old; \
         atomicMin##scope(&c->lls[0], -(long long)t << 35);                                                     \
         atomicMax##scope(&c->lls[1], -(long long)t << 35);                                                     \
         atomicAnd##scope(&c->lls[2], ~((long long)bit << 31));                                                 \
@@ -95,7 +95,7 @@ Counters initial()
         atomicAdd##scope(&c->doubles[0], 0.25);                                                                \
         atomicAdd##scope(&c->pair, make_float2(1.0f, 2.0f));                                                   \
         atomicAdd##scope(&c->quad, make_float4(1.0f, 2.0f, 3.0f, 4.0f));                                       \
-        for (Wide seen = c->wide;;) {                                                                          \
+        for (Wide seen{};;) {  /* a first guess: the loop reads the counter only atomically */                                                                          \
             Wide next = seen;                                                                                  \
             next.count += 1, next.sum += t;                                                                    \
             const Wide old = atomicCAS##scope(&c->wide, seen, next);                                           \
@@ -113,7 +113,9 @@ __global__ void atomics(const Counters* start, Counters* device_scope, Counters*
 {
     __shared__ Counters shared;
     const int t = int(blockIdx.x * blockDim.x + threadIdx.x);
-    if (threadIdx.x == 0) shared = *start;
+    // The initial values, a word per thread (a copy whole would be a memcpy, whose stores the checks do not see).
+    for (unsigned i = threadIdx.x; i < sizeof(Counters) / 4; i += blockDim.x)
+        reinterpret_cast<int*>(&shared)[i] = reinterpret_cast<const int*>(start)[i];
     __syncthreads();
     updates(device_scope, t);
     updates_block(block_scope, t);
@@ -125,7 +127,7 @@ __global__ void atomics(const Counters* start, Counters* device_scope, Counters*
     atomicAdd(&halves->half2, __floats2half2_rn(1.0f, 0.5f));
     atomicAdd(&halves->bfloat16, __float2bfloat16(1.0f));
     atomicAdd(&halves->bfloat162, __floats2bfloat162_rn(2.0f, 0.5f));
-    for (unsigned short seen = halves->shorts[0], old; (old = atomicCAS(&halves->shorts[0], seen, (unsigned short)(seen + 1))) != seen;)
+    for (unsigned short seen = 0, old; (old = atomicCAS(&halves->shorts[0], seen, (unsigned short)(seen + 1))) != seen;)
         seen = old;
     // atomicExch of 16 bytes: each thread puts its own, and the one left is some thread's, whole.
     const Wide mine{t, -t, {0, 0}};

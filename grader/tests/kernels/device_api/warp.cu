@@ -209,11 +209,11 @@ void check_find_set_bits()
 }
 
 // Named barriers: barrier 1 holds the first two warps until both arrive, while the others go on to barrier 2;
-// a thread that spins on a flag another sets, with __nanosleep, lets it run.
+// a thread that spins on a flag another sets (atomically), with __nanosleep, lets it run.
 __global__ void named_barriers(int* out)
 {
     __shared__ int first_half[64];
-    __shared__ volatile int flag;
+    __shared__ int flag;
     const int t = int(threadIdx.x);
     if (t == 0) flag = 0;
     __barrier_sync(0);
@@ -225,9 +225,9 @@ __global__ void named_barriers(int* out)
         __barrier_sync(2 - 2);  // barrier 0: the whole block, the first half included, below
     }
     if (t < 64) __barrier_sync(0);
-    if (t == 64) flag = 1;
+    if (t == 64) atomicExch(&flag, 1);
     if (t == 1)
-        while (!flag) __nanosleep(10);
+        while (atomicAdd(&flag, 0) == 0) __nanosleep(10);
     __syncthreads();
     if (t == 1) out[64] = flag;
 }
