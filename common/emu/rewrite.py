@@ -21,6 +21,9 @@ from itertools import pairwise
 from pathlib import Path
 
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# What the emulator says of what it cannot run, as its headers say it (cml_emu/device.hpp: CML_EMU_LIMIT).
+LIMIT = "cml_emu limit:"
+LIMIT_WHY = " on the CPU emulator (a limit of the grader's CPU emulator, not a mistake in the kernel: grade it on a GPU)"
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
 
@@ -204,8 +207,8 @@ def rewrite_shared(text: str, code: str) -> list[tuple[int, int, str]]:
                 (
                     start,
                     end + 1,
-                    f'static_assert(false, "cml_emu: __shared__ at namespace scope '
-                    f'(line {line}) is not emulated; declare it inside the kernel");',
+                    f'static_assert(false, "{LIMIT} __shared__ at namespace scope (line {line}) is not emulated'
+                    f'{LIMIT_WHY}; inside the kernel it is");',
                 )
             )
             continue
@@ -281,7 +284,8 @@ def main(argv: list[str]) -> int:
         # this script, judges the file's characters.
         body = rewrite(source.read_text(encoding="utf-8", errors="surrogateescape"))
     except RewriteError as error:
-        print(f"{source}: cml_emu rewrite: {error}", file=sys.stderr)
+        # nvcc built the file (the grader builds it with nvcc first), so what rewrite.py cannot read is its limit.
+        print(f"{source}: {LIMIT} rewrite.py cannot read this file ({error}){LIMIT_WHY}", file=sys.stderr)
         return 1
     # nvcc includes cuda_runtime.h before the file, and with it what device code may call; debug information and
     # diagnostics name the original file and its lines.

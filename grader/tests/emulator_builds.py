@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from grader.execution import proc
-from grader.steps import build
+from grader.steps import build, student_steps
 
 
 def intro_target(tree: build.BuildTree, name: str) -> dict:
@@ -45,6 +45,27 @@ def built_on_the_emulator(
         filled(rewrite["compiler"], input=source, output=rewritten),
         [*compile_[:1], *(f"-I{folder}" for folder in include), *compile_[1:]],
         [*link["linker"], str(objected), "-o", str(program), *link["parameters"]],
+    ]
+    for step in steps:
+        ran = proc.run(step, config.timeouts["build"], cwd=emulator.directory)
+        assert ran.ok, ran.tail(80)
+    return program
+
+
+def lab_tests_on_the_emulator(emulator: build.BuildTree, config, lab: str, kernel: Path, folder: Path) -> Path:
+    """Lab `lab`'s test program on the emulator with `kernel` as its kernel.cu: rewritten and compiled by the
+    commands Meson has for the student's, and linked with the lab's own parts as the student's is."""
+    target = f"{lab}_student_emu_test"
+    built = proc.run(["meson", "compile", "-C", str(emulator.directory), target], config.timeouts["build"])
+    assert built.ok, built.tail(40)
+    rewritten, objected, program = folder / "kernel.cpp", folder / "kernel.o", folder / target
+    (rewrite,) = intro_target(emulator, f"{lab}_student_emu_cpp")["target_sources"]
+    (compile_,) = intro_target(emulator, f"{lab}_student_emu_o")["target_sources"]
+    (link,) = student_steps.ninja_commands(emulator.directory, target, final_only=True)
+    steps = [
+        filled(rewrite["compiler"], input=kernel, output=rewritten),
+        filled(compile_["compiler"], input=rewritten, output=objected),
+        student_steps.swap(link, {f"{lab}_student_emu.o": str(objected), target: str(program)}),
     ]
     for step in steps:
         ran = proc.run(step, config.timeouts["build"], cwd=emulator.directory)

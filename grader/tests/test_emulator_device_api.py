@@ -25,10 +25,15 @@ from grader.steps import build, sanitize
 from grader.steps.integrity import elf, harness_definitions, symbols
 from grader.steps.integrity import emulator as emulator_object
 from grader.tests import device_api
-from grader.tests.emulator_builds import built_on_the_emulator, kernel_compile_command
+from grader.core.config import load_config
+from grader.tests.emulator_builds import built_on_the_emulator, kernel_compile_command, lab_tests_on_the_emulator
 
 PROGRAMS_DIR = Path(__file__).parent / "kernels" / "device_api"
 PROGRAMS = sorted(PROGRAMS_DIR.glob("*.cu"))
+# Correct kernels of the labs, written with what these programs test (a grid.sync(), a table of kernels, matches,
+# scoped atomics, textures' Lod forms, ...): each file's name starts with its lab's.
+LAB_KERNELS = sorted((Path(__file__).parent / "kernels" / "device_api_labs").glob("*.cu"))
+LABS = [lab.name for lab in load_config().labs]
 # What a build of the emulator's prints where a kernel uses what it cannot run (cml_emu/device.hpp).
 LIMIT_MARKER = "cml_emu limit:"
 # The functions of the list the emulator declares and cannot run: each names why in its message. 3D, layered and
@@ -202,3 +207,26 @@ def test_the_math_program_calls_nothing_the_integrity_check_refuses(emulator, co
     obj = emulator_object.without_the_emulators_own(elf.read_object(tmp_path / "math.o"), runtime)
     refused = symbols.calls(obj)
     assert not refused, "\n".join(refused)
+
+
+def lab_of(kernel: Path) -> str:
+    (lab,) = [lab for lab in LABS if kernel.stem.startswith(lab)]
+    return lab
+
+
+@pytest.mark.parametrize("kernel", LAB_KERNELS, ids=lambda p: p.stem)
+def test_a_labs_correct_kernel_written_with_these_functions_passes_its_tests_on_the_emulator(
+    emulator, config, tmp_path, kernel
+):
+    program = lab_tests_on_the_emulator(emulator, config, lab_of(kernel), kernel, tmp_path)
+    run = proc.run([str(program)], config.timeouts["tests"])
+    assert run.ok and "Status: SUCCESS" in run.stdout, run.tail(60)
+
+
+@pytest.mark.parametrize("kernel", LAB_KERNELS, ids=lambda p: p.stem)
+def test_a_labs_correct_kernel_written_with_these_functions_is_one_nvcc_builds(built_tree, config, tmp_path, kernel):
+    step = built_tree.kernel_compile(lab_of(kernel), "student")
+    replaced = {"-c": str(kernel), "-o": str(tmp_path / "kernel.o"), "-MF": str(tmp_path / "kernel.d")}
+    command = step.command[:1] + [replaced.get(flag, arg) for flag, arg in pairwise(step.command)]
+    compiled = proc.run(command, config.timeouts["build"], cwd=built_tree.directory, env={"PATH": built_tree.tool_path()})
+    assert compiled.ok, compiled.tail(30)
