@@ -154,7 +154,11 @@ def joined(words: list[str]) -> str:
     for before, after in ((" ::", "::"), (":: ", "::"), (" (", "("), ("( ", "("), (" )", ")"), (" ,", ","),
                           ("< ", "<"), (" >", ">"), (" *", "*"), (" &", "&"), (" [", "["), ("[ ", "["), (" ]", "]")):  # fmt: skip
         text = text.replace(before, after)
-    text = re.sub(r"operator ((?:[-+*/%^&|~!=<>]|\[|\]|\(|\))(?: ?(?:[-+*/%^&|=<>]|\]|\)))?) ?\(", lambda m: "operator" + m.group(1).replace(" ", "") + "(", text)
+    text = re.sub(
+        r"operator ((?:[-+*/%^&|~!=<>]|\[|\]|\(|\))(?: ?(?:[-+*/%^&|=<>]|\]|\)))?) ?\(",
+        lambda m: "operator" + m.group(1).replace(" ", "") + "(",
+        text,
+    )
     return text.replace("operator(()", "operator()(")
 
 
@@ -346,7 +350,10 @@ def main(argv: list[str] | None = None) -> int:
     text = render(listed(declarations(tokens_of(preprocess(args.nvcc))), include), version)
     if args.check:
         if LIST.read_text() != text:
-            print(f"{LIST.relative_to(REPO_ROOT)} is stale for CUDA {version}: run tools/emu_device_api.py", file=sys.stderr)
+            print(
+                f"{LIST.relative_to(REPO_ROOT)} is stale for CUDA {version}: run tools/emu_device_api.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     LIST.write_text(text)

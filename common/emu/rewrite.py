@@ -23,7 +23,9 @@ from pathlib import Path
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 # What the emulator says of what it cannot run, as its headers say it (cml_emu/device.hpp: CML_EMU_LIMIT).
 LIMIT = "cml_emu limit:"
-LIMIT_WHY = " on the CPU emulator (a limit of the grader's CPU emulator, not a mistake in the kernel: grade it on a GPU)"
+LIMIT_WHY = (
+    " on the CPU emulator (a limit of the grader's CPU emulator, not a mistake in the kernel: grade it on a GPU)"
+)
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
 

@@ -19,13 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from grader.core.config import REPO_ROOT
+from grader.core.config import REPO_ROOT, load_config
 from grader.execution import proc
 from grader.steps import build, sanitize
 from grader.steps.integrity import elf, harness_definitions, symbols
 from grader.steps.integrity import emulator as emulator_object
 from grader.tests import device_api
-from grader.core.config import load_config
 from grader.tests.emulator_builds import built_on_the_emulator, kernel_compile_command, lab_tests_on_the_emulator
 
 PROGRAMS_DIR = Path(__file__).parent / "kernels" / "device_api"
@@ -84,7 +83,10 @@ def test_the_list_is_what_the_installed_toolkit_declares():
 
 def test_the_list_is_read_off_every_header_that_gives_device_code_its_functions():
     headers = {entry.header for entry in device_api.entries()}
-    assert headers == {*load_tool().HEADERS, "cooperative_groups.h"} - {"sm_35_atomic_functions.h", "sm_35_intrinsics.h"}
+    assert headers == {*load_tool().HEADERS, "cooperative_groups.h"} - {
+        "sm_35_atomic_functions.h",
+        "sm_35_intrinsics.h",
+    }
     assert len(device_api.entries()) > 1900
 
 
@@ -177,8 +179,12 @@ def test_each_program_is_a_kernel_nvcc_builds(built_tree, config, tmp_path, prog
     # Compiled as the grader compiles a kernel.cu (Lab 1's command, with the program in and its object out).
     step = built_tree.kernel_compile("01_vector_add", "student")
     replaced = {"-c": str(program), "-o": str(tmp_path / "program.o"), "-MF": str(tmp_path / "program.d")}
-    command = step.command[:1] + [f"-I{PROGRAMS_DIR}"] + [replaced.get(flag, arg) for flag, arg in pairwise(step.command)]
-    compiled = proc.run(command, config.timeouts["build"], cwd=built_tree.directory, env={"PATH": built_tree.tool_path()})
+    command = (
+        step.command[:1] + [f"-I{PROGRAMS_DIR}"] + [replaced.get(flag, arg) for flag, arg in pairwise(step.command)]
+    )
+    compiled = proc.run(
+        command, config.timeouts["build"], cwd=built_tree.directory, env={"PATH": built_tree.tool_path()}
+    )
     assert compiled.ok, compiled.tail(30)
 
 
@@ -196,7 +202,9 @@ def test_what_the_emulator_cannot_run_fails_its_build_as_a_limit_of_the_emulator
         built_on_the_emulator(emulator, config, source, tmp_path)
     words = str(refused.value)
     for what in ("__cluster_map_shared_multicast", "tex3D", "__cluster_dims__"):
-        assert re.search(rf"{LIMIT_MARKER} [^\n]*{re.escape(what)}[^\n]*a limit of the grader's CPU emulator", words), words
+        assert re.search(rf"{LIMIT_MARKER} [^\n]*{re.escape(what)}[^\n]*a limit of the grader's CPU emulator", words), (
+            words
+        )
 
 
 def test_the_math_program_calls_nothing_the_integrity_check_refuses(emulator, config, tmp_path):
@@ -228,5 +236,23 @@ def test_a_labs_correct_kernel_written_with_these_functions_is_one_nvcc_builds(b
     step = built_tree.kernel_compile(lab_of(kernel), "student")
     replaced = {"-c": str(kernel), "-o": str(tmp_path / "kernel.o"), "-MF": str(tmp_path / "kernel.d")}
     command = step.command[:1] + [replaced.get(flag, arg) for flag, arg in pairwise(step.command)]
-    compiled = proc.run(command, config.timeouts["build"], cwd=built_tree.directory, env={"PATH": built_tree.tool_path()})
+    compiled = proc.run(
+        command, config.timeouts["build"], cwd=built_tree.directory, env={"PATH": built_tree.tool_path()}
+    )
     assert compiled.ok, compiled.tail(30)
+
+
+@pytest.mark.parametrize(
+    ("case", "words"),
+    [
+        ("a grid.sync() that waits for a block that returned*", "3 blocks wait at grid.sync() for 1 that returned"),
+        ("grid.sync() in a launch that is not cooperative*", "grid.sync() in a launch that is not cooperative"),
+    ],
+)
+def test_a_grid_sync_a_gpu_would_never_pass_fails_the_launch_and_says_why(emulator, config, case, words):
+    # The self-test's own run skips these cases: each leaves the runtime failed, as a fault would on a GPU.
+    built = proc.run(["meson", "compile", "-C", str(emulator.directory), "cml_emu_selftest"], config.timeouts["build"])
+    assert built.ok, built.tail(30)
+    run = proc.run([str(emulator.directory / "cml_emu_selftest"), "--no-skip", f"--test-case={case}"], 60)
+    assert run.ok and "1 passed" in run.stdout, run.tail()
+    assert "Barrier error detected" in run.stderr and words in run.stderr, run.stderr

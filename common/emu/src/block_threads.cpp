@@ -217,12 +217,18 @@ void thread_returned(Block& block, ThreadState& thread)
 // The lanes of each warp that wait in __activemask(), once no thread of the block can run: those of one call
 // site are the lanes active there together, as a GPU's converged lanes are; each gets their mask. False when
 // there were none.
-bool release_active_lanes(Block& block)
+// `settled_only`: only in warps none of whose lanes can run on yet (a thread that yields, polling, is no reason
+// to split lanes that are still on their way to the call).
+bool release_active_lanes(Block& block, bool settled_only = false)
 {
     bool released = false;
     for (std::size_t warp = 0; warp < block.warps.size(); ++warp) {
         WarpState& w = block.warps[warp];
         ThreadState* lanes = &block.threads[warp * kWarpSize];
+        bool running = false;
+        for (unsigned rest = w.exists & ~w.done; rest; rest &= rest - 1)
+            running |= lanes[__builtin_ctz(rest)].status == Status::ready;
+        if (settled_only && running) continue;
         unsigned waiting = 0;
         for (unsigned rest = w.arrived; rest; rest &= rest - 1)
             if (lanes[__builtin_ctz(rest)].op == WarpOp::active) waiting |= 1u << __builtin_ctz(rest);
@@ -504,7 +510,12 @@ void yield_thread()
 {
     ThreadState* thread = t_thread;
     if (!thread) return;
-    t_worker->block().push(thread->rank);
+    Block& block = t_worker->block();
+    // A thread that polls waits as one at a barrier would: lanes waiting in __activemask() need not wait for it.
+    thread->status = Status::at_barrier;
+    release_active_lanes(block, true);
+    thread->status = Status::ready;
+    block.push(thread->rank);
     suspend(*thread);
 }
 
