@@ -155,11 +155,25 @@ def test_each_function_of_the_list_is_called_by_a_test_program(emulator, tmp_pat
     assert not uncalled, f"{len(uncalled)} functions no program calls: {', '.join(uncalled)}"
 
 
+@pytest.fixture(scope="module")
+def on_the_emulator(emulator, config, tmp_path_factory):
+    """Builds a program of PROGRAMS_DIR on the emulator, once for this module's tests."""
+    built: dict[Path, Path] = {}
+
+    def build_once(program: Path) -> Path:
+        if program not in built:
+            folder = tmp_path_factory.mktemp(program.stem)
+            built[program] = built_on_the_emulator(emulator, config, program, folder, include=(PROGRAMS_DIR,))
+        return built[program]
+
+    return build_once
+
+
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.stem)
 def test_each_program_builds_and_its_checks_pass_on_the_emulator_and_its_sanitizers_find_nothing(
-    emulator, config, tmp_path, program
+    on_the_emulator, config, program
 ):
-    built = built_on_the_emulator(emulator, config, program, tmp_path, include=(PROGRAMS_DIR,))
+    built = on_the_emulator(program)
     run = proc.run([str(built)], config.timeouts["tests"])
     assert run.ok and "0 checks failed" in run.stdout, run.tail(60)
     checks = {"CML_EMU_CHECK": "all", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)}
@@ -168,12 +182,14 @@ def test_each_program_builds_and_its_checks_pass_on_the_emulator_and_its_sanitiz
     assert "ERROR SUMMARY: 0 errors" in checked.stderr, checked.tail(60)
 
 
-def test_a_kernel_that_traps_fails_its_launch_as_on_a_gpu(emulator, config, tmp_path):
-    built = built_on_the_emulator(emulator, config, PROGRAMS_DIR / "intrinsics.cu", tmp_path, include=(PROGRAMS_DIR,))
-    run = proc.run([str(built), "trap"], config.timeouts["tests"])
+def test_a_kernel_that_traps_fails_its_launch_as_on_a_gpu(on_the_emulator, config):
+    run = proc.run([str(on_the_emulator(PROGRAMS_DIR / "intrinsics.cu")), "trap"], config.timeouts["tests"])
     assert run.ok, run.tail(20)  # it exits 0 when the synchronise after the launch says cudaErrorLaunchFailure
 
 
+# Slow (the Math API's program alone takes nvcc half a minute): it says the programs are CUDA that a GPU builds,
+# which only a change to them can alter.
+@pytest.mark.slow
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.stem)
 def test_each_program_is_a_kernel_nvcc_builds(built_tree, config, tmp_path, program):
     # Compiled as the grader compiles a kernel.cu (Lab 1's command, with the program in and its object out).
@@ -207,12 +223,12 @@ def test_what_the_emulator_cannot_run_fails_its_build_as_a_limit_of_the_emulator
         )
 
 
-def test_the_math_program_calls_nothing_the_integrity_check_refuses(emulator, config, tmp_path):
+def test_the_math_program_calls_nothing_the_integrity_check_refuses(emulator, on_the_emulator):
     """Every function of the Math API, as the emulator builds it, calls only the C library's math functions or the
     emulator's own: a kernel.cu that calls one passes the integrity check of its emulator object."""
-    built_on_the_emulator(emulator, config, PROGRAMS_DIR / "math.cu", tmp_path, include=(PROGRAMS_DIR,))
+    program = on_the_emulator(PROGRAMS_DIR / "math.cu")
     runtime = harness_definitions([emulator.directory / "libcml_emu.a"])
-    obj = emulator_object.without_the_emulators_own(elf.read_object(tmp_path / "math.o"), runtime)
+    obj = emulator_object.without_the_emulators_own(elf.read_object(program.with_suffix(".o")), runtime)
     refused = symbols.calls(obj)
     assert not refused, "\n".join(refused)
 
