@@ -37,7 +37,7 @@ from grader.platforms import classroom, edition, gradescope
 from grader.reporting import report
 from grader.reporting.export import write_exports
 from grader.reporting.score import verdict
-from grader.reporting.terminal import Terminal
+from grader.reporting.terminal import Terminal, terminal_width
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -117,6 +117,11 @@ def add_grade_command(commands) -> None:
         "--junit", type=Path, metavar="PATH", help="also write JUnit XML here (CI systems, GitHub Classroom)"
     )
     grade.add_argument("--html", type=Path, metavar="PATH", help="also write a self-contained HTML report here")
+    grade.add_argument(
+        "--table",
+        action="store_true",
+        help="also print a table of every check of each lab, after each lab's verdict, cause, hint and replay",
+    )
     grade.add_argument(
         "--work-dir",
         type=Path,
@@ -422,7 +427,7 @@ def command_grade(args, console: Terminal) -> int:
     if args.evidence:
         evidence.write_evidence(args.evidence, session.evidence)
         written.append(args.evidence)
-    report.print_report(console, grades, context.target, session.notes)
+    report.print_report(console, grades, context.target, session.notes, full=args.table)
     report.print_ignored(console, session.files_ignored)
     console.print(escape(f"Results written to {args.json}"))
     for path in written:
@@ -794,9 +799,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if getattr(args, "no_sandbox", False):
         os.environ[sandbox.NO_SANDBOX] = "1"  # for this process and every grader process a batch starts
-    # 100 columns in logs and CI, where there is no terminal to measure: what a person reads there too.
-    console = Terminal(width=None if sys.stdout.isatty() else 100)
-    errors = Terminal(stderr=True, width=None if sys.stderr.isatty() else 100)
+    console = Terminal(width=terminal_width(sys.stdout))
+    errors = Terminal(stderr=True, width=terminal_width(sys.stderr))
     args.stop = stopping.Stop()
     stoppable = stopping.on_signals(args.stop) if args.command in STOPPABLE else contextlib.nullcontext()
     with stoppable:

@@ -3,7 +3,7 @@ gradescope-results in run_autograder), and the speed points of a GPU batch as a 
 upload (written by ./cml collect).
 
 Gradescope's containers have no GPU: there the tests, sanitizers and counters run on the CPU emulator, and the
-speed checks are "graded later on a GPU" (grader/reporting/export/gradescope.py says how they look). The instructor
+speed checks are "graded on a GPU, not here" (grader/reporting/export/gradescope.py says how they look). The instructor
 grades the class again on a GPU after the due date (./cml batch or ./cml slurm with --roster), and uploads
 OUT/gradescope-speed.csv to the assignment that holds the speed points."""
 
@@ -67,7 +67,7 @@ def add_command(commands) -> None:
         help="write a Gradescope autograder zip",
         description="Write a Gradescope autograder zip (setup.sh, run_autograder and the grader) that grades "
         "/autograder/submission. Gradescope has no GPU: correctness, sanitizers and counters are graded on the CPU "
-        "emulator, and speed shows as 'graded later on a GPU', worth 0 there. Grade the class on a GPU later "
+        "emulator, and speed is 'graded on a GPU, not here', no test and worth 0 there. Grade the class on a GPU later "
         "(./cml batch --roster) and upload OUT/gradescope-speed.csv for the speed points. The due date comes "
         "from Gradescope; the late policy, if any, from the options here.",
     )
@@ -256,7 +256,7 @@ def command_results(args, console: Console) -> int:
         run, late.parse_time(submitted) if submitted else None, late.parse_time(due) if due else None, policy
     )
     recorded = read_grade(run, str(args.grade))
-    write_gradescope(recorded, args.out, visibility=settings.get("visibility", "visible"), speed_later=True)
+    write_gradescope(recorded, args.out, visibility=settings.get("visibility", "visible"))
     console.print(f"Written: {args.out} (score {recorded.score:.1f})")
     return Exit.PASSED
 

@@ -87,8 +87,8 @@ def test_every_student_gets_a_row_with_the_right_verdict(graded):
     # Points and verdict in cells of their own: a correct Lab 1 earns all but its speed here; a lab not handed in, 0.
     assert got["alice_correct"]["01_vector_add_points"] == 70.0
     assert got["alice_correct"]["06_warp_reduction_points"] == 0.0
-    header = "student,score,max_score,01_vector_add_points,01_vector_add_verdict,06_warp_reduction_points,"
-    header += "06_warp_reduction_verdict,notes"
+    header = "student,score,max_score,01_vector_add_points,01_vector_add_verdict,01_vector_add_cause,"
+    header += "06_warp_reduction_points,06_warp_reduction_verdict,06_warp_reduction_cause,notes"
     assert (out / "results" / "results.csv").read_text().startswith(header)
 
 
