@@ -99,6 +99,35 @@ def test_a_run_on_a_gpu_has_nothing_graded_elsewhere():
     assert any("performance" in test["tags"] for test in results["tests"])
 
 
+def test_a_submission_is_graded_out_of_the_labs_the_assignment_names(tmp_path):
+    """The zip of an assignment of Lab 1 alone: a grade of every lab (a one-lab submission graded without --lab)
+    counts out of Lab 1's 100 points, not the twelve labs' 1200, and no lab it does not hold is a test."""
+    grade = tmp_path / "grade.json"
+    grade.write_text(json.dumps(one_lab_submission()))
+    settings = tmp_path / "autograder.json"
+    settings.write_text(json.dumps({"labs": ["01_vector_add"], "visibility": "visible", "late": None}))
+    out = tmp_path / "results.json"
+    args = _parser().parse_args(
+        ["gradescope-results", "--grade", str(grade), "--settings", str(settings), "--out", str(out)]
+    )
+    assert gradescope.command_results(args, Console(file=open(os.devnull, "w"))) == 0
+    results = json.loads(out.read_text())
+    assert results["extra_data"]["max_score"] == load_config().lab("01").max_points == 100
+    assert {test["tags"][0] for test in results["tests"]} == {"01_vector_add"} and not red(results)
+    assert results["output"].startswith("Score here: 70.0 / 70;")
+    assert "not counted, not in this assignment: 02_dot_product" in results["output"]
+    whole = gradescope_results(read_grade(one_lab_submission()))  # the same grade with no assignment's labs
+    assert whole["extra_data"]["max_score"] == 1200 and len(red(whole)) == 11
+
+
+def test_an_assignment_names_its_labs_once_when_its_zip_is_made(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["gradescope", "--out", str(tmp_path / "a.zip")])  # which labs? it must say
+    assert "one of the arguments --lab --all-labs is required" in capsys.readouterr().err
+    every = _parser().parse_args(["gradescope", "--all-labs"])
+    assert every.all_labs and not every.lab
+
+
 @pytest.mark.needs_solutions
 def test_the_zip_has_gradescopes_two_scripts_at_its_root_and_the_grader(tmp_path):
     path = gradescope.write_zip(
