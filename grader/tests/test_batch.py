@@ -105,6 +105,7 @@ def test_each_submission_is_graded_in_one_process_and_its_json_cut_per_lab(grade
     folder = students / "carol_two_labs_zip"
     log = (folder / "grade.log").read_text()
     assert "Lab 01_vector_add" in log and "Lab 06_warp_reduction" in log  # one process graded both
+    assert str(folder / "06_warp_reduction.json") in log.splitlines()[-2]  # where the results are, not the partial
     for lab in ("01_vector_add", "06_warp_reduction"):
         part = json.loads((folder / f"{lab}.json").read_text())
         assert [entry["lab"] for entry in part["labs"]] == [lab]
