@@ -49,6 +49,7 @@ DESCRIPTION = textwrap.dedent(
       ./cml grade --lab 1              build and grade Lab 1
       ./cml grade --lab 1 --compare    the same, next to the reference solution's numbers
       ./cml grade                      every lab
+      ./cml run --lab 1 --seed S       your own test program alone, on the inputs of the grade with seed S
     Each lab is built, tested with its doctest suite, checked with compute-sanitizer and Nsight Compute
     counters where the lab asks for them, and benchmarked against its baseline; the thresholds come from
     grader/targets/<gpu>.toml. On a GPU nobody calibrated, run ./cml calibrate first. Without a GPU

@@ -18,6 +18,7 @@ from grader.reporting.score import verdict
 from grader.reporting.terminal import one_line
 
 DETAIL_CHARS = 150  # a detail line cut here: two rows of 80 columns at most (the location has a line of its own)
+TAIL_CHARS = 20  # a parenthesis this short at a cut line's end is kept: where the check ran, "(CPU emulator)"
 VERDICT_STYLE = {"passed": "bold green", "failed": "bold red", "incomplete": "bold yellow"}
 Line = tuple[Text, bool]
 
@@ -35,7 +36,12 @@ def heading(grade: LabGrade) -> Text:
 
 
 def cut(line: str, limit: int = DETAIL_CHARS) -> str:
-    return line if len(line) <= limit else line[: limit - 3] + "..."
+    """The line, or its start and its last short parenthesis (where a check says "(CPU emulator)"), within limit."""
+    if len(line) <= limit:
+        return line
+    mark = line.rfind(" (")
+    tail = line[mark:] if line.endswith(")") and 0 < len(line) - mark <= TAIL_CHARS else ""
+    return line[: limit - 3 - len(tail)] + "..." + tail
 
 
 def cause_lines(grade: LabGrade) -> list[Line]:

@@ -17,12 +17,14 @@ import pytest
 from junitparser import Failure, JUnitXml, Skipped
 
 from grader.core.recorded import read_grade
+from grader.reporting import report
 from grader.reporting.causes import ordered
 from grader.reporting.export import write_exports
 from grader.reporting.export.gradescope import SCHEMA, elsewhere_points, gradescope_results, write_gradescope
 from grader.reporting.export.html import render_html, write_html
 from grader.reporting.export.junit import write_junit
 from grader.reporting.export.run import group_rates
+from grader.tests.support.classic_bugs import BUGS
 
 DATA = Path(__file__).resolve().parent / "data"
 RUNS = ["h100-run.json", "no-gpu-run.json"]
@@ -341,4 +343,23 @@ def test_the_html_report_shows_in_chromium_without_errors(browser, tmp_path, nam
     for index in range(plots.count()):
         assert plots.nth(index).evaluate("img => img.complete && img.naturalWidth > 0"), f"plot {index} did not load"
     assert not_blank(page.screenshot(full_page=True))
+    page.close()
+
+
+def test_the_cause_is_at_the_top_of_the_page_at_1280_pixels(browser, tmp_path):
+    """The page of one failing lab, as a student's laptop shows it: the cause, its line, its hint and the command
+    that shows it again are on the first screen, above the summary and every lab's table."""
+    grade = BUGS[0].grade()
+    path = tmp_path / "report.html"
+    write_html(read_grade(report.run_dict([grade], {"seed": grade.seed, "cpu_emulator": True})), path)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(path.as_uri(), wait_until="load")
+    block = page.locator("section.causes")
+    box = block.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800, box
+    text = block.inner_text()
+    assert "memcheck: no access outside the arrays" in text and "01_vector_add/kernel.cu:16" in text
+    assert "hint: a thread past the end" in text and "./cml run --lab 1 --seed 20261123 --check memcheck" in text
+    summary = page.locator("table.summary").bounding_box()
+    assert summary is not None and box["y"] < summary["y"]
     page.close()

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from grader import cli
-from grader.reporting import report
+from grader.reporting import lab_brief, report
 from grader.reporting.terminal import UNMEASURED_WIDTH, Terminal, terminal_width
 from grader.tests.support.classic_bugs import BUGS
 
@@ -84,3 +84,10 @@ def test_every_check_is_in_a_table_with_the_table_option():
     text = out.getvalue()
     assert text.index("cause: memcheck") < text.index("┏")  # the brief first, then the table
     assert all(check.name.split()[0] in text for check in grade.checks)
+
+
+def test_a_long_line_of_the_cause_is_cut_keeping_where_it_ran():
+    line = "1 of 1 elements wrong; first at index 0: got -nan, want 1.8417666 (never written: still holds " * 2
+    cut = lab_brief.cut(line + "(CPU emulator)")
+    assert len(cut) == lab_brief.DETAIL_CHARS and cut.endswith("... (CPU emulator)")
+    assert lab_brief.cut("short (CPU emulator)") == "short (CPU emulator)"
