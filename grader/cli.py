@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import functools
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -19,6 +20,7 @@ from rich.markup import escape
 from rich.progress import Progress, TextColumn
 from rich.status import Status
 from rich.table import Table
+from rich.text import Text
 
 from grader.calibration.calibrate import calibrate, read_measurements, rewrite, time_steps
 from grader.cohort import batch, current, late, plan, roster, slurm
@@ -31,13 +33,13 @@ from grader.core.exits import CannotGrade, Exit, UsageError
 from grader.core.model import NOT_SUBMITTED
 from grader.core.recorded import read_grade
 from grader.execution import proc, sandbox, stopping
-from grader.grading import evidence
+from grader.grading import evidence, run_program
 from grader.grading.session import GradeRequest, select_labs, start
 from grader.platforms import classroom, edition, gradescope
 from grader.reporting import report
 from grader.reporting.export import write_exports
 from grader.reporting.score import verdict
-from grader.reporting.terminal import Terminal
+from grader.reporting.terminal import Terminal, terminal_width
 
 DESCRIPTION = textwrap.dedent(
     """\
@@ -47,6 +49,7 @@ DESCRIPTION = textwrap.dedent(
       ./cml grade --lab 1              build and grade Lab 1
       ./cml grade --lab 1 --compare    the same, next to the reference solution's numbers
       ./cml grade                      every lab
+      ./cml run --lab 1 --seed S       your own test program alone, on the inputs of the grade with seed S
     Each lab is built, tested with its doctest suite, checked with compute-sanitizer and Nsight Compute
     counters where the lab asks for them, and benchmarked against its baseline; the thresholds come from
     grader/targets/<gpu>.toml. On a GPU nobody calibrated, run ./cml calibrate first. Without a GPU
@@ -118,6 +121,11 @@ def add_grade_command(commands) -> None:
     )
     grade.add_argument("--html", type=Path, metavar="PATH", help="also write a self-contained HTML report here")
     grade.add_argument(
+        "--table",
+        action="store_true",
+        help="also print a table of every check of each lab, after each lab's verdict, cause, hint and replay",
+    )
+    grade.add_argument(
         "--work-dir",
         type=Path,
         help="the folder of this grade's own work (the submission's kernel.cu files and their steps), for graders "
@@ -148,6 +156,46 @@ def add_grade_command(commands) -> None:
         help="cap the time limit of every step but the build (labs.toml sets them)",
     )
     add_sandbox_option(grade)
+
+
+def add_run_command(commands) -> None:
+    run = commands.add_parser(
+        "run",
+        help="build and run your own test or benchmark program of a lab",
+        description="Build a lab's test program (or benchmark) from labs/NN_name/kernel.cu, as ./cml grade builds "
+        "it, and run it: on the GPU, or on the CPU emulator where there is none (or with --emulator). It grades "
+        "nothing: the program prints its own results, and its exit status is this command's. A grade's inputs "
+        "come from its seed (--seed, in .results/grade.json), which also draws its sizes; the program's own "
+        "options go after --, such as doctest's -tc='writes every*' (one case) or the benchmark's --size N. "
+        "Your own kernel.cu runs with your rights, outside the sandbox, as the program run by hand would.",
+    )
+    add_build_options(run)
+    run.add_argument("--lab", required=True, metavar="N", help="the lab (number or name)")
+    run.add_argument("--bench", action="store_true", help="the benchmark program instead of the tests")
+    run.add_argument("--emulator", action="store_true", help="the CPU emulator's build, even with a GPU here")
+    run.add_argument("--seed", type=int, help="the inputs of a grade's run (default: a fresh seed, printed)")
+    run.add_argument(
+        "--sizes",
+        nargs="+",
+        metavar="SIZE",
+        help="the sizes of the grader's drawn cases, as .results/grade.json's grader_sizes lists them, or joined by "
+        "';' (default: those the seed draws)",
+    )
+    run.add_argument(
+        "--check",
+        metavar="TOOL",
+        help="run under a checker: compute-sanitizer's memcheck, racecheck, synccheck or initcheck on a GPU; the "
+        "emulator's memcheck, racecheck, initcheck or schedule on the CPU",
+    )
+    run.add_argument(
+        "--profile", action="store_true", help="the CPU emulator's counters of each source line (CML_EMU_PROFILE=-)"
+    )
+    run.add_argument(
+        "--under", metavar="COMMAND", help="run the program under this command, such as 'ncu --metrics ...' on a GPU"
+    )
+    run.add_argument("--sass", action="store_true", help="print the machine code of your kernel.cu (cuobjdump -sass)")
+    run.add_argument("--work-dir", type=Path, help="a folder of this run's own for the steps (as grade's)")
+    run.add_argument("arguments", nargs="*", metavar="-- OPTION", help="the program's own options, after --")
 
 
 def add_sandbox_option(sub: argparse.ArgumentParser) -> None:
@@ -308,6 +356,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     add_grade_command(commands)
+    add_run_command(commands)
     cal = commands.add_parser(
         "calibrate",
         help="measure this GPU and write its thresholds",
@@ -434,7 +483,7 @@ def command_grade(args, console: Terminal) -> int:
     if args.evidence:
         evidence.write_evidence(args.evidence, session.evidence)
         written.append(args.evidence)
-    report.print_report(console, grades, context.target, session.notes)
+    report.print_report(console, grades, context.target, session.notes, full=args.table)
     report.print_ignored(console, session.files_ignored)
     console.print(escape(f"Results written to {args.json}"))
     for path in written:
@@ -442,6 +491,40 @@ def command_grade(args, console: Terminal) -> int:
     verdicts = {verdict(g) for g in grades}
     failed = verdicts & {"failed", NOT_SUBMITTED}  # a lab asked for and not submitted earned nothing
     return Exit.FAILED if failed else Exit.INCOMPLETE if "incomplete" in verdicts else Exit.PASSED
+
+
+def run_request(args) -> run_program.RunRequest:
+    sizes = [size for listed in args.sizes for size in listed.split(";") if size] if args.sizes else None
+    return run_program.RunRequest(
+        lab=args.lab,
+        kind="bench" if args.bench else "test",
+        emulator=args.emulator,
+        seed=args.seed,
+        sizes=sizes,
+        check=args.check,
+        profile=args.profile,
+        under=shlex.split(args.under) if args.under else [],
+        sass=args.sass,
+        arguments=args.arguments,
+        build_dir=args.build_dir,
+        arch=args.arch,
+        work_dir=args.work_dir,
+    )
+
+
+def command_run(args, console: Terminal) -> int:
+    errors = Terminal(stderr=True, width=console.width)  # what the program prints alone goes to standard output
+    try:
+        with errors.status("") as status:
+            prepared = run_program.prepare(run_request(args), status.update)
+    except CannotGrade as error:
+        raise UsageError(str(error)) from error
+    except run_program.BuildFailed as error:
+        errors.print(f"[bold red]{escape(args.lab)}: your kernel.cu did not build:[/]")
+        errors.print(Text(str(error)), soft_wrap=True, highlight=False)
+        return Exit.FAILED
+    errors.print(Text(f"$ {prepared.shown()}", style="dim"), soft_wrap=True, highlight=False)
+    return run_program.run(prepared)
 
 
 def stopped_grade(args, console: Terminal, session, exports: dict) -> int:
@@ -780,6 +863,7 @@ def command_collect(args, console: Terminal, config=None) -> int:
 
 COMMANDS = {
     "grade": command_grade,
+    "run": command_run,
     **gradescope.COMMANDS,
     **classroom.COMMANDS,
     "calibrate": command_calibrate,
@@ -808,9 +892,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if getattr(args, "no_sandbox", False):
         os.environ[sandbox.NO_SANDBOX] = "1"  # for this process and every grader process a batch starts
-    # 100 columns in logs and CI, where there is no terminal to measure: what a person reads there too.
-    console = Terminal(width=None if sys.stdout.isatty() else 100)
-    errors = Terminal(stderr=True, width=None if sys.stderr.isatty() else 100)
+    console = Terminal(width=terminal_width(sys.stdout))
+    errors = Terminal(stderr=True, width=terminal_width(sys.stderr))
     args.stop = stopping.Stop()
     stoppable = stopping.on_signals(args.stop) if args.command in STOPPABLE else contextlib.nullcontext()
     with stoppable:

@@ -85,12 +85,13 @@ def block(lab: Lab, targets: list[Target], handout: bool) -> str:
     return "\n".join([BEGIN, *lines, END])
 
 
-def updated(text: str, new_block: str) -> str | None:
-    """The handout with its block replaced; None where it has no block."""
-    start, end = text.find(BEGIN), text.find(END)
+def updated(text: str, new_block: str, begin: str = BEGIN, end_marker: str = END) -> str | None:
+    """The page with its block (from `begin` to `end_marker`, the markers included) replaced; None where it has
+    no block. tools/handout_commands.py writes its block with it too."""
+    start, end = text.find(begin), text.find(end_marker)
     if start < 0 or end < start:
         return None
-    return text[:start] + new_block + text[end + len(END) :]
+    return text[:start] + new_block + text[end + len(end_marker) :]
 
 
 def shipped_targets() -> list[Target]:

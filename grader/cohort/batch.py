@@ -270,14 +270,34 @@ def grade_submission(batch: Batch, tasks: list[Task], worker: Worker, again: boo
             errors.update(grade_submission(batch, [task], worker, again=True))
         return errors
     errors = {}
+    written = []
     for task in tasks:
         result = lab_run(run, task.lab.name) if run is not None else None
         if result is not None:
             write_result(batch, task, result)
+            written.append(result_path(batch.out, task))
             continue
         errors[task.lab.name] = failure or f"the grader wrote no result for this lab (see {log})"
         atomic.write_text(error_path(batch.out, task), errors[task.lab.name] + "\n")
+    say_written(log, written)
     return errors
+
+
+def say_written(log: Path, results: list[Path]) -> None:
+    """Ends the grader process's log with where its results are: the JSON it named last was the batch's own, cut
+    into each lab's file and removed, and collect makes the student's reports from those files."""
+    if not results:
+        return
+    lines = [
+        "The batch cut this run's JSON into one result per lab, and removed it: "
+        + ", ".join(str(path) for path in results),
+        "(./cml collect writes the student's grade.json, results.json, junit.xml and report.html from them)",
+    ]
+    try:
+        with log.open("a") as output:
+            output.write("\n".join(lines) + "\n")
+    except OSError:
+        pass  # the log is for reading; the results are written
 
 
 @dataclass

@@ -13,7 +13,7 @@ from grader.cohort.plan import entry_of, name_problem, shown
 from grader.core import atomic
 from grader.core.config import Config
 from grader.core.recorded import GradeFileError, RecordedRun, load_grade, read_grade
-from grader.reporting import report
+from grader.reporting import causes, report
 from grader.reporting.export import write_exports
 
 # A cell starting with one of these is a formula to a spreadsheet (=, +, -, @), or becomes one once the
@@ -152,13 +152,20 @@ def verdict_column(lab: str) -> str:
     return f"{lab}_verdict"
 
 
+def cause_column(lab: str) -> str:
+    return f"{lab}_cause"
+
+
 def lab_columns(labs: list) -> list[str]:
-    """Two cells per lab, so that a spreadsheet sums the points: its points, and its verdict or why it has none."""
-    return [column for lab in labs for column in (points_column(lab.name), verdict_column(lab.name))]
+    """Three cells per lab, the points alone in theirs so that a spreadsheet sums them: its points, its verdict or
+    why it has none, and the failure to mend first with the file:line it points to (grader/reporting/causes.py)."""
+    return [
+        column for lab in labs for column in (points_column(lab.name), verdict_column(lab.name), cause_column(lab.name))
+    ]
 
 
-def lab_cells(lab: str, points: float | str, verdict: str) -> dict:
-    return {points_column(lab): points, verdict_column(lab): verdict}
+def lab_cells(lab: str, points: float | str, verdict: str, cause: str = "") -> dict:
+    return {points_column(lab): points, verdict_column(lab): verdict, cause_column(lab): cause}
 
 
 def lab_cell(row: dict, lab: str) -> str:
@@ -174,7 +181,9 @@ def student_row(run: RecordedRun, labs: list, submitted: list[str], pending: str
     for lab in labs:
         graded = next((entry for entry in run.labs if entry.lab == lab.name), None)
         if graded:
-            row.update(lab_cells(lab.name, round(graded.points, 1), graded.verdict))
+            first = causes.cause(graded.checks)
+            cause = causes.summary(first) if first else ""
+            row.update(lab_cells(lab.name, round(graded.points, 1), graded.verdict, cause))
         else:
             missing = missing_lab_cell(lab.name, run, submitted)
             row.update(lab_cells(lab.name, "" if missing == NOT_GRADED_YET else 0.0, missing))

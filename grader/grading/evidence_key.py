@@ -1,7 +1,7 @@
 """What made a lab's evidence, as one key: the kernel.cu's bytes, the lab's harness (its tests, baseline and
 checker, common/, the build's files, the skeleton and the solution), the grader's code that makes evidence (the
 steps, their runs and what drives them: everything of grader/ but the checks that judge, the reports, the
-exports and the command line), the versions of the tools that build and run it, the machine, the seed and the
+exports, the command line and ./cml run's own programs), the versions of the tools that build and run it, the machine, the seed and the
 options of the grade. Recorded evidence whose key is today's is what a grade would make now; one byte changed in
 any of these, and the case must be graded again. What only judges evidence is left out, so that a change to a
 check is judged at once from the evidence recorded before it."""
@@ -27,6 +27,7 @@ JUDGEMENT = (
     "grader/grading/judge.py",
     "grader/grading/checks.py",
     "grader/grading/rejudge.py",
+    "grader/grading/run_program.py",  # ./cml run: a student's program run by hand, which no grade reads
     "grader/grading/evidence_key.py",
     "grader/reporting",
     "grader/platforms",

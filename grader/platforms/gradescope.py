@@ -2,10 +2,14 @@
 gradescope-results in run_autograder), and the speed points of a GPU batch as a CSV for Gradescope's score
 upload (written by ./cml collect).
 
+An assignment names its labs once, when its zip is made (--lab, or --all-labs): they are written into the zip's
+autograder.json, run_autograder grades those labs alone, and each submission's score is out of their points,
+never out of a lab the assignment does not hold.
+
 Gradescope's containers have no GPU: there the tests, sanitizers and counters run on the CPU emulator, and the
-speed checks are "graded later on a GPU" (grader/reporting/export/gradescope.py says how they look). The instructor
-grades the class again on a GPU after the due date (./cml batch or ./cml slurm with --roster), and uploads
-OUT/gradescope-speed.csv to the assignment that holds the speed points."""
+speed checks are "graded on a GPU, not here" (grader/reporting/export/gradescope.py says how they look). The
+instructor grades the class again on a GPU after the due date (./cml batch or ./cml slurm with --roster), and
+uploads OUT/gradescope-speed.csv to the assignment that holds the speed points."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from grader.cohort import late
 from grader.cohort.collect import spreadsheet_cell
 from grader.cohort.plan import name_problem
 from grader.core import atomic
-from grader.core.config import REPO_ROOT, load_config
+from grader.core.config import REPO_ROOT, Lab, load_config
 from grader.core.exits import Exit, GraderError, UsageError
 from grader.core.model import Category
 from grader.core.recorded import GradeFileError, RecordedRun, load_grade, read_grade
@@ -66,13 +70,18 @@ def add_command(commands) -> None:
         "gradescope",
         help="write a Gradescope autograder zip",
         description="Write a Gradescope autograder zip (setup.sh, run_autograder and the grader) that grades "
-        "/autograder/submission. Gradescope has no GPU: correctness, sanitizers and counters are graded on the CPU "
-        "emulator, and speed shows as 'graded later on a GPU', worth 0 there. Grade the class on a GPU later "
+        "/autograder/submission: the labs the assignment holds, named once here, and each submission out of their "
+        "points. Gradescope has no GPU: correctness, sanitizers and counters are graded on the CPU emulator, and "
+        "speed is 'graded on a GPU, not here', no test and worth 0 there. Grade the class on a GPU later "
         "(./cml batch --roster) and upload OUT/gradescope-speed.csv for the speed points. The due date comes "
         "from Gradescope; the late policy, if any, from the options here.",
     )
     make.add_argument("--out", type=Path, default=Path("autograder.zip"), help="zip to write (default autograder.zip)")
-    make.add_argument("--lab", action="append", metavar="N", help="grade only this lab (repeatable; default: all)")
+    holds = make.add_mutually_exclusive_group(required=True)
+    holds.add_argument(
+        "--lab", action="append", metavar="N", help="a lab this assignment holds (repeatable): scores are out of these"
+    )
+    holds.add_argument("--all-labs", action="store_true", help="the assignment holds every lab")
     make.add_argument("--instructor-sizes", type=Path, metavar="TOML", help="extra sizes per lab (see grade --help)")
     make.add_argument(
         "--late-penalty",
@@ -197,7 +206,7 @@ def write_zip(
 
 
 def command(args, console: Console) -> int:
-    labs = [lab.name for lab in select_labs(load_config(), args.lab or [])] if args.lab else []
+    labs = [lab.name for lab in select_labs(load_config(), [] if args.all_labs else args.lab)]
     if args.instructor_sizes and not args.instructor_sizes.is_file():
         raise UsageError(f"--instructor-sizes {args.instructor_sizes}: no such file")
     try:
@@ -213,7 +222,7 @@ def command(args, console: Console) -> int:
         console.print(f"[bold yellow]Warning: {escape(warning)}[/]")
     path = write_zip(args.out, labs, args.instructor_sizes, policy, args.visibility)
     console.print(
-        f"Wrote {path} ({path.stat().st_size // 1024} KiB): labs {', '.join(labs) or 'all'}. Upload it on "
+        f"Wrote {path} ({path.stat().st_size // 1024} KiB): labs {', '.join(labs)}. Upload it on "
         "the assignment's Configure Autograder page (base image: Ubuntu 22.04 or 24.04)."
     )
     return Exit.PASSED
@@ -242,12 +251,25 @@ def submission_facts(metadata: dict) -> tuple[str | None, str | None, dict]:
     return metadata.get("created_at"), (metadata.get("assignment") or {}).get("due_date"), who
 
 
+def assigned(run: dict, labs: list[Lab]) -> dict:
+    """The grade as the assignment counts it: the labs it holds, and the score out of their points; a lab graded
+    that it does not hold is left out, and the notes say so."""
+    names = [lab.name for lab in labs]
+    kept = [entry for entry in run["labs"] if entry["lab"] in names]
+    others = sorted({entry["lab"] for entry in run["labs"]} - set(names))
+    notes = [*run.get("notes", []), *([f"not counted, not in this assignment: {', '.join(others)}"] if others else [])]
+    score = sum(entry["points"] for entry in kept)
+    return {**run, "labs": kept, "score": score, "max_score": sum(lab.max_points for lab in labs), "notes": notes}
+
+
 def command_results(args, console: Console) -> int:
     try:
         run = load_grade(args.grade).source  # checked before anything is added to it
     except GradeFileError as error:
         raise UsageError(str(error)) from error
     settings = json.loads(args.settings.read_text()) if args.settings and args.settings.is_file() else {}
+    if settings.get("labs"):  # a zip made before assignments named their labs holds none: every lab graded counts
+        run = assigned(run, select_labs(load_config(), settings["labs"]))
     metadata = json.loads(args.metadata.read_text()) if args.metadata and args.metadata.is_file() else {}
     submitted, due, who = submission_facts(metadata)
     run.update({k: v for k, v in who.items() if v})
@@ -256,7 +278,7 @@ def command_results(args, console: Console) -> int:
         run, late.parse_time(submitted) if submitted else None, late.parse_time(due) if due else None, policy
     )
     recorded = read_grade(run, str(args.grade))
-    write_gradescope(recorded, args.out, visibility=settings.get("visibility", "visible"), speed_later=True)
+    write_gradescope(recorded, args.out, visibility=settings.get("visibility", "visible"))
     console.print(f"Written: {args.out} (score {recorded.score:.1f})")
     return Exit.PASSED
 

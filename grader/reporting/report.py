@@ -7,18 +7,19 @@ control character of it is made visible, and a name (a path, a file, a kernel, a
 (one_line), so that nothing a student wrote can start a line of the report's, such as its score. The JSON keeps
 each text as it was: it is data, for what reads it to show safely.
 
-A lab's table shows its failures first, in the order of their causes (a build error, then a sanitizer's finding,
-then the wrong results it explains), so that the first failed row a student reads is the one to mend. Hints,
-replay commands and file:line locations are printed once each under the table, on lines of their own that
-rich never wraps (soft_wrap): a command or a location cut at a cell's edge cannot be pasted or clicked. In the
-cells a location is shortened to its file name and line, short enough never to be cut."""
+Each lab opens with what to mend first, in a few lines that fit the first screen at 80 columns: the verdict, the
+cause (grader/reporting/causes.py chooses it, for every output alike) with the file:line it points to, its hint,
+and the command that runs the first failed case again. The table of every check, in the same order, follows with
+--table (full=True). Hints, replay commands and file:line locations go on lines of their own that rich never
+wraps (soft_wrap): a command or a location cut at a cell's edge cannot be pasted or clicked. In the cells a
+location is shortened to its file name and line, short enough never to be cut."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import json
-import re
+from collections.abc import Collection
 from enum import Enum
 from pathlib import Path
 
@@ -28,11 +29,12 @@ from rich.text import Text
 
 from grader.core import atomic
 from grader.core.config import REPO_ROOT, Target
-from grader.core.model import NOT_SUBMITTED, Category, Check, LabGrade, Status
+from grader.core.model import NOT_SUBMITTED, Check, LabGrade, Status
+from grader.reporting.causes import LOCATION, lab_option, ordered, short_locations, split_hint
+from grader.reporting.lab_brief import lab_brief, said_in_brief
 from grader.reporting.score import verdict
 from grader.reporting.terminal import Terminal, one_line
 from grader.steps import resources
-from grader.steps.sanitize import SANITIZERS
 
 STYLE = {
     Status.PASSED: "green",
@@ -46,9 +48,6 @@ STYLE = {
     "incomplete": "bold yellow",
     NOT_SUBMITTED: "bold red",
 }
-REPLAY = re.compile(r"(?:^|\n)replay: ")  # where a failed case's hint gives the command that runs it again
-# file:line or file:line:column of a source file, with any folders before it.
-LOCATION = re.compile(r"(?:[\w.+-]*/)*([\w.+-]+\.(?:cu|cuh|cpp|hpp|h|cc|c)):(\d+(?::\d+)?)")
 # sha256 of each lab's skeleton as shipped (sha256sum's lines: digest, two spaces, labs/NN_name/kernel.cu). A
 # lab graded from these very bytes gets one line, not a table of the failures every untouched skeleton has.
 SKELETON_DIGESTS = REPO_ROOT / "grader" / "skeletons.sha256"
@@ -59,47 +58,26 @@ def _styled(value) -> str:
     return f"[{STYLE[value]}]{text}[/]"
 
 
-def _cause_rank(check: Check) -> int:
-    """Where a check comes in its lab's table: failures first, the one that explains the others before them."""
-    if check.status is not Status.FAILED:
-        return 4
-    if check.category is Category.BUILD:
-        return 0
-    if check.name.split(":")[0].strip() in SANITIZERS:  # a sanitizer's finding explains the wrong results
-        return 1
-    return 2 if check.category in (Category.CORRECTNESS, Category.STRETCH) else 3
-
-
-def ordered(checks: list[Check]) -> list[Check]:
-    """The failed checks first, by cause (build, sanitizer, correctness, the rest); the others as they came."""
-    return sorted(checks, key=_cause_rank)
-
-
-def split_hint(hint: str) -> tuple[str, list[str]]:
-    """A check's hint without its replay commands, and those commands."""
-    text, *replays = REPLAY.split(hint)
-    return text.strip(), [replay.strip() for replay in replays if replay.strip()]
-
-
 def _detail(check: Check) -> str:
     """A check's detail as markup, escaped, each file:line cut to its file name: the full ones, the hint and the
     replay command are printed under the table (lab_notes)."""
-    return escape(LOCATION.sub(lambda m: f"{m[1]}:{m[2]}", check.detail))
+    return escape(short_locations(check.detail))
 
 
-def lab_notes(grade: LabGrade) -> list[Text]:
+def lab_notes(grade: LabGrade, said: Collection[str] = ()) -> list[Text]:
     """What a lab's failures point to, each once and in the order of the failures: the file:line locations their
-    details name, the hints, and the commands that run a failed case again on the same inputs."""
+    details name, the hints, and the commands that run a failed case again on the same inputs; but what `said`
+    holds (what the lab's brief showed already)."""
     places: dict[str, None] = {}
     hints: dict[str, None] = {}
     replays: dict[str, None] = {}
     for check in ordered(grade.checks):
         if check.status is not Status.FAILED:
             continue
-        places.update(dict.fromkeys(m[0] for m in LOCATION.finditer(check.detail)))
+        places.update(dict.fromkeys(m[0] for m in LOCATION.finditer(check.detail) if m[0] not in said))
         hint, commands = split_hint(check.hint)
-        hints.update(dict.fromkeys([hint] if hint else []))
-        replays.update(dict.fromkeys(commands))
+        hints.update(dict.fromkeys([hint] if hint and hint not in said else []))
+        replays.update(dict.fromkeys(command for command in commands if command not in said))
     lines = [Text(f"at {one_line(place)}") for place in places]
     lines += [Text(f"hint: {one_line(hint)}", style="cyan") for hint in hints]
     if replays:
@@ -108,9 +86,9 @@ def lab_notes(grade: LabGrade) -> list[Text]:
     return lines
 
 
-def print_notes(console: Terminal, grade: LabGrade) -> None:
+def print_notes(console: Terminal, grade: LabGrade, said: Collection[str] = ()) -> None:
     # soft_wrap: never broken by rich at any width; the terminal wraps a long line without cutting the text.
-    for line in lab_notes(grade):
+    for line in lab_notes(grade, said):
         console.print(line, soft_wrap=True, highlight=False)
 
 
@@ -232,17 +210,19 @@ def untouched(grade: LabGrade, skeletons: dict[str, str]) -> bool:
         return False
 
 
-def lab_option(lab: str) -> str:
-    """How --lab names a lab: its number, '01_vector_add' -> '1'."""
-    number = lab.split("_")[0]
-    return (number.lstrip("0") or number) if number.isdigit() else lab
+def print_brief(console: Terminal, grade: LabGrade) -> None:
+    for line, soft in lab_brief(grade):
+        console.print(line, soft_wrap=soft, highlight=False)
 
 
-def print_report(console: Terminal, grades: list[LabGrade], target: Target | None, notes: list[str]) -> None:
-    """A table per lab (with --compare, yours beside the solution's), the summary, and the score of each variant
-    graded: a student's and a solution's points are never added together. A lab still the skeleton as shipped
-    gets one line instead of its table in a run of several labs, which then ends by pointing to one lab: that
-    lab's own run shows its table, whose hints name the TODOs."""
+def print_report(
+    console: Terminal, grades: list[LabGrade], target: Target | None, notes: list[str], full: bool = False
+) -> None:
+    """Each lab's brief (lab_brief: the verdict, the cause, its hint and replay), then, with `full` (--table), a
+    table of every check per lab, and with --compare yours beside the solution's; then the summary, and the score
+    of each variant graded: a student's and a solution's points are never added together. A lab still the
+    skeleton as shipped gets one line instead in a run of several labs, which then ends by pointing to one lab:
+    that lab's own run shows its brief, whose hints name the TODOs."""
     solutions = {g.lab: g for g in grades if g.variant == "solution"}
     compared = any(g.variant == "student" for g in grades) and solutions
     skeletons = shipped_skeletons()
@@ -253,17 +233,19 @@ def print_report(console: Terminal, grades: list[LabGrade], target: Target | Non
             line = f"Lab {grade.lab} · {grade.title}: the skeleton as shipped, untouched ({grade.kernel_path}): {grade.points:.1f} / {grade.max_points:.0f}"
             console.print(escape(one_line(line)), soft_wrap=True)
             continue
-        if compared and grade.variant == "student" and grade.lab in solutions:
-            table = compare_table(grade, solutions[grade.lab])
-        elif not (compared and grade.variant == "solution"):
-            table = lab_table(grade)
-        else:
-            table = None  # the solution's side, shown in the student's table
-        if table is not None:
-            console.print(table)
-            print_notes(console, grade)
-            print_resources(console, grade)
+        if compared and grade.variant == "solution":
+            continue  # the solution's side, shown in the student's table
+        print_brief(console, grade)
+        if compared and grade.lab in solutions:
+            console.print(compare_table(grade, solutions[grade.lab]))
+            print_notes(console, grade, said_in_brief(grade))
+        print_resources(console, grade)
         console.print()
+    if full and not compared:
+        for grade in (g for g in grades if g not in fresh):
+            console.print(lab_table(grade))
+            print_notes(console, grade, said_in_brief(grade))
+            console.print()
     console.print(summary_table(grades, target))
     for variant in dict.fromkeys(g.variant for g in grades):
         mine = [g for g in grades if g.variant == variant]

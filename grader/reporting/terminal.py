@@ -13,6 +13,7 @@ shows its newlines as escapes too, before rich lays it out."""
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import unicodedata
 from collections.abc import Iterable
@@ -20,6 +21,8 @@ from collections.abc import Iterable
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 
+# Columns where there is no terminal to measure and COLUMNS says nothing (logs, CI): what a person reads there too.
+UNMEASURED_WIDTH = 100
 # Unicode's control characters, its format characters (the bidirectional marks and overrides, zero-width characters,
 # tag characters), line and paragraph separators, and the halves of surrogate pairs, which no terminal can encode.
 HIDDEN = ("Cc", "Cf", "Zl", "Zp", "Cs")
@@ -63,3 +66,17 @@ class Terminal(Console):
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):
             yield segment if segment.control else Segment(visible(segment.text), segment.style)
+
+
+def terminal_width(stream) -> int:
+    """The columns to lay the output out in: COLUMNS where it is set, whether or not the output is a terminal
+    (`COLUMNS=80 ./cml grade | less`), else the terminal's own, else UNMEASURED_WIDTH."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if stream.isatty():
+        try:
+            return os.get_terminal_size(stream.fileno()).columns
+        except (OSError, ValueError):
+            pass
+    return UNMEASURED_WIDTH

@@ -91,8 +91,8 @@ def test_every_student_gets_a_row_with_the_right_verdict(graded):
     # Points and verdict in cells of their own: a correct Lab 1 earns all but its speed here; a lab not handed in, 0.
     assert got["alice_correct"]["01_vector_add_points"] == 70.0
     assert got["alice_correct"]["06_warp_reduction_points"] == 0.0
-    header = "student,score,max_score,01_vector_add_points,01_vector_add_verdict,06_warp_reduction_points,"
-    header += "06_warp_reduction_verdict,notes"
+    header = "student,score,max_score,01_vector_add_points,01_vector_add_verdict,01_vector_add_cause,"
+    header += "06_warp_reduction_points,06_warp_reduction_verdict,06_warp_reduction_cause,notes"
     assert (out / "results" / "results.csv").read_text().startswith(header)
 
 
@@ -109,6 +109,7 @@ def test_each_submission_is_graded_in_one_process_and_its_json_cut_per_lab(grade
     folder = students / "carol_two_labs_zip"
     log = (folder / "grade.log").read_text()
     assert "Lab 01_vector_add" in log and "Lab 06_warp_reduction" in log  # one process graded both
+    assert str(folder / "06_warp_reduction.json") in log.splitlines()[-2]  # where the results are, not the partial
     for lab in ("01_vector_add", "06_warp_reduction"):
         part = json.loads((folder / f"{lab}.json").read_text())
         assert [entry["lab"] for entry in part["labs"]] == [lab]

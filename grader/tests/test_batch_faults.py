@@ -277,3 +277,16 @@ def test_the_plan_reads_no_submission(config, tmp_path):
     planning.join(timeout=20)
     assert planned and sorted(planned[0].entries) == ["anna", "bob"]
     assert reading.stamp(folder / "bob.tar") != "missing"  # by its file system entry alone, never opened
+
+
+def test_a_students_log_ends_with_where_the_batch_kept_the_results(config, tmp_path, monkeypatch):
+    """The grader process names the JSON it wrote, the batch's own, which the batch then cuts into one result per
+    lab and removes: the log ends with the files that are kept, never with the one that is gone."""
+    submissions = class_folder(tmp_path, ["anna"], [LAB])
+    work = setup(tmp_path / "out", config, [LAB])
+    stand_in(monkeypatch)
+    batch.run_students(work, {"anna": submissions / "anna"}, [None])
+    log = batch.log_path(work.out, "anna").read_text().splitlines()
+    kept = batch.result_path(work.out, batch.Task("anna", submissions / "anna", config.lab(LAB), ""))
+    assert kept.is_file() and str(kept) in log[-2] and "collect" in log[-1]
+    assert not list(kept.parent.glob("*.partial"))

@@ -17,11 +17,14 @@ import pytest
 from junitparser import Failure, JUnitXml, Skipped
 
 from grader.core.recorded import read_grade
+from grader.reporting import report
+from grader.reporting.causes import ordered
 from grader.reporting.export import write_exports
-from grader.reporting.export.gradescope import SCHEMA, gradescope_results, write_gradescope
+from grader.reporting.export.gradescope import SCHEMA, elsewhere_points, gradescope_results, write_gradescope
 from grader.reporting.export.html import render_html, write_html
 from grader.reporting.export.junit import write_junit
 from grader.reporting.export.run import group_rates
+from grader.tests.support.classic_bugs import BUGS
 
 DATA = Path(__file__).resolve().parent / "data"
 RUNS = ["h100-run.json", "no-gpu-run.json"]
@@ -86,28 +89,50 @@ def test_the_gradescope_schema_refuses_a_misspelt_field():
 
 
 def test_gradescope_test_scores_add_up_to_the_score_of_the_run(run):
+    """The tests' points add up to the run's; their maxima, with the speed points a GPU grades elsewhere (no test
+    here), to its maximum."""
     results = gradescope_results(read_grade(run))
     assert results["score"] == pytest.approx(run["score"], abs=0.01)
     assert sum(t["score"] for t in results["tests"]) == pytest.approx(run["score"], abs=0.01)
-    assert sum(t["max_score"] for t in results["tests"]) == pytest.approx(run["max_score"], abs=0.01)
+    elsewhere = elsewhere_points(read_grade(run))
+    assert (elsewhere > 0) == (run.get("device") is None)
+    assert sum(t["max_score"] for t in results["tests"]) + elsewhere == pytest.approx(run["max_score"], abs=0.01)
     assert results["execution_time"] >= sum(lab["seconds"] for lab in run["labs"])  # saved before runs had seconds
     assert (
         gradescope_results(read_grade({**run, "seconds": 12.3}))["execution_time"] == 13
     )  # labs graded at once: the wall time
 
 
-def test_gradescope_lists_every_check_worth_points_or_not_passed_and_every_stretch_goal(run):
+def neutral(run: dict, check: dict) -> bool:
+    """Neither passed nor failed: a stretch not attempted, time not graded on this GPU, or speed a run without a
+    GPU could not measure (a GPU grades it)."""
+    return (
+        (check["category"] == "stretch" and check["status"] == "skipped")
+        or check["status"] == "not graded"
+        or (not run.get("device") and check["status"] == "not run" and check["category"] in ("performance", "stretch"))
+    )
+
+
+def test_gradescope_lists_every_check_that_passed_or_failed_in_the_order_of_its_causes(run):
+    """A test per check worth points, failed, or a stretch goal attempted, each lab's in the order of its causes;
+    no test for what is neither passed nor failed."""
     tests = gradescope_results(read_grade(run))["tests"]
-    listed = [c for c in checks(run) if c["max_points"] > 0 or c["status"] != "passed" or c["category"] == "stretch"]
-    assert len(tests) == len(listed)
-    assert len({t["number"] for t in tests}) == len(tests)
-    for test, check in zip(tests, listed, strict=True):
-        assert test["name"].endswith(check["name"]) and test["name"].split(" · ")[0][:2].isdigit()
-        assert test["status"] == ("passed" if check["status"] == "passed" else "failed")
-        assert test["tags"][1] == check["category"]
-        if check["category"] == "stretch":
+    shown = [
+        check
+        for lab in read_grade(run).labs
+        for check in ordered(lab.checks)
+        if not neutral(run, {"category": check.category.value, "status": check.status.value})
+        and (check.max_points > 0 or check.status.value != "passed" or check.category.value == "stretch")
+    ]
+    assert any(neutral(run, check) for check in checks(run))  # each run has some, to be left out
+    assert len(tests) == len(shown) and len({t["number"] for t in tests}) == len(tests)
+    for test, check in zip(tests, shown, strict=True):
+        assert test["name"].endswith(check.name) and test["name"].split(" · ")[0][:2].isdigit()
+        assert test["status"] == ("passed" if check.status.value == "passed" else "failed")
+        assert test["tags"][1] == check.category.value
+        if check.category.value == "stretch":
             assert test["max_score"] == 0
-        if check["status"] in NOT_PASSED:
+        if check.status.value in NOT_PASSED:
             assert test["output"].startswith("NOT PASSED")
 
 
@@ -138,7 +163,8 @@ def test_junit_has_a_suite_per_lab_and_counts_failures_and_skips(run, tmp_path):
         assert suite.skipped == sum(statuses.count(s) for s in NOT_PASSED)
         assert suite.errors == 0
         assert suite.time == pytest.approx(lab["seconds"])
-        for case, check in zip(suite, lab["checks"], strict=True):
+        in_order = ordered(next(r for r in read_grade(run).labs if r.label == suite.name).checks)
+        for case, check in zip(suite, ({"name": c.name, "status": c.status.value} for c in in_order), strict=True):
             assert case.name == check["name"]
             kinds = {type(r) for r in case.result}
             if check["status"] == "failed":
@@ -317,4 +343,23 @@ def test_the_html_report_shows_in_chromium_without_errors(browser, tmp_path, nam
     for index in range(plots.count()):
         assert plots.nth(index).evaluate("img => img.complete && img.naturalWidth > 0"), f"plot {index} did not load"
     assert not_blank(page.screenshot(full_page=True))
+    page.close()
+
+
+def test_the_cause_is_at_the_top_of_the_page_at_1280_pixels(browser, tmp_path):
+    """The page of one failing lab, as a student's laptop shows it: the cause, its line, its hint and the command
+    that shows it again are on the first screen, above the summary and every lab's table."""
+    grade = BUGS[0].grade()
+    path = tmp_path / "report.html"
+    write_html(read_grade(report.run_dict([grade], {"seed": grade.seed, "cpu_emulator": True})), path)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(path.as_uri(), wait_until="load")
+    block = page.locator("section.causes")
+    box = block.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800, box
+    text = block.inner_text()
+    assert "memcheck: no access outside the arrays" in text and "01_vector_add/kernel.cu:16" in text
+    assert "hint: a thread past the end" in text and "./cml run --lab 1 --seed 20261123 --check memcheck" in text
+    summary = page.locator("table.summary").bounding_box()
+    assert summary is not None and box["y"] < summary["y"]
     page.close()

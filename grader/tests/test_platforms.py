@@ -20,10 +20,16 @@ import pytest
 from rich.console import Console
 
 from grader.cohort import late, roster, slurm
+from grader.core.config import load_config
+from grader.core.model import Category, Check, LabGrade, Status
 from grader.core.recorded import read_grade
+from grader.grading.workspace import not_submitted
 from grader.platforms import classroom, gradescope
-from grader.reporting.export.gradescope import SCHEMA, gradescope_results
+from grader.reporting import report
+from grader.reporting.export import write_exports
+from grader.reporting.export.gradescope import ELSEWHERE, SCHEMA, gradescope_results
 from grader.reporting.export.junit import write_junit
+from grader.reporting.score import score
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -35,25 +41,91 @@ def load(name: str) -> dict:
 # Gradescope
 
 
-def test_speed_not_measured_is_graded_later_worth_nothing_and_not_red():
-    results = gradescope_results(read_grade(load("no-gpu-run.json")), speed_later=True)
+def one_lab_submission() -> dict:
+    """A grade of a submission that holds Lab 1 alone, graded without a GPU for every lab, as ./cml grade without
+    --lab grades it: Lab 1 correct so far (its stretch not attempted, its speed for a GPU), the eleven others
+    "not submitted"."""
+    config = load_config()
+    checks = [
+        Check("build", Category.BUILD, Status.PASSED),
+        Check("matches the CPU reference", Category.CORRECTNESS, Status.PASSED, "(CPU emulator)"),
+        Check("float4: matches the CPU reference", Category.STRETCH, Status.SKIPPED, "stretch not attempted"),
+        Check("memcheck: no access outside the arrays", Category.MECHANISM, Status.PASSED, "clean (CPU emulator)"),
+        Check("speedup over lanes 32 apart", Category.PERFORMANCE, Status.NOT_RUN, "no GPU: timings mean nothing"),
+        Check("stretch: speedup of float4", Category.STRETCH, Status.NOT_RUN, "no GPU: timings mean nothing"),
+    ]
+    lab = config.lab("01_vector_add")
+    grades = [score(LabGrade(lab.name, lab.title, "student", "01_vector_add/kernel.cu", checks=checks), lab.points)]
+    grades += [not_submitted(other, f"no {other.name}/kernel.cu in the submission") for other in config.labs[1:]]
+    return report.run_dict(grades, {"device": None, "cpu_emulator": True, "gpu_reason": "no NVIDIA driver"})
+
+
+def red(results: dict) -> list[str]:
+    return [test["name"] for test in results["tests"] if test["status"] == "failed"]
+
+
+def test_a_stretch_not_attempted_is_no_red_test_but_named_as_optional():
+    results = gradescope_results(read_grade(one_lab_submission()))
     jsonschema.validate(results, json.loads(SCHEMA.read_text()))
-    speed = [t for t in results["tests"] if "performance" in t["tags"]]
-    assert speed and all(t["status"] == "passed" and t["score"] == t["max_score"] == 0 for t in speed)
-    assert all(t["name"].endswith("graded later on a GPU") and "Not measured here" in t["output"] for t in speed)
-    assert "the other 55 points are for speed, graded later on a GPU" in results["output"]
-    others = [t for t in results["tests"] if "performance" not in t["tags"]]
-    assert all(t["status"] == "failed" for t in others)  # not run for another reason: still not passed
+    assert not [name for name in red(results) if name.startswith("01_vector_add")]
+    assert not any("float4" in test["name"] for test in results["tests"])
+    not_attempted = "optional, not attempted (worth no points either way): float4: matches the CPU reference"
+    assert not_attempted in results["output"]
 
 
-def test_without_speed_later_a_speed_check_not_run_stays_failed():
-    results = gradescope_results(read_grade(load("no-gpu-run.json")))
-    assert all(t["status"] == "failed" for t in results["tests"] if "performance" in t["tags"])
+def test_speed_graded_elsewhere_is_one_state_in_every_path(tmp_path):
+    """./cml grade --gradescope (write_exports) and run_autograder (gradescope-results) show speed not measured
+    for want of a GPU alike: no test, neither red nor green, its points named as graded on a GPU."""
+    run = one_lab_submission()
+    graded_here = tmp_path / "grade-results.json"
+    write_exports(read_grade(run), gradescope=graded_here)
+    grade = tmp_path / "grade.json"
+    grade.write_text(json.dumps(run))
+    autograder = tmp_path / "autograder-results.json"
+    args = _parser().parse_args(["gradescope-results", "--grade", str(grade), "--out", str(autograder)])
+    assert gradescope.command_results(args, Console(file=open(os.devnull, "w"))) == 0
+    both = [json.loads(path.read_text()) for path in (graded_here, autograder)]
+    assert both[0]["tests"] == both[1]["tests"] and both[0]["output"] == both[1]["output"]
+    for results in both:
+        assert not any("speed" in test["name"] or "performance" in test["tags"] for test in results["tests"])
+        assert f"the other 30 points are for speed, {ELSEWHERE}" in results["output"]
+        assert "graded on a GPU, not here: speedup over lanes 32 apart; stretch: speedup of float4" in results["output"]
+        assert results["extra_data"]["graded_elsewhere"] == 30
 
 
-def test_a_run_on_a_gpu_is_not_touched_by_speed_later():
-    run = load("h100-run.json")
-    assert gradescope_results(read_grade(run), speed_later=True) == gradescope_results(read_grade(run))
+def test_a_run_on_a_gpu_has_nothing_graded_elsewhere():
+    results = gradescope_results(read_grade(load("h100-run.json")))
+    assert results["extra_data"]["graded_elsewhere"] == 0 and ELSEWHERE not in results["output"]
+    assert any("performance" in test["tags"] for test in results["tests"])
+
+
+def test_a_submission_is_graded_out_of_the_labs_the_assignment_names(tmp_path):
+    """The zip of an assignment of Lab 1 alone: a grade of every lab (a one-lab submission graded without --lab)
+    counts out of Lab 1's 100 points, not the twelve labs' 1200, and no lab it does not hold is a test."""
+    grade = tmp_path / "grade.json"
+    grade.write_text(json.dumps(one_lab_submission()))
+    settings = tmp_path / "autograder.json"
+    settings.write_text(json.dumps({"labs": ["01_vector_add"], "visibility": "visible", "late": None}))
+    out = tmp_path / "results.json"
+    args = _parser().parse_args(
+        ["gradescope-results", "--grade", str(grade), "--settings", str(settings), "--out", str(out)]
+    )
+    assert gradescope.command_results(args, Console(file=open(os.devnull, "w"))) == 0
+    results = json.loads(out.read_text())
+    assert results["extra_data"]["max_score"] == load_config().lab("01").max_points == 100
+    assert {test["tags"][0] for test in results["tests"]} == {"01_vector_add"} and not red(results)
+    assert results["output"].startswith("Score here: 70.0 / 70;")
+    assert "not counted, not in this assignment: 02_dot_product" in results["output"]
+    whole = gradescope_results(read_grade(one_lab_submission()))  # the same grade with no assignment's labs
+    assert whole["extra_data"]["max_score"] == 1200 and len(red(whole)) == 11
+
+
+def test_an_assignment_names_its_labs_once_when_its_zip_is_made(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["gradescope", "--out", str(tmp_path / "a.zip")])  # which labs? it must say
+    assert "one of the arguments --lab --all-labs is required" in capsys.readouterr().err
+    every = _parser().parse_args(["gradescope", "--all-labs"])
+    assert every.all_labs and not every.lab
 
 
 @pytest.mark.needs_solutions

@@ -1,5 +1,6 @@
-"""The terminal report as a student first reads it: the failure that explains the others first, each hint and
-replay command once per lab, and no command or file:line cut at a table cell's edge, at 80 columns or any width."""
+"""The terminal report as a student first reads it: each lab's brief (the verdict, the cause, its hint and replay),
+then with --table the failure that explains the others first, each hint and replay command once per lab, and no
+command or file:line cut at a table cell's edge, at 80 columns or any width."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from grader.core.config import REPO_ROOT
 from grader.core.model import Category, Check, LabGrade, Status
-from grader.reporting import report
+from grader.reporting import causes, report
 from grader.reporting.terminal import Terminal
 
 LOCATION = "/srv/course/students/cuda-memory-labs/labs/01_vector_add/kernel.cu:31:7"
@@ -48,9 +49,9 @@ def failing_lab() -> LabGrade:
     return grade
 
 
-def shown(grade: LabGrade, width: int) -> list[str]:
+def shown(grade: LabGrade, width: int, full: bool = True) -> list[str]:
     out = io.StringIO()
-    report.print_report(Terminal(file=out, width=width, color_system=None), [grade], None, [])
+    report.print_report(Terminal(file=out, width=width, color_system=None), [grade], None, [], full=full)
     return out.getvalue().splitlines()
 
 
@@ -68,23 +69,29 @@ def test_the_first_failed_row_is_the_sanitizer_finding_that_explains_the_wrong_r
 def test_a_build_failure_comes_before_everything():
     grade = failing_lab()
     grade.checks.append(Check("integrity: the lab's own work", Category.BUILD, Status.FAILED, "reads a file"))
-    names = [check.name for check in report.ordered(grade.checks)]
+    names = [check.name for check in causes.ordered(grade.checks)]
     assert names[:2] == ["integrity: the lab's own work", "memcheck: no access outside the arrays"]
     assert names[4:] == ["build", "float4: matches", "speedup over lanes 32 apart"]  # the rest as they came
 
 
 @pytest.mark.parametrize("width", [80, 120, 200])
-def test_each_hint_and_replay_command_is_printed_once_on_a_line_of_its_own(width):
-    lines = shown(failing_lab(), width)
+@pytest.mark.parametrize("full", [True, False])
+def test_each_hint_and_replay_command_is_printed_once_on_a_line_of_its_own(width, full):
+    lines = shown(failing_lab(), width, full)
+    assert sum("a thread past n wrote" in line for line in lines) == 1
+    sanitizer = "./cml run --lab 1 --seed 0 --check memcheck"  # the cause's own check, on the same inputs
+    assert sum(line.strip() == sanitizer for line in lines) == 1, "\n".join(lines)
+    if not full:
+        return  # the brief: the cause's hint and the command that shows it again, alone
     for case in CASES:
         assert sum(line.strip() == replay(case) for line in lines) == 1, "\n".join(lines)
     assert sum(TODO in line for line in lines) == 1
-    assert sum("a thread past n wrote" in line for line in lines) == 1
 
 
 @pytest.mark.parametrize("width", [80, 120, 200])
-def test_no_file_line_location_is_cut(width):
-    lines = shown(failing_lab(), width)
+@pytest.mark.parametrize("full", [True, False])
+def test_no_file_line_location_is_cut(width, full):
+    lines = shown(failing_lab(), width, full)
     assert f"at {LOCATION}" in lines
     whole = {LOCATION, "kernel.cu:31:7", TODO.split(": ")[0]}
     for line in lines:
@@ -119,18 +126,19 @@ def test_a_run_over_untouched_skeletons_says_so_in_a_line_per_lab_and_points_to_
     edited.write_bytes((REPO_ROOT / "labs" / "02_dot_product" / "kernel.cu").read_bytes() + b"// begun\n")
     begun = skeleton_lab("02_dot_product")
     begun.kernel_path = str(edited)
-    lines = shown_all([skeleton_lab("01_vector_add"), begun, skeleton_lab("03_smoothing_halo")], 80)
+    lines = shown_all([skeleton_lab("01_vector_add"), begun, skeleton_lab("03_smoothing_halo")], 80, full=True)
     text = "\n".join(lines)
     assert sum("the skeleton as shipped, untouched" in line for line in lines) == 2, text
     assert sum("┏" in line for line in lines) == 2, text  # Lab 2's table and the summary's
+    assert sum(line.startswith("cause: ") for line in lines) == 1, text  # Lab 2's brief
     assert "./cml grade --lab 1" in lines[-1]
-    alone = shown_all([skeleton_lab("01_vector_add")], 80)  # the lab asked for: its table, with the TODO hints
+    alone = shown_all([skeleton_lab("01_vector_add")], 80, full=True)  # the lab asked for: its table and TODO hints
     assert not any("untouched" in line for line in alone) and any("TODO 3" in line for line in alone)
 
 
-def shown_all(grades: list[LabGrade], width: int) -> list[str]:
+def shown_all(grades: list[LabGrade], width: int, full: bool = False) -> list[str]:
     out = io.StringIO()
-    report.print_report(Terminal(file=out, width=width, color_system=None), grades, None, [])
+    report.print_report(Terminal(file=out, width=width, color_system=None), grades, None, [], full=full)
     return out.getvalue().splitlines()
 
 

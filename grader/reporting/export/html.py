@@ -1,4 +1,6 @@
-"""One self-contained HTML page of a run: a summary, then per lab its plot and its checks. Nothing is loaded
+"""One self-contained HTML page of a run: what to mend first in each failed lab (its cause, where, the hint and
+the command that runs the failed case again), a summary, then per lab its checks, in the order of their causes
+(grader/reporting/causes.py, as every output has them), its plot and its resources. Nothing is loaded
 from elsewhere (inline CSS, plots as data: URIs, a Content-Security-Policy that forbids the rest), and
 everything from the run is escaped by Jinja2's autoescape: details hold compiler and sanitizer output."""
 
@@ -9,7 +11,8 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from grader.core import atomic
-from grader.core.recorded import RecordedLab, RecordedRun
+from grader.core.recorded import RecordedCheck, RecordedLab, RecordedRun
+from grader.reporting import causes
 from grader.reporting.export.plots import lab_plot
 from grader.reporting.export.run import GroupRate, group_rates, lab_seconds, not_measured_reason, plain
 
@@ -83,6 +86,21 @@ def _rate_row(rate: GroupRate) -> dict:
 RESOURCE_COLUMNS = ("name", "registers", "stack_bytes", "local_bytes", "shared_bytes", "constant_bytes")
 
 
+def _cause_view(lab: RecordedLab) -> dict | None:
+    """The failure to mend first, as the top of the page shows it; None where nothing failed."""
+    cause: RecordedCheck | None = causes.cause(lab.checks)
+    if cause is None:
+        return None
+    replay = causes.replay(lab.checks, lab.lab, lab.seed)
+    return {
+        "name": plain(cause.name),
+        "location": plain(causes.location(cause)),
+        "seen": plain("\n".join(causes.seen(cause))),
+        "hint": plain(causes.split_hint(cause.hint)[0]),
+        "replay": plain(replay),
+    }
+
+
 def _lab_view(run: RecordedRun, lab: RecordedLab) -> dict:
     rates = group_rates(lab)
     return {
@@ -104,6 +122,7 @@ def _lab_view(run: RecordedRun, lab: RecordedLab) -> dict:
         "memory_bound": any(rate.memory_bound for rate in rates),
         "resources": [{key: plain(str(getattr(kernel, key))) for key in RESOURCE_COLUMNS} for kernel in lab.resources],
         "resources_problem": plain(lab.resources_problem),
+        "cause": _cause_view(lab),
         "checks": [
             {
                 "name": plain(check.name),
@@ -114,7 +133,7 @@ def _lab_view(run: RecordedRun, lab: RecordedLab) -> dict:
                 "detail": plain(check.detail).strip(),
                 "hint": plain(check.hint).strip(),
             }
-            for check in lab.checks
+            for check in causes.ordered(lab.checks)
         ],
     }
 

@@ -1,4 +1,5 @@
-"""JUnit XML for CI tools and GitHub Classroom: one <testsuite> per lab, one <testcase> per check.
+"""JUnit XML for CI tools and GitHub Classroom: one <testsuite> per lab, one <testcase> per check, in the order
+of their causes (grader/reporting/causes.py: the first failure is the one to mend first).
 
 failed -> <failure>; not run, skipped and withheld -> <skipped>, whose message starts with NOT PASSED (a CI
 tool counts a skipped test as neither passed nor failed). The lab's grading time is on its suite: the checks
@@ -14,6 +15,7 @@ from junitparser import Failure, JUnitXml, Skipped, TestCase, TestSuite
 from grader.core import atomic
 from grader.core.model import Status
 from grader.core.recorded import RecordedCheck, RecordedLab, RecordedRun
+from grader.reporting.causes import ordered
 from grader.reporting.export.run import NOT_PASSED, check_text, lab_seconds, plain
 
 
@@ -46,7 +48,7 @@ def _testsuite(run: RecordedRun, lab: RecordedLab) -> TestSuite:
     for name, value in (("device", run.device), ("target", run.target)):
         if value:
             suite.add_property(name, value)
-    suite.add_testcases([_testcase(lab, check) for check in lab.checks])
+    suite.add_testcases([_testcase(lab, check) for check in ordered(lab.checks)])
     suite.time = lab_seconds(lab)  # after add_testcases, which sums the (absent) times of the cases
     if run.timestamp:
         suite.timestamp = run.timestamp

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from grader.core.config import REPO_ROOT, find_target, load_config
+from grader.core.model import LabGrade
 from grader.core.recorded import RecordedLab, read_grade
 from grader.execution.gpu import Gpu
 from grader.grading.evidence import LabEvidence, read_evidence, to_data
@@ -104,8 +105,8 @@ def read_recorded(path: Path) -> dict | None:
         return None
 
 
-def judged(recorded: dict, machine: str) -> list[dict]:
-    """The lab entries of recorded evidence, judged now (against the thresholds of the GPU it was recorded on)."""
+def judged_grades(recorded: dict, machine: str) -> list[LabGrade]:
+    """The lab grades of recorded evidence, judged now (against the thresholds of the GPU it was recorded on)."""
     config = load_config()
     target = find_target(machine) if machine != EMULATOR else None
     device = f"{machine} in {target.shown_path()}" if target else machine
@@ -114,7 +115,13 @@ def judged(recorded: dict, machine: str) -> list[dict]:
         evidence: LabEvidence = read_evidence(data)
         lab = config.lab(evidence.lab)
         grades.append(judge(lab, evidence, target.for_lab(lab.name) if target else {}, device))
-    return run_labs(report.run_dict(grades, {}, target))
+    return grades
+
+
+def judged(recorded: dict, machine: str) -> list[dict]:
+    """The lab entries of recorded evidence, judged now, as a grade's JSON holds them."""
+    target = find_target(machine) if machine != EMULATOR else None
+    return run_labs(report.run_dict(judged_grades(recorded, machine), {}, target))
 
 
 def run_labs(run: dict) -> list[dict]:
