@@ -320,3 +320,15 @@ def test_glibcs_checked_copies_are_allowed_as_the_functions_they_check():
     for name in ("__memcpy_chk", "__memmove_chk", "__memset_chk", "__printf_chk", "__vprintf_chk"):
         assert symbols.allowed_call(name, name), name
     assert not symbols.allowed_call("__strcpy_chk", "__strcpy_chk")  # strcpy itself is not on the list
+
+
+def test_an_archive_s_definition_counts_whatever_member_calls_it_after(tmp_path):
+    """A library of the grader's (the emulator's runtime) whose later member calls what an earlier member defines:
+    the name is the library's definition, so a kernel.cu's call to it is the library's to answer, not refused."""
+    (tmp_path / "calls.c").write_text("void defined_later(void); void first(void) { defined_later(); }\n")
+    (tmp_path / "defines.c").write_text("void defined_later(void) {}\n")
+    for name in ("calls", "defines"):
+        assert proc.run(["gcc", "-c", str(tmp_path / f"{name}.c"), "-o", str(tmp_path / f"{name}.o")], 60).ok
+    archive = tmp_path / "libboth.a"
+    assert proc.run(["ar", "rcs", str(archive), str(tmp_path / "defines.o"), str(tmp_path / "calls.o")], 60).ok
+    assert "defined_later" in integrity.harness_definitions([archive])

@@ -110,11 +110,13 @@ def binutils(*args: str, stdin: str | None = None) -> str:
 
 
 def read_symbols(path: Path) -> dict[str, str]:
-    """nm's POSIX format: `name type [value size]`, one a line; an archive adds a line per member."""
-    symbols = {}
+    """nm's POSIX format: `name type [value size]`, one a line; an archive adds a line per member. In an archive
+    one member may call what another defines: the definition is the archive's kind of the name, whichever
+    member comes first."""
+    symbols: dict[str, str] = {}
     for line in binutils("nm", "-P", "--no-sort", str(path.resolve())).splitlines():
         fields = line.split()
-        if len(fields) >= 2 and not line.endswith(":"):
+        if len(fields) >= 2 and not line.endswith(":") and symbols.get(fields[0], "U") in "Uwv":
             symbols[fields[0]] = fields[1]
     return symbols
 
