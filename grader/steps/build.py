@@ -15,7 +15,7 @@ from pathlib import Path
 from grader.core.config import REPO_ROOT
 from grader.core.exits import GraderError
 from grader.execution import folder_lock, proc, sandbox
-from grader.steps.build_commands import CompileStep, ninja, preprocessor_command, read_depfile
+from grader.steps.build_commands import ninja
 from grader.steps.build_tree import BuildTree
 from grader.steps.student_steps import KINDS, StudentSteps, link_command, program_name
 
@@ -25,8 +25,10 @@ EMULATOR_MISSING = (
     "the CPU emulator is not built here: it needs clang++ and Boost.Context "
     "(Debian: clang and libboost-context-dev, which ./cml installs on a machine without a GPU)"
 )
-# Ninja's own failure (a damaged log or manifest), as opposed to a command of the build that failed.
-NINJA_BROKEN = re.compile(r"^ninja: error: (?!.*\bsubcommand failed\b)", re.M)
+# Ninja unable to read the folder's build file (damaged by a grader killed while Meson wrote it, or a full disk),
+# as opposed to a command of the build that failed or a target it does not know: only then is the folder set up
+# anew, since other graders may be using it.
+NINJA_BROKEN = re.compile(r"^ninja: error: (loading 'build\.ninja'|build\.ninja:\d+: )", re.M)
 
 
 def configure(tree: BuildTree, timeout_s: float, reuse: bool = False, emulated: bool = False) -> proc.Outcome:
@@ -84,25 +86,6 @@ def build_objects(tree: BuildTree, objects: list[str], timeout_s: float) -> proc
     """Ninja's build of these files of the folder (the grader's own), under its lock, past any that fails."""
     with folder_lock.held(tree.directory):
         return proc.run([ninja(), "-C", str(tree.directory), "-k0", *objects], timeout_s)
-
-
-def dependencies(tree: BuildTree, step: CompileStep) -> list[Path]:
-    """Every file the compile of `step` reads (one of the grader's own), from its preprocessor: Ninja's record of
-    it is lost with a damaged log, and may be another grader's to write at this moment."""
-    return read_depfile(preprocess(tree, step, "dependencies"), tree.directory)
-
-
-def preprocess(tree: BuildTree, step: CompileStep, view: str) -> str:
-    """The preprocessor's output for the compile of `step`, one of the grader's own (a student's:
-    StudentSteps.preprocess); '' if it fails."""
-    scratch = tree.directory / "meson-private" / "cml-preprocessed"
-    scratch.mkdir(parents=True, exist_ok=True)
-    written = scratch / f"{os.getpid()}-{step.output.replace('/', '_')}.{view}"
-    ran = proc.run([*preprocessor_command(step, view), "-o", str(written)], 300, cwd=tree.directory,
-                   env={"PATH": tree.tool_path()})  # fmt: skip
-    text = written.read_text(errors="replace") if ran.ok and written.is_file() else ""
-    written.unlink(missing_ok=True)
-    return text
 
 
 def build_variant(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulated: bool = False) -> proc.Outcome:

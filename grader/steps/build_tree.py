@@ -10,13 +10,14 @@ import json
 import os
 import shlex
 import shutil
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.core.config import REPO_ROOT
 from grader.core.exits import GraderError
-from grader.execution import sandbox
-from grader.steps.build_commands import CompileStep
+from grader.execution import proc, sandbox
+from grader.steps.build_commands import CompileStep, preprocessor_command, read_depfile
 
 RECORDER_TARGET = "cml_schedule_recorder"  # meson.build: the schedule check's recorder on a GPU
 COUNTERS_TARGET = "cml_counters_recorder"  # meson.build: the counter checks' recorder, in a benchmark's run
@@ -139,6 +140,23 @@ class BuildTree:
                 source = (self.directory / step["file"]).resolve()
                 return CompileStep(shlex.split(step["command"]), source, step["output"])
         raise GraderError(f"the build has no compile of {source_name} into {object_folder}")
+
+    def preprocess(self, step: CompileStep, view: str) -> str:
+        """The preprocessor's output for the compile of `step`, one of the grader's own (a student's:
+        StudentSteps.preprocess); '' if it fails."""
+        scratch = self.directory.resolve() / "meson-private" / "cml-preprocessed"
+        scratch.mkdir(parents=True, exist_ok=True)
+        written = scratch / f"{os.getpid()}-{threading.get_ident()}-{step.output.replace('/', '_')}.{view}"
+        command = [*preprocessor_command(step, view), "-o", str(written)]
+        ran = proc.run(command, 300, cwd=self.directory, env={"PATH": self.tool_path()})
+        text = written.read_text(errors="replace") if ran.ok and written.is_file() else ""
+        written.unlink(missing_ok=True)
+        return text
+
+    def dependencies(self, step: CompileStep) -> list[Path]:
+        """Every file the compile of `step` reads (one of the grader's own), from its preprocessor: Ninja's record of
+        it is lost with a damaged log, and may be another grader's to write at this moment."""
+        return read_depfile(self.preprocess(step, "dependencies"), self.directory)
 
     def tool_path(self) -> str:
         """PATH as a compile sees it: the compilers Meson found first, then the CUDA toolkit's usual place."""

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 from grader.execution import proc
-from grader.steps import build, student_steps
+from grader.steps import build
+from grader.steps.build_commands import ninja_commands, swap, without_cache
 
 
 def intro_target(tree: build.BuildTree, name: str) -> dict:
@@ -26,7 +27,7 @@ def filled(command: list[str], **paths: Path) -> list[str]:
 def kernel_compile_command(emulator: build.BuildTree, source: Path, output: Path) -> list[str]:
     """clang++'s command for a rewritten .cu, as the emulator's self-test kernels are compiled."""
     (compile_,) = intro_target(emulator, "cml_emu_selftest_o")["target_sources"]
-    return filled(compile_["compiler"], input=source, output=output)
+    return without_cache(filled(compile_["compiler"], input=source, output=output))
 
 
 def built_on_the_emulator(
@@ -34,8 +35,7 @@ def built_on_the_emulator(
 ) -> Path:
     """`source` built as meson.build builds the emulator's self-test kernels, and linked as the self-test is;
     `include`: folders its own headers are in (the rewritten file is compiled from `folder`)."""
-    built = proc.run(["meson", "compile", "-C", str(emulator.directory), "cml_emu", "cml_common_emu"],
-                     config.timeouts["build"])  # fmt: skip
+    built = build.compile_targets(emulator, ["cml_emu", "cml_common_emu"], config.timeouts["build"])
     assert built.ok, build.compiler_errors(built)
     rewritten, objected, program = folder / f"{source.stem}.cpp", folder / f"{source.stem}.o", folder / source.stem
     (rewrite,) = intro_target(emulator, "cml_emu_selftest_cpp")["target_sources"]
@@ -56,16 +56,16 @@ def lab_tests_on_the_emulator(emulator: build.BuildTree, config, lab: str, kerne
     """Lab `lab`'s test program on the emulator with `kernel` as its kernel.cu: rewritten and compiled by the
     commands Meson has for the student's, and linked with the lab's own parts as the student's is."""
     target = f"{lab}_student_emu_test"
-    built = proc.run(["meson", "compile", "-C", str(emulator.directory), target], config.timeouts["build"])
+    built = build.compile_targets(emulator, [target], config.timeouts["build"])
     assert built.ok, built.tail(40)
     rewritten, objected, program = folder / "kernel.cpp", folder / "kernel.o", folder / target
     (rewrite,) = intro_target(emulator, f"{lab}_student_emu_cpp")["target_sources"]
     (compile_,) = intro_target(emulator, f"{lab}_student_emu_o")["target_sources"]
-    (link,) = student_steps.ninja_commands(emulator.directory, target, final_only=True)
+    (link,) = ninja_commands(emulator.directory, target, final_only=True)
     steps = [
         filled(rewrite["compiler"], input=kernel, output=rewritten),
-        filled(compile_["compiler"], input=rewritten, output=objected),
-        student_steps.swap(link, {f"{lab}_student_emu.o": str(objected), target: str(program)}),
+        without_cache(filled(compile_["compiler"], input=rewritten, output=objected)),
+        swap(without_cache(link), {f"{lab}_student_emu.o": str(objected), target: str(program)}),
     ]
     for step in steps:
         ran = proc.run(step, config.timeouts["build"], cwd=emulator.directory)

@@ -78,9 +78,7 @@ def kernel_lines(counters: dict, kernel: str, role: str = "") -> list[dict]:
 
 @pytest.fixture(scope="session")
 def selftest(emulator, config) -> str:
-    outcome = proc.run(
-        ["meson", "compile", "-C", str(emulator.directory), "cml_emu_selftest"], config.timeouts["build"]
-    )
+    outcome = build.compile_targets(emulator, ["cml_emu_selftest"], config.timeouts["build"])
     assert outcome.ok, build.compiler_errors(outcome)
     return str(emulator.directory / "cml_emu_selftest")
 

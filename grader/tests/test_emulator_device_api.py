@@ -267,7 +267,7 @@ def test_a_labs_correct_kernel_written_with_these_functions_is_one_nvcc_builds(b
 )
 def test_a_grid_sync_a_gpu_would_never_pass_fails_the_launch_and_says_why(emulator, config, case, words):
     # The self-test's own run skips these cases: each leaves the runtime failed, as a fault would on a GPU.
-    built = proc.run(["meson", "compile", "-C", str(emulator.directory), "cml_emu_selftest"], config.timeouts["build"])
+    built = build.compile_targets(emulator, ["cml_emu_selftest"], config.timeouts["build"])
     assert built.ok, built.tail(30)
     run = proc.run([str(emulator.directory / "cml_emu_selftest"), "--no-skip", f"--test-case={case}"], 60)
     assert run.ok and "1 passed" in run.stdout, run.tail()

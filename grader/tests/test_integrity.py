@@ -14,7 +14,7 @@ import pytest
 from grader.core.config import REPO_ROOT, load_config
 from grader.execution import proc
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
-from grader.steps import build, integrity
+from grader.steps import build, build_commands, integrity
 from grader.steps.integrity import includes, symbols
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
@@ -184,7 +184,7 @@ REJECTED_INCLUDES = {
 
 
 @pytest.fixture(scope="module")
-def compile_step(built_tree) -> build.CompileStep:
+def compile_step(built_tree) -> build_commands.CompileStep:
     return built_tree.kernel_compile(LAB, "student")
 
 
@@ -193,13 +193,13 @@ def redirected(command: list[str], replaced: dict[str, str]) -> list[str]:
     return command[:1] + [replaced.get(flag, arg) for flag, arg in pairwise(command)]
 
 
-def case_step(step: build.CompileStep, folder: Path, source: str) -> build.CompileStep:
+def case_step(step: build_commands.CompileStep, folder: Path, source: str) -> build_commands.CompileStep:
     """The grader's compile of a student's kernel.cu, for `source` written into `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "kernel.cu").write_text(source)
     paths = {"-c": folder / "kernel.cu", "-o": folder / "kernel.o", "-MF": folder / "kernel.d"}
     command = redirected(step.command, {flag: str(path) for flag, path in paths.items()})
-    return build.CompileStep(command, paths["-c"].resolve(), str(paths["-o"]))
+    return build_commands.CompileStep(command, paths["-c"].resolve(), str(paths["-o"]))
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +209,7 @@ def interface(built_tree, tmp_path_factory) -> integrity.Interface:
     outputs = {"-o": str(folder / "stubs.o"), "-MF": str(folder / "stubs.d")}
     command = redirected(built_tree.interface_compile(LAB).command, outputs)
     assert proc.run(command, 120, cwd=built_tree.directory, env={"PATH": built_tree.tool_path()}).ok
-    read = build.read_depfile((folder / "stubs.d").read_text(), built_tree.directory)
+    read = build_commands.read_depfile((folder / "stubs.d").read_text(), built_tree.directory)
     return integrity.interface_of(folder / "stubs.o", read, REPO_ROOT / "tests" / LAB)
 
 
@@ -229,13 +229,13 @@ def objects(built_tree, compile_step, tmp_path_factory) -> dict[str, Path | str]
         return dict(pool.map(compile_one, enumerate(sources)))
 
 
-def include_problems(tree: build.BuildTree, step: build.CompileStep, interface: integrity.Interface) -> list[str]:
+def include_problems(
+    tree: build.BuildTree, step: build_commands.CompileStep, interface: integrity.Interface
+) -> list[str]:
     """The grader's include check of `step`, from the files the preprocessor alone reads (nvcc -M)."""
-    read = build.read_depfile(build.preprocess(tree, step, "dependencies"), tree.directory)
+    read = build_commands.read_depfile(tree.preprocess(step, "dependencies"), tree.directory)
     rules = includes.Rules(interface.headers, integrity.search_roots(tree.tool_path()))
-    return integrity.check_includes(
-        read, step.source, rules, lambda view: build.preprocess(tree, step, view), tree.directory
-    )
+    return integrity.check_includes(read, step.source, rules, lambda view: tree.preprocess(step, view), tree.directory)
 
 
 @pytest.mark.parametrize("name", HONEST)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from grader.execution import proc
-from grader.steps import build, profile, resources, sanitize, sass, suite
+from grader.steps import build_commands, profile, resources, sanitize, sass, suite
 from grader.steps.integrity import DEPENDENCIES_LIMIT, elf, emulator, includes, nvcc, sections
 from grader.steps.integrity import read_bounded as read_dependency_list
 
@@ -246,7 +246,7 @@ def test_a_list_of_the_files_read_of_the_largest_size_read_is_read_in_linear_tim
     depfile = tmp_path / "kernel.o.d"
     depfile.write_text(listed)
     assert read_dependency_list(depfile) == listed
-    timed(lambda: build.read_depfile(listed, tmp_path))
+    timed(lambda: build_commands.read_depfile(listed, tmp_path))
     depfile.write_text(listed + "x " * 10)
     assert read_dependency_list(depfile) is None  # refused unread: past it, a list costs seconds more each 100 kB
 

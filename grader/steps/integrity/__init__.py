@@ -16,13 +16,24 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from grader.core.config import REPO_ROOT
-from grader.steps import build
 from grader.steps.build_commands import read_depfile
 from grader.steps.build_tree import BuildTree
 from grader.steps.integrity import code, elf, emulator, includes, sections, symbols
-from grader.steps.student_steps import StudentSteps
+
+
+class StudentCompile(Protocol):
+    """What integrity reads of a student's compile (grader/steps/student_steps.py's StudentSteps)."""
+
+    @property
+    def source(self) -> Path: ...  # the kernel.cu
+
+    @property
+    def object(self) -> Path: ...  # what nvcc made of it, once compiled
+
+    def preprocess(self, view: str) -> str: ...
 
 MAX_SHOWN = 8  # problems listed; the rest are counted
 # Bytes of the compiler's list of the files a student's compile read: a lab's is about 13 kB. Each file is resolved
@@ -102,7 +113,7 @@ def lab_interface(tree: BuildTree, lab: str) -> Interface:
     stubs = tree.directory / step.output
     key = (tree.directory.resolve(), lab, stubs.stat().st_mtime_ns if stubs.exists() else 0)
     if key not in _interfaces:
-        _interfaces[key] = interface_of(stubs, build.dependencies(tree, step), REPO_ROOT / "tests" / lab)
+        _interfaces[key] = interface_of(stubs, tree.dependencies(step), REPO_ROOT / "tests" / lab)
     return _interfaces[key]
 
 
@@ -112,7 +123,7 @@ def check_build(
     variant: str,
     compiled: bool,
     lab_calls: frozenset[str] = frozenset(),
-    student: StudentSteps | None = None,
+    student: StudentCompile | None = None,
 ) -> str:
     """'' when the kernel.cu of `variant` is fine; else its problems, one a line. Once it `compiled`, judged on
     the files the compile read and on the object; if it did not, on the files it reads alone (so that the
@@ -126,7 +137,7 @@ def check_build(
     built = student.object if student else tree.kernel_library(lab, variant)
 
     def preprocess(view: str) -> str:
-        return student.preprocess(view) if student else build.preprocess(tree, step, view)
+        return student.preprocess(view) if student else tree.preprocess(step, view)
 
     if student:
         depfile = student.object.with_name("kernel.o.d")
@@ -135,7 +146,7 @@ def check_build(
             return f"the compile read more files than a lab's kernel.cu can: their list is over {DEPENDENCIES_LIMIT:,} bytes"
         read = read_depfile(listed, tree.directory)
     else:
-        read = build.dependencies(tree, step)
+        read = tree.dependencies(step)
     rules = includes.Rules(interface.headers, search_roots(tree.tool_path()))
     problems = check_includes(read, source, rules, preprocess, tree.directory)
     if compiled and student:
