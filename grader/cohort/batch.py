@@ -353,8 +353,7 @@ def run_students(
         queue.put((student, students[student]))
     run = BatchRun({}, [], 0.0)
     run.workers = [
-        Worker(f"{worker_prefix}{i}", gpu, batch.out / "work" / f"{worker_prefix}{i}")
-        for i, gpu in enumerate(gpus)
+        Worker(f"{worker_prefix}{i}", gpu, batch.out / "work" / f"{worker_prefix}{i}") for i, gpu in enumerate(gpus)
     ]
     record = threading.Lock()
     started = time.monotonic()

@@ -18,6 +18,10 @@ class Status(str, Enum):  # noqa: UP042 (StrEnum would change str() and format()
 # A lab the submission has no kernel.cu for: its one check, failed, and its verdict (grader/grading/workspace.py).
 SUBMITTED = "submitted"
 NOT_SUBMITTED = "not submitted"
+# A kernel.cu that nvcc built and the CPU emulator could not: the build check that says so (not run), and the
+# lab's verdict, a limit of the grader and never the student's failure nor a pass (grader/grading/judge.py).
+EMULATOR_BUILD = "build on the CPU emulator"
+EMULATOR_LIMIT = "emulator limit"
 
 
 class Category(str, Enum):  # noqa: UP042 (as Status: StrEnum would change str() of a member)

@@ -28,7 +28,7 @@ from rich.text import Text
 
 from grader.core import atomic
 from grader.core.config import REPO_ROOT, Target
-from grader.core.model import NOT_SUBMITTED, Category, Check, LabGrade, Status
+from grader.core.model import EMULATOR_LIMIT, NOT_SUBMITTED, Category, Check, LabGrade, Status
 from grader.reporting.score import verdict
 from grader.reporting.terminal import Terminal, one_line
 from grader.steps import resources
@@ -44,6 +44,7 @@ STYLE = {
     "passed": "bold green",
     "failed": "bold red",
     "incomplete": "bold yellow",
+    EMULATOR_LIMIT: "bold yellow",
     NOT_SUBMITTED: "bold red",
 }
 REPLAY = re.compile(r"(?:^|\n)replay: ")  # where a failed case's hint gives the command that runs it again

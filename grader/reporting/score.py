@@ -5,7 +5,16 @@ checks (time cannot carry the lesson there: targets/*.toml says why)."""
 
 from __future__ import annotations
 
-from grader.core.model import NOT_SUBMITTED, SUBMITTED, Category, Check, LabGrade, Status
+from grader.core.model import (
+    EMULATOR_BUILD,
+    EMULATOR_LIMIT,
+    NOT_SUBMITTED,
+    SUBMITTED,
+    Category,
+    Check,
+    LabGrade,
+    Status,
+)
 
 SCORED = (Category.CORRECTNESS, Category.MECHANISM, Category.PERFORMANCE)
 
@@ -50,13 +59,18 @@ def score(grade: LabGrade, points: dict[str, float]) -> LabGrade:
 
 
 def verdict(grade: LabGrade) -> str:
-    """'passed', 'failed', 'incomplete' (nothing failed, but some checks could not run here), or 'not submitted'
-    (the submission has no kernel.cu for the lab: grader/grading/workspace.py)."""
+    """'passed', 'failed', 'incomplete' (nothing failed, but some checks could not run here), 'emulator limit'
+    (nothing failed, but the CPU emulator could not build what nvcc built: the grader's limit, never a pass and
+    never the student's failure), or 'not submitted' (the submission has no kernel.cu for the lab:
+    grader/grading/workspace.py). A check that failed fails the lab wherever it was judged, the emulator's
+    limit or not (a resources check read from nvcc's object, say)."""
     if any(c.name == SUBMITTED and c.status is Status.FAILED for c in grade.checks):
         return NOT_SUBMITTED
     required = [c for c in grade.checks if c.category is not Category.STRETCH]
     if any(c.status is Status.FAILED for c in required):
         return "failed"
+    if any(c.name == EMULATOR_BUILD and c.status is Status.NOT_RUN for c in required):
+        return EMULATOR_LIMIT
     if any(c.status is Status.NOT_RUN for c in required):
         return "incomplete"
     return "passed"
