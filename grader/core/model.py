@@ -11,7 +11,9 @@ class Status(str, Enum):  # noqa: UP042 (StrEnum would change str() and format()
     FAILED = "failed"
     NOT_RUN = "not run"  # could not be checked here (no GPU, no tool, an earlier step failed)
     SKIPPED = "skipped"  # optional and not attempted (a stretch goal): worth no points either way
-    WITHHELD = "withheld"  # came out clean, but earns nothing until every correctness test passes
+    # came out clean, but earns nothing until every correctness test passes (or, for what the skeleton passes
+    # untouched, until the lesson's own check does: grader/reporting/score.py)
+    WITHHELD = "withheld"
     NOT_GRADED = "not graded"  # measured and shown, worth nothing on this GPU: time cannot separate the lesson here
 
 

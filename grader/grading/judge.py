@@ -44,7 +44,7 @@ def judge(lab: Lab, evidence: LabEvidence, thresholds: dict[str, Thresholds], de
     for check in grade.checks:
         check.detail = student_paths(check.detail, lab, evidence.shown_path)
         check.hint = student_paths(check.hint, lab, evidence.shown_path)
-    return score(grade, lab.points)
+    return score(grade, lab.points, lab.lessons)
 
 
 def lab_checks(
