@@ -335,6 +335,19 @@ def test_a_sanitizer_run_that_ended_without_its_summary_is_never_clean():
     assert spoke.clean and spoke.summary == "ERROR SUMMARY: 0 errors"
 
 
+def test_a_sanitizers_run_leaves_out_the_cases_of_size_alone_and_their_skip_costs_it_nothing():
+    from grader.steps.sanitize import GRADED_CASES, read_run
+
+    assert GRADED_CASES == ("--test-suite-exclude=stretch*,size alone*",)
+    left_out = f"exception: {SKIPPED_BY_PROGRAM}"  # the checker's words for a case the run did not reach
+    clean = outcome(0, "========= ERROR SUMMARY: 0 errors")
+    big = CaseResult("counts 2^26 + 3 equal bytes", "size alone: histogram", False, False, left_out)
+    right = read_run("memcheck", SuiteRun(clean, [CaseResult("n = 0", "histogram", True, True), big]))
+    assert right.results_right and right.first_wrong == ""
+    graded = CaseResult("counts text", "histogram", True, False, left_out)  # a graded case left out is not
+    assert not read_run("memcheck", SuiteRun(clean, [graded, big])).results_right
+
+
 # ---- no points for an untouched skeleton (labs.toml: lesson) ----
 
 LESSON_LAB = Lab(
