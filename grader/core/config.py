@@ -94,7 +94,8 @@ class MechanismCheck:
     # schedule: which findings of the schedule check the check reports (the CPU emulator's,
     # common/emu/src/schedule.hpp, or on a GPU CUPTI's recorder, common/schedule/cupti_recorder.cpp): "pinned"
     # (copies from pageable memory), "overlap" (never two streams in flight), "returned" (work, streams, events,
-    # pinned or managed memory left behind by a call) or "prefetched" (a kernel's page faults on managed memory).
+    # pinned, managed or device memory left behind by a call) or "prefetched" (a kernel's page faults on managed
+    # memory).
     schedule: str = ""
     # A check made by the CPU emulator alone: on a GPU it is not run, with this reason.
     gpu_reason: str = ""
