@@ -30,7 +30,7 @@ from grader.cohort.output_lock import FolderBusy, OutputLock
 from grader.core import atomic
 from grader.core.config import REPO_ROOT, load_config
 from grader.core.exits import CannotGrade, Exit, UsageError
-from grader.core.model import NOT_SUBMITTED
+from grader.core.model import EMULATOR_LIMIT, NOT_SUBMITTED
 from grader.core.recorded import read_grade
 from grader.execution import proc, sandbox, stopping
 from grader.grading import evidence, run_program
@@ -488,9 +488,17 @@ def command_grade(args, console: Terminal) -> int:
     console.print(escape(f"Results written to {args.json}"))
     for path in written:
         console.print(escape(f"Written: {path}"))
-    verdicts = {verdict(g) for g in grades}
-    failed = verdicts & {"failed", NOT_SUBMITTED}  # a lab asked for and not submitted earned nothing
-    return Exit.FAILED if failed else Exit.INCOMPLETE if "incomplete" in verdicts else Exit.PASSED
+    return grade_status({verdict(g) for g in grades})
+
+
+def grade_status(verdicts: set[str]) -> Exit:
+    """A grade's exit status from its labs' verdicts: a failed lab first (a lab asked for and not submitted earned
+    nothing), then a kernel.cu the CPU emulator could not build, then checks that could not run here."""
+    if verdicts & {"failed", NOT_SUBMITTED}:
+        return Exit.FAILED
+    if EMULATOR_LIMIT in verdicts:
+        return Exit.EMULATOR_LIMIT
+    return Exit.INCOMPLETE if "incomplete" in verdicts else Exit.PASSED
 
 
 def run_request(args) -> run_program.RunRequest:

@@ -138,8 +138,23 @@ void runtime_returned(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUp
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000:
         t.managed_allocated(address(*params_of<cudaMallocManaged_v6000_params>(api).devPtr));
         break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020:
+        t.device_allocated(address(*params_of<cudaMalloc_v3020_params>(api).devPtr));
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020:
+        t.device_allocated(address(*params_of<cudaMallocPitch_v3020_params>(api).devPtr));
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020:
+        t.device_allocated(address(*params_of<cudaMallocAsync_v11020_params>(api).devPtr));
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:  // device or managed memory, whichever it was
         t.managed_freed(address(params_of<cudaFree_v3020_params>(api).devPtr));
+        t.device_freed(address(params_of<cudaFree_v3020_params>(api).devPtr));
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020:
+        t.device_freed(address(params_of<cudaFreeAsync_v11020_params>(api).devPtr));
         break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: {
         cudaStream_t s = params_of<cudaStreamSynchronize_v3020_params>(api).stream;

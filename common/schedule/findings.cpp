@@ -112,6 +112,12 @@ std::string managed_left_allocated(const std::string& call)
                                        "cudaFree what cudaMallocManaged gave you, before you return";
 }
 
+std::string device_left_allocated(const std::string& call)
+{
+    return "Schedule error: " + call + " returned with device memory it allocated still allocated: "
+                                       "cudaFree each buffer you cudaMalloc, before you return";
+}
+
 std::string never_overlapped(const std::string& call, int most_streams_busy)
 {
     return "Schedule error: " + call + " never had work in flight on two streams at once (at most " +

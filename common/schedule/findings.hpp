@@ -45,6 +45,7 @@ std::string stream_left_alive(const std::string& call, bool default_stream);
 std::string event_left_alive(const std::string& call);
 std::string pinned_left_pinned(const std::string& call);
 std::string managed_left_allocated(const std::string& call);
+std::string device_left_allocated(const std::string& call);  // cudaMalloc, cudaMallocAsync or cudaMallocPitch
 std::string never_overlapped(const std::string& call, int most_streams_busy);
 std::string page_faulted(const std::string& call);  // a kernel touched managed memory not prefetched to the GPU
 std::string faults_not_measured(const std::string& call, const std::string& why);

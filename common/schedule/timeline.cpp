@@ -32,9 +32,10 @@ void Timeline::range_pushed(const std::string& message, std::uint64_t at)
 {
     if (!in_call()) {
         if (std::optional<CallMark> mark = call_mark(message)) {
-            calls_.push_back(WatchedCall{*mark, at, 0, false, 0, 0, 0, 0});
+            calls_.push_back(WatchedCall{*mark, at, 0, false, 0, 0, 0, 0, 0});
             pinned_in_call_.clear();
             managed_in_call_.clear();
+            device_in_call_.clear();
             call_depth_ = depth_;
         }
     }
@@ -64,6 +65,8 @@ void Timeline::call_returned(std::uint64_t at)
     pinned_in_call_.clear();
     for (std::uintptr_t start : managed_in_call_) call.managed_left += managed_.count(start) > 0;
     managed_in_call_.clear();
+    for (std::uintptr_t start : device_in_call_) call.device_left += device_.count(start) > 0;
+    device_in_call_.clear();
     call_depth_ = -1;
 }
 
@@ -164,6 +167,15 @@ void Timeline::managed_allocated(std::uintptr_t start)
 }
 
 void Timeline::managed_freed(std::uintptr_t start) { managed_.erase(start); }
+
+void Timeline::device_allocated(std::uintptr_t start)
+{
+    if (start == 0) return;
+    device_.insert(start);
+    if (in_call()) device_in_call_.insert(start);
+}
+
+void Timeline::device_freed(std::uintptr_t start) { device_.erase(start); }
 
 int most_streams_busy(std::vector<Interval> work)
 {
@@ -299,6 +311,7 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
     for (int i = 0; i < call.events_left; ++i) findings.add(kReturned, event_left_alive(name));
     for (int i = 0; i < call.pinned_left; ++i) findings.add(kReturned, pinned_left_pinned(name));
     for (int i = 0; i < call.managed_left; ++i) findings.add(kReturned, managed_left_allocated(name));
+    for (int i = 0; i < call.device_left; ++i) findings.add(kReturned, device_left_allocated(name));
     if (call.mark.expects_overlap && !work.empty()) {
         const int most = most_streams_busy(in_flight);
         if (most < 2) findings.add(kOverlap, never_overlapped(name, most));

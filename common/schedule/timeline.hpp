@@ -58,6 +58,7 @@ struct WatchedCall {
     bool returned = false;  // its range was popped
     int streams_left = 0, events_left = 0, pinned_left = 0;  // made or pinned in it, alive when it returned
     int managed_left = 0;  // managed allocations made in it, not freed when it returned
+    int device_left = 0;   // device buffers allocated in it, not freed when it returned
 };
 
 class Timeline {
@@ -84,6 +85,8 @@ public:
     void unpinned(std::uintptr_t start);  // cudaFreeHost, cudaHostUnregister
     void managed_allocated(std::uintptr_t start);  // cudaMallocManaged
     void managed_freed(std::uintptr_t start);      // cudaFree
+    void device_allocated(std::uintptr_t start);   // cudaMalloc, cudaMallocAsync, cudaMallocPitch
+    void device_freed(std::uintptr_t start);       // cudaFree, cudaFreeAsync
 
     // A GPU page fault on managed memory, as the driver began to serve it. A call that expects prefetching is
     // judged by the faults that began inside its range, and only where they were counted from before the call
@@ -146,6 +149,8 @@ private:
     std::set<std::uintptr_t> pinned_in_call_;  // pinned during the open watched call
     std::set<std::uintptr_t> managed_;         // every managed allocation alive now
     std::set<std::uintptr_t> managed_in_call_;  // allocated during the open watched call
+    std::set<std::uintptr_t> device_;          // every device buffer alive now
+    std::set<std::uintptr_t> device_in_call_;  // allocated during the open watched call
     std::vector<std::uint64_t> faults_;        // the GPU's page faults on managed memory
     std::uint64_t faults_counted_from_ = UINT64_MAX;  // when counting the faults began; never, as yet
     std::string faults_not_counted_;           // why they were not counted

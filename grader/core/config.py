@@ -94,7 +94,8 @@ class MechanismCheck:
     # schedule: which findings of the schedule check the check reports (the CPU emulator's,
     # common/emu/src/schedule.hpp, or on a GPU CUPTI's recorder, common/schedule/cupti_recorder.cpp): "pinned"
     # (copies from pageable memory), "overlap" (never two streams in flight), "returned" (work, streams, events,
-    # pinned or managed memory left behind by a call) or "prefetched" (a kernel's page faults on managed memory).
+    # pinned, managed or device memory left behind by a call) or "prefetched" (a kernel's page faults on managed
+    # memory).
     schedule: str = ""
     # A check made by the CPU emulator alone: on a GPU it is not run, with this reason.
     gpu_reason: str = ""
@@ -131,6 +132,33 @@ class MechanismCheck:
         return ["student", compared] if compared else ["student"]
 
 
+# A lesson's `pays_for`: every test case, the test cases whose name starts with what follows TESTS, or a tool.
+EVERY_TEST = "correctness"
+TESTS = "tests: "
+
+
+@dataclass
+class Lesson:
+    """Where a lab's skeleton starts from a working but slow kernel, the checks that kernel already passes as
+    shipped (`pays_for`) earn their points only once the checks that show the lesson done (`shown_by`) come out
+    clean: alone they say nothing of the lesson (grader/reporting/score.py, the rule of labs.toml's header)."""
+
+    shown_by: list[str]  # names of the lab's mechanism checks
+    # What the skeleton passes untouched: EVERY_TEST, TESTS + the start of test cases' names, or a tool of the
+    # lab's mechanism checks ("memcheck", "racecheck": each of its checks).
+    pays_for: list[str]
+    tools: dict[str, str] = field(default_factory=dict)  # the lab's mechanism checks, name -> tool (Lab sets it)
+
+    def gates(self, name: str, category: str) -> bool:
+        """Whether the check of `name` and `category` ("correctness", "mechanism", ...) pays only with the lesson."""
+        if name in self.shown_by:
+            return False
+        if category == "correctness":
+            starts = [item.removeprefix(TESTS) for item in self.pays_for if item.startswith(TESTS)]
+            return EVERY_TEST in self.pays_for or any(name.startswith(start) for start in starts)
+        return category == "mechanism" and self.tools.get(name, "") in self.pays_for
+
+
 @dataclass
 class SizeSpec:
     """How the grader draws a lab's own sizes for each run (labs.toml: grader_sizes)."""
@@ -156,11 +184,23 @@ class Lab:
     # A benchmark group measured against a baseline of its own, by name (Lab 10's managed memory against the same
     # pipeline without prefetches); every other group against `baseline`.
     group_baselines: dict[str, str] = field(default_factory=dict)
+    # Where the skeleton starts from a working but slow kernel: what it passes untouched pays only with the lesson.
+    lessons: list[Lesson] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         odd = [name for name in self.allowed_calls if not RUNTIME_CALL.match(name)]
         if odd:
             raise ValueError(f"labs.toml: {self.name}'s allowed_calls names what is no CUDA runtime call: {odd}")
+        tools = {m.name: m.tool for m in self.mechanisms if not m.stretch}
+        for lesson in self.lessons:
+            lesson.tools = tools
+            unknown = [name for name in lesson.shown_by if name not in tools] + [
+                item
+                for item in lesson.pays_for
+                if item != EVERY_TEST and not item.startswith(TESTS) and item not in tools.values()
+            ]
+            if unknown or not lesson.shown_by:
+                raise ValueError(f"labs.toml: a lesson of {self.name} names no check or tool of the lab: {unknown}")
 
     @property
     def number(self) -> str:
@@ -252,6 +292,7 @@ def load_config(path: Path = LABS_TOML) -> Config:
             grader_sizes=SizeSpec(**entry["grader_sizes"]) if "grader_sizes" in entry else None,
             allowed_calls=frozenset(entry.get("allowed_calls", [])),
             group_baselines=entry.get("group_baselines", {}),
+            lessons=[Lesson(**lesson) for lesson in entry.get("lesson", [])],
         )
         for name, entry in sorted(data["lab"].items())
     ]

@@ -18,6 +18,9 @@ class Exit(IntEnum):
     INTERNAL = 5  # the grader itself failed (a bug, a broken installation): never the student's fault
     STOPPED = 6  # stopped before the end (SIGTERM, SIGINT, a full disk): what was finished is kept
     BUSY = 7  # batch: another batch holds the output folder
+    # Nothing failed, but the CPU emulator could not build a kernel.cu that nvcc built: the grader's limit, not the
+    # student's failure, and not a pass either; a GPU grades it.
+    EMULATOR_LIMIT = 8
 
     @classmethod
     def describe(cls) -> str:
@@ -27,7 +30,8 @@ class Exit(IntEnum):
             "or the build cannot be set up; 4 nothing failed, but some checks could not run here (no GPU: the "
             "speed checks; no sanitizer); 5 the grader itself failed (see the log it names); 6 stopped before the "
             "end (SIGTERM, SIGINT, or a full disk): the labs finished are in the JSON, and the others are named as "
-            "not graded."
+            "not graded; 8 nothing failed, but the CPU emulator could not build a kernel.cu that nvcc built: a "
+            "limit of the grader, not a mistake in the kernel (grade that lab on a GPU)."
         )
 
     @classmethod
@@ -45,8 +49,9 @@ class Exit(IntEnum):
 
     @classmethod
     def graded(cls, status: int) -> bool:
-        """Whether a grader process with this status graded what it was given (passed, failed or incomplete)."""
-        return status in (cls.PASSED, cls.FAILED, cls.INCOMPLETE)
+        """Whether a grader process with this status graded what it was given (passed, failed, incomplete, or as
+        far as the CPU emulator could)."""
+        return status in (cls.PASSED, cls.FAILED, cls.INCOMPLETE, cls.EMULATOR_LIMIT)
 
 
 class UsageError(Exception):

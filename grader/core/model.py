@@ -11,13 +11,19 @@ class Status(str, Enum):  # noqa: UP042 (StrEnum would change str() and format()
     FAILED = "failed"
     NOT_RUN = "not run"  # could not be checked here (no GPU, no tool, an earlier step failed)
     SKIPPED = "skipped"  # optional and not attempted (a stretch goal): worth no points either way
-    WITHHELD = "withheld"  # came out clean, but earns nothing until every correctness test passes
+    # came out clean, but earns nothing until every correctness test passes (or, for what the skeleton passes
+    # untouched, until the lesson's own check does: grader/reporting/score.py)
+    WITHHELD = "withheld"
     NOT_GRADED = "not graded"  # measured and shown, worth nothing on this GPU: time cannot separate the lesson here
 
 
 # A lab the submission has no kernel.cu for: its one check, failed, and its verdict (grader/grading/workspace.py).
 SUBMITTED = "submitted"
 NOT_SUBMITTED = "not submitted"
+# A kernel.cu that nvcc built and the CPU emulator could not: the build check that says so (not run), and the
+# lab's verdict, a limit of the grader and never the student's failure nor a pass (grader/grading/judge.py).
+EMULATOR_BUILD = "build on the CPU emulator"
+EMULATOR_LIMIT = "emulator limit"
 
 
 class Category(str, Enum):  # noqa: UP042 (as Status: StrEnum would change str() of a member)

@@ -205,7 +205,7 @@ class RecordedLab:
     title: str
     variant: str  # "student" or "solution"
     kernel_path: str
-    verdict: str  # "passed", "failed", "incomplete" or "not submitted"
+    verdict: str  # "passed", "failed", "incomplete", "emulator limit" or "not submitted"
     points: float
     max_points: float
     checks: list[RecordedCheck]

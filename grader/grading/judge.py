@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 from grader.core.config import Lab, MechanismCheck, Thresholds
-from grader.core.model import Category, Check, LabGrade, Status
+from grader.core.model import EMULATOR_BUILD, Category, Check, LabGrade, Status
 from grader.execution import proc
 from grader.grading import checks
 from grader.grading.evidence import LabEvidence
@@ -26,6 +26,8 @@ INTEGRITY_HINT = (
 DETAIL_LIMIT = 2 * proc.MESSAGE_LIMIT
 EMULATED = "(CPU emulator)"  # ends the first line of the detail of every check the emulator graded
 NO_TIMING = "no GPU: timings on the CPU emulator mean nothing"
+# How the CPU emulator's build names what it does not emulate (CML_EMU_LIMIT, in its headers and rewrite.py).
+EMULATOR_LIMIT_MARK = "cml_emu limit:"
 
 
 def judge(lab: Lab, evidence: LabEvidence, thresholds: dict[str, Thresholds], device: str) -> LabGrade:
@@ -42,7 +44,7 @@ def judge(lab: Lab, evidence: LabEvidence, thresholds: dict[str, Thresholds], de
     for check in grade.checks:
         check.detail = student_paths(check.detail, lab, evidence.shown_path)
         check.hint = student_paths(check.hint, lab, evidence.shown_path)
-    return score(grade, lab.points)
+    return score(grade, lab.points, lab.lessons)
 
 
 def lab_checks(
@@ -66,9 +68,20 @@ def lab_checks(
         if built.emulator_integrity:  # the nvcc object passed: this is the object the emulator grades
             return [found[0], Check(INTEGRITY, Category.BUILD, Status.FAILED, built.emulator_integrity, INTEGRITY_HINT)]
         if not built.emulator_ok:
-            # nvcc compiled it, so it is CUDA; only the emulator cannot run it.
-            reason = f"not run: the CPU emulator could not build it:\n{built.emulator_errors}"
-            return found + later_checks(lab, Status.NOT_RUN, reason, report, code, tests=True)
+            # nvcc compiled it, so it is CUDA: what the emulator cannot build is the grader's limit, never the
+            # student's failure, and its verdict is its own (score.verdict), with the way to a grade: a GPU.
+            # The emulator's own words for what it does not emulate (CML_EMU_LIMIT of cml_emu/device.hpp) first.
+            errors = built.emulator_errors.splitlines()
+            limits = [line for line in errors if EMULATOR_LIMIT_MARK in line]
+            shown = "\n".join(limits + [line for line in errors if line not in limits])
+            detail = (
+                "not run: nvcc built this kernel.cu, and the CPU emulator could not: a limit of the grader, not a "
+                f"mistake in your kernel. Grade it on a GPU, where nothing is emulated.\n{shown}"
+            )
+            hint = "grade this lab on a machine with an NVIDIA GPU (./cml grade there, or your course's GPU grader)"
+            limit = Check(EMULATOR_BUILD, Category.BUILD, Status.NOT_RUN, detail, hint)
+            reason = "not run: the CPU emulator could not build it (a limit of the grader: grade it on a GPU)"
+            return [*found, limit, *later_checks(lab, Status.NOT_RUN, reason, report, code, tests=True)]
     if evidence.tests is None:
         return found + later_checks(lab, Status.NOT_RUN, facts.gpu_reason, report, code, tests=True)
 

@@ -29,7 +29,7 @@ from rich.text import Text
 
 from grader.core import atomic
 from grader.core.config import REPO_ROOT, Target
-from grader.core.model import NOT_SUBMITTED, Check, LabGrade, Status
+from grader.core.model import EMULATOR_LIMIT, NOT_SUBMITTED, Check, LabGrade, Status
 from grader.reporting.causes import LOCATION, lab_option, ordered, short_locations, split_hint
 from grader.reporting.lab_brief import lab_brief, said_in_brief
 from grader.reporting.score import verdict
@@ -46,6 +46,7 @@ STYLE = {
     "passed": "bold green",
     "failed": "bold red",
     "incomplete": "bold yellow",
+    EMULATOR_LIMIT: "bold yellow",
     NOT_SUBMITTED: "bold red",
 }
 # sha256 of each lab's skeleton as shipped (sha256sum's lines: digest, two spaces, labs/NN_name/kernel.cu). A

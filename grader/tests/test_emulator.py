@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.core.config import REPO_ROOT, MechanismCheck, load_config
-from grader.core.model import Category, Status
+from grader.core.model import Category, Check, LabGrade, Status
 from grader.core.recorded import RecordedLab
 from grader.execution import proc
 from grader.execution.gpu import Gpu
@@ -22,6 +22,7 @@ from grader.grading.checks import counter_check, sanitizer_check
 from grader.grading.judge import EMULATED
 from grader.grading.sizes import lab_sizes
 from grader.reporting.report import shipped_skeletons
+from grader.reporting.score import score
 from grader.steps import build, profile, sanitize, suite
 from grader.steps.build_tree import BuildTree
 from grader.steps.student_steps import StudentWork
@@ -211,10 +212,65 @@ def test_a_dot_product_written_with_cooperative_groups_passes_every_test_and_mec
     assert stretch and all(c.status is Status.PASSED for c in stretch), [(c.name, c.status.value) for c in stretch]
 
 
+# The most an untouched skeleton may earn of its lab's points, on any machine (labs.toml's header: lesson).
+SKELETON_SHARE = 0.10
+
+
+# Labs whose baseline is the skeleton's own kernel (labs.toml says so beside each `baseline`): on a GPU, a counter
+# check against the baseline measures the untouched skeleton at a ratio of 1.
+SKELETON_IS_THE_BASELINE = {"08_registers_local_memory", "09_occupancy", "11_histogram_atomics"}
+
+
+def on_a_gpu(check: Check, lab, correct: bool) -> Status:
+    """The best a check the emulator could not run could come to for the skeleton on a GPU: withheld where a test
+    failed (as judge.withheld_unless has it), failed where it compares the skeleton's own kernel with itself at a
+    ratio its bounds exclude, else passed (a GPU's tools may pass what the emulator cannot judge)."""
+    if not correct:
+        return Status.WITHHELD
+    mechanism = next((m for m in lab.mechanisms if m.name == check.name), None)
+    if mechanism and mechanism.relative_to == "baseline" and lab.name in SKELETON_IS_THE_BASELINE:
+        low, high = mechanism.min, mechanism.max
+        if (low is not None and low > 1.0) or (high is not None and high < 1.0):
+            return Status.FAILED
+    return Status.PASSED
+
+
+def best_on_a_gpu(grade: RecordedLab, lab) -> float:
+    """The most the same skeleton could earn on a GPU, from its grade here: the checks judged here as they were
+    (the tests and sanitizers run the same code, the counters count the same loads, nvcc's report is the same),
+    each check the emulator could not run at the best it could come to there (on_a_gpu), and its speed at the
+    baseline's, since the skeleton's kernel is the baseline or as slow (no speedup: 0 credit), whether that GPU
+    grades the speed or hands its points to the mechanism checks. The lesson's rule is applied again to that."""
+    gated = [c for c in grade.checks if any(lesson.gates(c.name, c.category.value) for lesson in lab.lessons)]
+    correct = all(
+        c.status is Status.PASSED or (c in gated and c.status is Status.WITHHELD)
+        for c in grade.checks
+        if c.category is Category.CORRECTNESS
+    )
+    best = 0.0
+    for speed in (Status.FAILED, Status.NOT_GRADED):
+        checks = []
+        for c in grade.checks:
+            status = c.status
+            if c.category is Category.PERFORMANCE:
+                status = speed
+            elif status is Status.NOT_RUN and c.category is Category.MECHANISM:
+                status = on_a_gpu(c, lab, correct)
+            elif status is Status.WITHHELD and c in gated and (correct or c.category is Category.CORRECTNESS):
+                status = Status.PASSED  # as it was before the lesson's rule, which decides again below
+            checks.append(Check(c.name, c.category, status, c.detail))
+        rescored = score(
+            LabGrade(grade.lab, grade.title, grade.variant, grade.kernel_path, checks), lab.points, lab.lessons
+        )
+        best = max(best, rescored.points)
+    return best
+
+
 @pytest.mark.parametrize("lab", LABS)
 def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, whole_grades, lab, tmp_path, record_property):
     """Every skeleton as shipped, graded as a submission: end to end in the slow tier, from its evidence in every
-    other run."""
+    other run. It fails, and earns at most SKELETON_SHARE of its lab's points, here and at best on a GPU (where
+    the skeleton's speed is the baseline's, so its speed checks earn no credit either)."""
     skeleton = (REPO_ROOT / "labs" / lab / "kernel.cu").read_bytes()
     if hashlib.sha256(skeleton).hexdigest() != shipped_skeletons().get(lab):
         pytest.skip(f"labs/{lab}/kernel.cu is no longer the skeleton")
@@ -227,6 +283,10 @@ def test_every_untouched_skeleton_fails_on_the_emulator(emulator, config, whole_
     assert failed, [(c.name, c.status.value) for c in grade.checks]
     assert all(EMULATED in c.detail for c in failed if c.category is Category.CORRECTNESS)
     assert grade.verdict == "failed"
+    paid = [(c.name, c.points) for c in grade.checks if c.points]
+    assert grade.points <= SKELETON_SHARE * grade.max_points, f"{grade.points} of {grade.max_points}: {paid}"
+    on_a_gpu = best_on_a_gpu(grade, config.lab(lab))
+    assert on_a_gpu <= SKELETON_SHARE * grade.max_points, f"at best {on_a_gpu} of {grade.max_points} on a GPU"
 
 
 @pytest.mark.needs_solutions

@@ -5,6 +5,7 @@ over a grid of launches on every GPU the file lists."""
 from __future__ import annotations
 
 import itertools
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -94,6 +95,90 @@ def test_names_the_limiter_as_ncu_does_and_the_theoretical_occupancy():
     assert "1 block(s) per SM" in one.describe() and "shared_mem" in one.describe()
 
 
+# ---- the worked cases of the lab's tests (tests/09_occupancy/worked_cases.hpp) ----
+
+WORKED = REPO_ROOT / "tests" / "09_occupancy" / "worked_cases.hpp"
+T4_LISTS = ("kT4Cases",)  # every other list is on an H100's limits
+# Each rule of the calculator, dropped (or its unit changed), and the list of worked cases that must catch it:
+# the lab's test case named for that rule.
+WRONG_RULES = {
+    "a partial warp as no warp": ("kWarpCases", "kT4Cases"),
+    "no limit of warps per SM": ("kWarpCases",),
+    "no limit of blocks per SM": ("kWarpCases",),
+    "registers per warp not rounded to their unit": ("kRegisterCases",),
+    "registers of the whole SM, not whole warps per quarter": ("kRegisterCases",),
+    "no shared memory reserved per block": ("kSharedCases",),
+    "shared memory not rounded to its unit": ("kSharedCases", "kT4Cases"),
+    "shared memory in units of 128 bytes on every GPU": ("kT4Cases",),
+    "shared memory in units of 256 bytes on every GPU": ("kSharedCases",),
+    "no limit of threads per block": ("kFitCases",),
+}
+
+
+def worked_cases() -> dict[str, list[tuple[str, int, int, int, int]]]:
+    """Each list of worked cases by its name: (gpu, threads, registers, shared bytes, blocks per SM)."""
+    text = WORKED.read_text()
+    lists = re.findall(r"const std::vector<WorkedCase> (\w+) = \{(.*?)\n\};", text, re.S)
+    case = re.compile(r"\{\{(\d+), (\d+), (\d+)\}, (\d+)\}")
+    return {
+        name: [("t4" if name in T4_LISTS else "h100", *map(int, found)) for found in case.findall(body)]  # type: ignore[misc]
+        for name, body in lists
+    }
+
+
+def calculator(threads: int, registers: int, shared: int, sm: occupancy.SmLimits, wrong: str = "") -> int:
+    """The occupancy calculator's rules written out again, each as plainly as a student might, with the rule
+    `wrong` names (WRONG_RULES) left out or changed: the calculators the worked cases must tell apart."""
+    many = 1 << 20
+    if threads > sm.max_threads_per_block and wrong != "no limit of threads per block":
+        return 0
+    warps = max(threads // 32, 1) if wrong == "a partial warp as no warp" else -(-threads // 32)
+    per_warp = registers * 32
+    if wrong != "registers per warp not rounded to their unit":
+        per_warp = occupancy.round_up(per_warp, sm.register_unit)
+    if wrong == "registers of the whole SM, not whole warps per quarter":
+        by_registers = sm.registers_per_sm // per_warp // warps if per_warp else many
+    else:
+        quarter = sm.registers_per_sm // sm.sub_partitions
+        by_registers = quarter // per_warp * sm.sub_partitions // warps if per_warp else many
+    units = {
+        "shared memory not rounded to its unit": 1,
+        "shared memory in units of 128 bytes on every GPU": 128,
+        "shared memory in units of 256 bytes on every GPU": 256,
+    }
+    reserve = 0 if wrong == "no shared memory reserved per block" else sm.reserved_shared_per_block
+    allocated = occupancy.round_up(shared + reserve, units.get(wrong, sm.shared_unit))
+    if shared > sm.shared_per_block_optin:
+        return 0
+    by_shared = sm.shared_per_sm // allocated if allocated else many
+    by_warps = many if wrong == "no limit of warps per SM" else sm.max_warps_per_sm // warps
+    by_blocks = many if wrong == "no limit of blocks per SM" else sm.max_blocks_per_sm
+    return min(by_warps, by_registers, by_shared, by_blocks)
+
+
+def test_every_worked_case_of_the_lab_is_what_these_rules_give():
+    lists = worked_cases()
+    assert set(lists) == {name for names in WRONG_RULES.values() for name in names} | {"kFitCases"}
+    for name, found in lists.items():
+        assert found, f"{name} holds no case this test can read"
+        for gpu, threads, registers, shared, want in found:
+            assert blocks(threads, registers, shared, gpu) == want, (name, gpu, threads, registers, shared)
+            assert calculator(threads, registers, shared, LIMITS[gpu]) == want, (name, gpu, threads, registers)
+
+
+@pytest.mark.parametrize("wrong", WRONG_RULES)
+def test_a_calculator_that_gets_one_rule_wrong_fails_that_rules_worked_cases_whatever_the_seed(wrong):
+    lists = worked_cases()
+    for name in WRONG_RULES[wrong]:
+        caught = [case for case in lists[name] if calculator(*case[1:4], LIMITS[case[0]], wrong) != case[4]]
+        assert caught, f"no case of {name} tells {wrong!r} from the rules"
+
+
+def test_a_calculator_that_gives_0_for_everything_fails_every_list_of_worked_cases():
+    for name, found in worked_cases().items():
+        assert any(want > 0 for *_, want in found), f"a calculator returning 0 passes {name}"
+
+
 # ---- side by side with the toolkit's calculator ----
 
 CALCULATOR = r"""
@@ -126,22 +211,22 @@ def calculator_header() -> Path | None:
     return next((home / "include" for home in homes if (home / "include" / "cuda_occupancy.h").is_file()), None)
 
 
-@pytest.mark.skipif(calculator_header() is None, reason="cuda_occupancy.h not found (it comes with the CUDA toolkit)")
-@pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
-def test_agrees_with_the_toolkits_calculator_on_every_listed_gpu(tmp_path):
-    program = tmp_path / "calculator"
-    source = tmp_path / "calculator.cpp"
+NEEDS_THE_TOOLKIT = pytest.mark.skipif(
+    calculator_header() is None or shutil.which("c++") is None,
+    reason="cuda_occupancy.h (it comes with the CUDA toolkit) or a C++ compiler not found",
+)
+
+
+def toolkit_blocks(cases: list[tuple[str, int, int, int]], folder: Path) -> list[int]:
+    """The toolkit's calculator's blocks per SM for each (gpu, threads, registers, shared bytes); -1 where it
+    refuses the launch."""
+    program = folder / "calculator"
+    source = folder / "calculator.cpp"
     source.write_text(CALCULATOR)
     subprocess.run(["c++", "-O1", f"-I{calculator_header()}", str(source), "-o", str(program)], check=True)
-    cases, lines = [], []
-    for gpu, threads, registers, shared in itertools.product(
-        LIMITS.values(),
-        (32, 33, 96, 128, 200, 256, 512, 640, 1024),
-        (0, 16, 32, 40, 64, 65, 96, 128, 168, 255),
-        (0, 1, 1000, 16 * 1024, 27 * 1024, 48 * 1024 + 1, 99 * 1024, 115 * 1024, 163 * 1024, 227 * 1024),
-    ):
-        if shared > gpu.shared_per_block_optin:
-            continue  # the launch itself fails: cudaFuncSetAttribute refuses that much
+    lines = []
+    for key, threads, registers, shared in cases:
+        gpu = LIMITS[key]
         major, minor = int(gpu.arch[3:-1]), int(gpu.arch[-1])
         fields = (
             major,
@@ -159,13 +244,36 @@ def test_agrees_with_the_toolkits_calculator_on_every_listed_gpu(tmp_path):
             shared,
         )
         lines.append(" ".join(map(str, fields)))
-        cases.append((gpu.key, threads, registers, shared))
     ran = subprocess.run([str(program)], input="\n".join(lines), capture_output=True, text=True, check=True)
     theirs = [int(value) for value in ran.stdout.split()]
     assert len(theirs) == len(cases)
+    return theirs
+
+
+@NEEDS_THE_TOOLKIT
+def test_agrees_with_the_toolkits_calculator_on_every_listed_gpu(tmp_path):
+    cases = [
+        (gpu.key, threads, registers, shared)
+        for gpu, threads, registers, shared in itertools.product(
+            LIMITS.values(),
+            (32, 33, 96, 128, 200, 256, 512, 640, 1024),
+            (0, 16, 32, 40, 64, 65, 96, 128, 168, 255),
+            (0, 1, 1000, 16 * 1024, 27 * 1024, 48 * 1024 + 1, 99 * 1024, 115 * 1024, 163 * 1024, 227 * 1024),
+        )
+        if shared <= gpu.shared_per_block_optin  # more: the launch itself fails, cudaFuncSetAttribute refuses it
+    ]
+    theirs = toolkit_blocks(cases, tmp_path)
     ours = [blocks(threads, registers, shared, gpu) for gpu, threads, registers, shared in cases]
     differ = [(case, o, t) for case, o, t in zip(cases, ours, theirs, strict=True) if o != max(t, 0)]
     assert not differ, f"{len(differ)} of {len(cases)} launches differ, first: {differ[:5]}"
+
+
+@NEEDS_THE_TOOLKIT
+def test_every_worked_case_of_the_lab_is_the_toolkits_count(tmp_path):
+    found = [case for cases in worked_cases().values() for case in cases]
+    theirs = toolkit_blocks([case[:4] for case in found], tmp_path)
+    differ = [(case, t) for case, t in zip(found, theirs, strict=True) if case[4] != max(t, 0)]
+    assert not differ, f"worked cases whose count is not the toolkit's: {differ}"
 
 
 # ---- the checks that use it ----

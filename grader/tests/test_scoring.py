@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from grader.core.config import Lab, MechanismCheck, Thresholds
+from grader.core.config import Lab, Lesson, MechanismCheck, Thresholds
 from grader.core.model import BenchResult, Category, Check, KernelTiming, LabGrade, Status
 from grader.execution.proc import Outcome
 from grader.grading.checks import correctness_checks, counter_check, performance_checks
@@ -333,3 +333,76 @@ def test_a_sanitizer_run_that_ended_without_its_summary_is_never_clean():
     assert crashed.first_report.startswith("memcheck printed no summary") and "exit status 139" in crashed.first_report
     spoke = read_run("memcheck", SuiteRun(outcome(0, "========= ERROR SUMMARY: 0 errors"), []))
     assert spoke.clean and spoke.summary == "ERROR SUMMARY: 0 errors"
+
+
+def test_a_sanitizers_run_leaves_out_the_cases_of_size_alone_and_their_skip_costs_it_nothing():
+    from grader.steps.sanitize import GRADED_CASES, read_run
+
+    assert GRADED_CASES == ("--test-suite-exclude=stretch*,size alone*",)
+    left_out = f"exception: {SKIPPED_BY_PROGRAM}"  # the checker's words for a case the run did not reach
+    clean = outcome(0, "========= ERROR SUMMARY: 0 errors")
+    big = CaseResult("counts 2^26 + 3 equal bytes", "size alone: histogram", False, False, left_out)
+    right = read_run("memcheck", SuiteRun(clean, [CaseResult("n = 0", "histogram", True, True), big]))
+    assert right.results_right and right.first_wrong == ""
+    graded = CaseResult("counts text", "histogram", True, False, left_out)  # a graded case left out is not
+    assert not read_run("memcheck", SuiteRun(clean, [graded, big])).results_right
+
+
+# ---- no points for an untouched skeleton (labs.toml: lesson) ----
+
+LESSON_LAB = Lab(
+    "11_histogram_atomics",
+    "Histogram",
+    {"correctness": 50, "mechanism": 25, "performance": 25},
+    "one global atomicAdd per byte",
+    mechanisms=[
+        MechanismCheck("memcheck: bounds", "memcheck"),
+        MechanismCheck("racecheck: bins", "racecheck"),
+        MechanismCheck("ncu: privatization", "ncu", numerator="red", relative_to="baseline", max=0.25),
+    ],
+    lessons=[Lesson(shown_by=["ncu: privatization"], pays_for=["tests: counts ", "racecheck"])],
+)
+
+
+def lesson_grade(lesson: Status, counts: Status = Status.PASSED) -> LabGrade:
+    checks = [
+        Check("build", Category.BUILD, Status.PASSED),
+        Check("counts text", Category.CORRECTNESS, counts, "(CPU emulator)"),
+        Check("sets the bins itself", Category.CORRECTNESS, Status.PASSED),
+        Check("memcheck: bounds", Category.MECHANISM, Status.PASSED, "ERROR SUMMARY: 0 errors"),
+        Check("racecheck: bins", Category.MECHANISM, Status.PASSED, "0 hazards\nits report"),
+        Check("ncu: privatization", Category.MECHANISM, lesson, "1.00 (must be <= 0.25)"),
+        Check("speedup", Category.PERFORMANCE, Status.NOT_RUN),
+    ]
+    return score(LabGrade(LESSON_LAB.name, "t", "student", "k", checks), LESSON_LAB.points, LESSON_LAB.lessons)
+
+
+def test_what_the_untouched_skeleton_passes_is_withheld_until_the_lessons_check_comes_out_clean():
+    grade = lesson_grade(Status.FAILED)
+    by_name = {c.name: c for c in grade.checks}
+    held = [name for name, c in by_name.items() if c.status is Status.WITHHELD]
+    assert held == ["counts text", "racecheck: bins"]  # named by `pays_for`: a start of a test's name, a tool
+    assert by_name["counts text"].detail.startswith("passed (CPU emulator), but the skeleton as shipped passes it")
+    racecheck = by_name["racecheck: bins"].detail
+    assert racecheck.startswith("passed (0 hazards), but") and "ncu: privatization: failed" in racecheck
+    assert racecheck.endswith("\nits report")  # what followed its verdict stays as it was
+    assert grade.points == 25 + 25 / 3 and verdict(grade) == "failed"
+    assert lesson_grade(Status.PASSED).points == 75  # every check paid once the lesson shows
+
+
+def test_a_lessons_check_clean_but_withheld_for_a_failed_test_shows_the_lesson_and_one_not_run_does_not():
+    # A private histogram whose one test fails: its counter check came out clean, and the rest is paid.
+    clean = lesson_grade(Status.WITHHELD, counts=Status.FAILED)
+    assert {c.name: c.status for c in clean.checks}["racecheck: bins"] is Status.PASSED
+    unmeasured = lesson_grade(Status.NOT_RUN)  # nothing shows the lesson: an untouched skeleton earns nothing
+    assert {c.name: c.status for c in unmeasured.checks}["counts text"] is Status.WITHHELD
+    assert verdict(unmeasured) == "incomplete"
+
+
+def test_a_lesson_must_name_the_labs_own_checks_and_tools():
+    with pytest.raises(ValueError, match="names no check or tool"):
+        Lab("x", "t", {}, "b", mechanisms=LESSON_LAB.mechanisms, lessons=[Lesson(["ncu: other"], ["racecheck"])])
+    with pytest.raises(ValueError, match="names no check or tool"):
+        Lab(
+            "x", "t", {}, "b", mechanisms=LESSON_LAB.mechanisms, lessons=[Lesson(["ncu: privatization"], ["initcheck"])]
+        )

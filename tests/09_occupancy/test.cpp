@@ -1,7 +1,9 @@
-// Correctness of Lab 9: the occupancy arithmetic against the calculator's rules, a launch that fits enough
-// blocks on an H100 and on a small GPU, and the reversal at awkward sizes with every launch it may be given.
+// Correctness of Lab 9: the occupancy arithmetic against the calculator's rules (worked cases at the edge of each
+// rule's granularity, then random blocks), a launch that fits enough blocks on an H100 and on a small GPU and is
+// confirmed by the runtime, and the reversal at awkward sizes with every launch it may be given.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <string>
@@ -14,7 +16,9 @@
 #include "cml/random.hpp"
 #include "cml/record.hpp"
 #include "occupancy.hpp"
+#include "occupancy_queries.hpp"
 #include "reference.hpp"
+#include "worked_cases.hpp"
 
 namespace {
 
@@ -33,14 +37,15 @@ std::string shown(const BlockUse& use)
     return text.str();
 }
 
-// resident_blocks for each block on `sm`, against the count the test gives (or the rules', where none).
-void check_blocks(const std::vector<BlockUse>& uses, const std::vector<int>& want, const SmLimits& sm)
+// resident_blocks for each worked case on `sm`, against the count the toolkit's calculator gives for it.
+void check_blocks(const std::vector<WorkedCase>& cases, const SmLimits& sm)
 {
     std::vector<int> got;
-    for (const BlockUse& use : uses) got.push_back(resident_blocks(use, sm));
+    for (const WorkedCase& c : cases) got.push_back(resident_blocks(c.use, sm));
     got = recorded(got);
-    for (std::size_t i = 0; i < uses.size(); ++i)
-        CHECK_MESSAGE(got[i] == want[i], shown(uses[i]) << ": " << got[i] << " blocks per SM, not " << want[i]);
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        CHECK_MESSAGE(got[i] == cases[i].blocks,
+                      shown(cases[i].use) << ": " << got[i] << " blocks per SM, not " << cases[i].blocks);
 }
 
 constexpr std::size_t kKB = 1024;
@@ -103,6 +108,24 @@ void check_fits(ReverseLaunch launch, const SmLimits& sm, Capability capability,
                                                         << kMinBlocksPerSm);
 }
 
+// The occupancy queries kernel.cu made since the last look (occupancy_queries.hpp), through the record: their
+// count first, so that the checker, which has none of its own, reads as many as the test program saw.
+std::vector<OccupancyQuery> recorded_queries()
+{
+    constexpr int kMostKept = 1000;  // a loop that asks more has asked enough
+    std::vector<int> flat;
+    for (const OccupancyQuery& query : take_occupancy_queries())
+        if (flat.size() < 3 * kMostKept)
+            flat.insert(flat.end(), {query.threads, int(query.dynamic_shared), query.blocks});
+    const int count = std::clamp(recorded({int(flat.size())})[0], 0, 3 * kMostKept);
+    flat.resize(std::size_t(count));
+    if (count > 0) flat = recorded(flat);
+    std::vector<OccupancyQuery> found;
+    for (std::size_t i = 0; i + 2 < flat.size(); i += 3)
+        found.push_back({flat[i], std::size_t(flat[i + 1]), flat[i + 2]});
+    return found;
+}
+
 // This GPU's limits and compute capability, as its cudaDeviceProp gives them, through the record: the checker
 // has no GPU to ask.
 std::pair<SmLimits, Capability> limits_of_this_gpu()
@@ -128,38 +151,33 @@ const std::vector<int> kEdges = {0, 1, 31, 32, 33, 255, 257, 2047, 2048, 2049, 1
 
 TEST_SUITE("A: resident blocks")
 {
-    TEST_CASE("warps decide for blocks of few registers and no shared memory: 8 blocks of 256 threads, 2 of 1024, "
-              "32 of 32, 32 of 33 (an H100)" *
+    TEST_CASE("warps decide for blocks of few registers: a partial warp takes a whole one, and 32 blocks at most "
+              "(an H100)" *
               cml::needs_gpu())
     {
-        check_blocks({{256, 16, 0}, {1024, 16, 0}, {32, 16, 0}, {33, 16, 0}}, {8, 2, 32, 32}, kH100);
+        check_blocks(kWarpCases, kH100);
     }
 
-    TEST_CASE("registers go to warps in units of 256, each quarter of the SM holding whole warps: 256 threads of "
-              "64 registers 4 blocks, of 65 3, of 255 1; 32 threads of 80 registers 24" *
+    TEST_CASE("registers go to warps in units of 256, each quarter of the SM holding whole warps (an H100)" *
               cml::needs_gpu())
     {
-        check_blocks({{256, 64, 0}, {256, 65, 0}, {256, 255, 0}, {32, 80, 0}}, {4, 3, 1, 24}, kH100);
+        check_blocks(kRegisterCases, kH100);
     }
 
-    TEST_CASE("shared memory counts the 1 KB each block leaves the system, in units of 128 bytes: 115 KB 1 block, "
-              "27.5 KB 8, one byte more 7" *
+    TEST_CASE("shared memory counts the 1 KB each block leaves the system, in units of 128 bytes (an H100)" *
               cml::needs_gpu())
     {
-        check_blocks({{256, 16, 115 * kKB}, {256, 16, 28160}, {256, 16, 28161}}, {1, 8, 7}, kH100);
+        check_blocks(kSharedCases, kH100);
     }
 
-    TEST_CASE("a block that cannot fit gives 0: 1024 threads of 72 registers, 227 KB and a byte, 1025 threads" *
-              cml::needs_gpu())
+    TEST_CASE("a block that cannot fit gives 0, and one at the edge of each limit fits (an H100)" * cml::needs_gpu())
     {
-        check_blocks({{1024, 72, 0}, {256, 16, 227 * kKB + 1}, {1025, 16, 0}}, {0, 0, 0}, kH100);
+        check_blocks(kFitCases, kH100);
     }
 
-    TEST_CASE("a GPU with no reserve, units of 256 bytes and 32 warps (a T4): 4 blocks of 16 KB, 3 of 16 KB and a "
-              "byte, 1 of 1024 threads" *
-              cml::needs_gpu())
+    TEST_CASE("a GPU with no reserve, units of 256 bytes and 32 warps (a T4)" * cml::needs_gpu())
     {
-        check_blocks({{128, 16, 16 * kKB}, {128, 16, 16 * kKB + 1}, {1024, 16, 0}}, {4, 3, 1}, kT4);
+        check_blocks(kT4Cases, kT4);
     }
 
     TEST_CASE("agrees with the toolkit's occupancy calculator on 2000 random blocks, on an H100 and a T4" *
@@ -167,14 +185,13 @@ TEST_SUITE("A: resident blocks")
     {
         std::uniform_int_distribution<int> threads(1, 1024), registers(0, 255), kilobytes(0, 227), bytes(0, 1023);
         for (const auto& [sm, capability] : {std::pair{kH100, kH100Capability}, std::pair{kT4, kT4Capability}}) {
-            std::vector<BlockUse> uses;
-            std::vector<int> want;
+            std::vector<WorkedCase> drawn;
             for (int i = 0; i < 1000; ++i) {
                 const std::size_t shared = std::size_t(kilobytes(cml::rng())) * kKB + std::size_t(bytes(cml::rng()));
-                uses.push_back({threads(cml::rng()), registers(cml::rng()), i % 4 == 0 ? 0 : shared});
-                want.push_back(calculator_resident_blocks(uses.back(), sm, capability));
+                const BlockUse use{threads(cml::rng()), registers(cml::rng()), i % 4 == 0 ? 0 : shared};
+                drawn.push_back({use, calculator_resident_blocks(use, sm, capability)});
             }
-            check_blocks(uses, want, sm);
+            check_blocks(drawn, sm);
         }
     }
 }
@@ -189,6 +206,27 @@ TEST_SUITE("B: the launch")
             check_fits(recorded_launch(choose_launch(kH100, registers)), kH100, kH100Capability, registers, "H100");
             check_fits(recorded_launch(choose_launch(kT4, registers)), kT4, kT4Capability, registers, "T4");
         }
+    }
+
+    TEST_CASE("launch_for_this_gpu confirms its launch with cudaOccupancyMaxActiveBlocksPerMultiprocessor, which "
+              "finds at least kMinBlocksPerSm blocks of it on this GPU (TODO 3)" *
+              cml::needs_gpu())
+    {
+        take_occupancy_queries();  // none of an earlier case's
+        const ReverseLaunch launch = recorded_launch(launch_for_this_gpu());
+        const std::vector<OccupancyQuery> queries = recorded_queries();
+        REQUIRE_MESSAGE(!queries.empty(), "launch_for_this_gpu never asked "
+                                          "cudaOccupancyMaxActiveBlocksPerMultiprocessor how many blocks of its "
+                                          "launch fit (TODO 3)");
+        const OccupancyQuery& last = queries.back();
+        const std::size_t bytes = std::size_t(launch.tile) * sizeof(float);
+        CHECK_MESSAGE((last.threads == launch.threads && last.dynamic_shared == bytes),
+                      "the last query was of " << last.threads << " threads and " << last.dynamic_shared
+                                               << " B of dynamic shared memory, not of the launch returned: "
+                                               << launch.threads << " threads and " << bytes << " B");
+        CHECK_MESSAGE(last.blocks >= kMinBlocksPerSm, "the runtime found " << last.blocks << " block(s) per SM of "
+                                                                           << "the launch returned, fewer than "
+                                                                           << kMinBlocksPerSm);
     }
 
     TEST_CASE("launch_for_this_gpu fits at least kMinBlocksPerSm blocks of a kernel of up to 32 registers on this "

@@ -1,6 +1,7 @@
 // Correctness of Lab 11: histograms of text and of an image (a few hot bins), of uniform bytes, and of input
 // whose bytes are all equal (every atomic on one bin), at sizes around a warp and a block and at large ragged
-// ones; n = 0; bins the launcher sets itself. Counts are exact: one byte lost or counted twice fails.
+// ones, and enough equal bytes that a block's bin passes 16 bits; n = 0; bins the launcher sets itself. Counts
+// are exact: one byte lost or counted twice fails.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -76,6 +77,10 @@ void check_empty(const Launcher& launch)
     CHECK_MESSAGE(result.ok, "n = 0 must set every bin to 0: " << result.describe());
 }
 
+// More equal bytes than any block of a grid of up to 1024 blocks can count in 16 bits: at least one block adds
+// more than 65,535 to one bin (2^26 / 1024 = 65,536), so bins of 16 bits, or two to a word, overflow there.
+constexpr int kPastSixteenBits = (1 << 26) + 3;
+
 // Around a warp (32) and a block (256 in the solution; any power of two up to 1024 is met by some size), and
 // the 4 bytes a thread may read at once.
 const std::vector<int> kAwkwardSizes = {1, 2, 3, 4, 5, 31, 32, 33, 255, 256, 257, 1023, 1025, 4097, 65'537};
@@ -127,6 +132,18 @@ TEST_SUITE("histogram")
     TEST_CASE("counts every byte of text at the sizes the grader drew for this run" * cml::needs_grader_sizes())
     {
         for (const std::vector<int>& size : cml::grader_sizes(1, "n")) check_inputs(kHistogram, text_bytes, {size[0]});
+    }
+}
+
+// Run by the tests alone: under a sanitizer it would cost seconds and show nothing the smaller cases do not.
+TEST_SUITE("size alone: histogram")
+{
+    TEST_CASE("counts 2^26 + 3 equal bytes: with any grid of up to 1024 blocks, one block's bin passes 65,535" *
+              cml::needs_gpu())
+    {
+        const std::vector<unsigned char> equal(std::size_t(kPastSixteenBits), static_cast<unsigned char>('e'));
+        const cml::Comparison result = check_histogram(kHistogram, equal);
+        CHECK_MESSAGE(result.ok, result.describe());
     }
 }
 

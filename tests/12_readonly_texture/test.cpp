@@ -1,6 +1,6 @@
 // Correctness of Lab 12: the gather at awkward sizes, every entry of the table and every lane on one entry; the
 // resample under rotations and scalings, up and down, past the edges, at awkward image sizes, with set_image's
-// copy taking effect alone.
+// copy taking effect alone; and calls made again and again leaving no more allocated than the first.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "cml/compare.hpp"
 #include "cml/device_buffer.hpp"
 #include "cml/gpu_test.hpp"
+#include "cml/left_behind.hpp"
 #include "cml/random.hpp"
 #include "readonly_texture.hpp"
 #include "reference.hpp"
@@ -71,6 +72,15 @@ void check_every_output_and_nothing_past_the_last(int count, const std::function
 }
 
 const std::vector<int> kWarpEdges = {0, 1, 31, 32, 33, 255, 257, 100'003};
+
+// What is allocated now (cml/left_behind.hpp), through the record: the checker has nothing of its own to count.
+cml::Held recorded_held()
+{
+    const cml::Held now = cml::held();
+    const std::vector<long long> counts =
+        cml::DeviceBuffer<long long>(std::vector<long long>{now.device_buffers, now.arrays, now.textures}).download();
+    return {counts[0], counts[1], counts[2]};
+}
 
 }  // namespace
 
@@ -220,6 +230,51 @@ TEST_SUITE("B: resample")
                 rows * 45, [&](int, float* out) { resample(out, 45, rows, t); },
                 resample_reference(image, 45, rows, t), {0.0, resample_error_bound(1.0, 1.0, 70, 50, 45, rows, t)});
         }
+    }
+
+    TEST_CASE("set_image, resample and gather release what they make: called again and again, they hold no more "
+              "device buffers, CUDA arrays or texture objects than after their first calls" *
+              cml::needs_gpu())
+    {
+        const Image first = random_image(40, 30), second = random_image(20, 50);
+        const std::vector<float> table = cml::random_floats(kTableEntries);
+        std::vector<int> index(std::size_t(1000) * kTaps);
+        for (std::size_t i = 0; i < index.size(); ++i) index[i] = int(i * 7919 % kTableEntries);
+        cml::DeviceBuffer<float> first_dev(first.pixels), second_dev(second.pixels), image_out(64 * 64);
+        cml::DeviceBuffer<float> table_dev(table), gathered(1000);
+        cml::DeviceBuffer<int> index_dev(index);
+        // One round of every call: whatever a call keeps from one call to the next (the image) is made here.
+        const auto round = [&](const Image& image, const cml::DeviceBuffer<float>& image_dev) {
+            set_image(image_dev.data(), image.width, image.height);
+            resample(image_out.data(), 64, 64, rotation(30.0, 0.8));
+            gather(table_dev.data(), index_dev.data(), gathered.data(), 1000);
+        };
+        round(first, first_dev);
+        CML_CHECK(cudaDeviceSynchronize());
+        const cml::Held after_one = recorded_held();
+        for (int again = 0; again < 3; ++again) round(again % 2 ? first : second, again % 2 ? first_dev : second_dev);
+        CML_CHECK(cudaDeviceSynchronize());
+        const cml::Held after_four = recorded_held();
+        // The last round's results, so that calls that make nothing because they do nothing do not pass.
+        const double bound = resample_error_bound(1.0, 1.0, second.width, second.height, 64, 64, rotation(30.0, 0.8));
+        const cml::Comparison resampled = cml::compare(
+            image_out.download(), resample_reference(second, 64, 64, rotation(30.0, 0.8)), {0.0, bound});
+        CHECK_MESSAGE(resampled.ok, "the last resample: " << resampled.describe());
+        const cml::Comparison gathered_right =
+            cml::compare(gathered.download(), gather_reference(table, index), {0.0, gather_error_bound(table)});
+        CHECK_MESSAGE(gathered_right.ok, "the last gather: " << gathered_right.describe());
+        CHECK_MESSAGE(after_four.device_buffers == after_one.device_buffers,
+                      (after_four.device_buffers - after_one.device_buffers)
+                          << " more device buffers allocated after 3 more rounds than after the first: cudaFree "
+                             "what a call allocates, or what set_image replaces");
+        CHECK_MESSAGE(after_four.arrays == after_one.arrays,
+                      (after_four.arrays - after_one.arrays)
+                          << " more CUDA arrays allocated after 3 more rounds than after the first: set_image must "
+                             "cudaFreeArray the image it replaces");
+        CHECK_MESSAGE(after_four.textures == after_one.textures,
+                      (after_four.textures - after_one.textures)
+                          << " more texture objects alive after 3 more rounds than after the first: "
+                             "cudaDestroyTextureObject the one set_image replaces, and any a call makes for itself");
     }
 
     TEST_CASE("resample: matches the CPU reference at the sizes the grader drew for this run" *

@@ -228,13 +228,14 @@ cudaError_t cudaMalloc(void** pointer, size_t size)
 {
     if (!pointer) return record(cudaErrorInvalidValue);
     *pointer = cml_emu::allocate_global(size);
+    if (*pointer) cml_emu::schedule::device_allocated(*pointer);
     return record(*pointer ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaFree(void* pointer)
 {
     if (!pointer) return record(cudaSuccess);
-    cml_emu::free_managed(pointer);
+    if (!cml_emu::free_managed(pointer)) cml_emu::schedule::device_freed(pointer);
     return record(cml_emu::free_global(pointer) ? cudaSuccess : cudaErrorInvalidValue);
 }
 

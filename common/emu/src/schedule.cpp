@@ -53,6 +53,7 @@ struct Call {
     bool enqueued = false;       // any work at all
     std::set<std::uintptr_t> pinned;  // pinned during the call, not yet unpinned
     std::set<std::uintptr_t> managed;  // allocated during the call
+    std::set<std::uintptr_t> device;   // device buffers allocated during the call
 };
 
 // A managed allocation, and whether a GPU would hold all of its pages now.
@@ -68,6 +69,7 @@ struct Log {
     std::vector<Stream> retired;         // destroyed with work still queued, which runs to its end all the same
     std::map<cudaEvent_t, Event> events;
     std::map<std::uintptr_t, ManagedPages> managed;  // by start
+    std::set<std::uintptr_t> device;     // device buffers alive, by start
     int streams_made = 0;
     int depth = 0;                       // NVTX ranges open
     int call_depth = -1;                 // the depth of the watched call's range, -1 when none is open
@@ -180,6 +182,10 @@ void call_returned(Log& l)
     for (std::uintptr_t start : l.call.managed) {
         if (!l.managed.count(start)) continue;
         l.findings.add(words::kReturned, words::managed_left_allocated(name));
+    }
+    for (std::uintptr_t start : l.call.device) {
+        if (!l.device.count(start)) continue;
+        l.findings.add(words::kReturned, words::device_left_allocated(name));
     }
     if (l.call.expects_pinned && l.call.copied_in < l.call.bytes_in)
         l.findings.add(words::kPinned, words::not_copied(name, false, l.call.copied_in == 0));
@@ -330,6 +336,24 @@ void managed_freed(const void* start)
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
     l.managed.erase(reinterpret_cast<std::uintptr_t>(start));
+}
+
+void device_allocated(const void* start)
+{
+    if (!on() || !start) return;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    const auto at = reinterpret_cast<std::uintptr_t>(start);
+    l.device.insert(at);
+    if (in_call(l)) l.call.device.insert(at);
+}
+
+void device_freed(const void* start)
+{
+    if (!on()) return;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    l.device.erase(reinterpret_cast<std::uintptr_t>(start));
 }
 
 void prefetched(const void* start, std::size_t bytes, bool to_device, cudaStream_t stream)

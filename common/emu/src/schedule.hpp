@@ -5,7 +5,8 @@
 //
 // What it judges is the calls the test program marks with an NVTX range "cml call: NAME; expects: ..."
 // (cml/watched_call.hpp), at their end: work still pending (and a copy to the host still pending is a race with
-// the caller's read of it), streams, events and pinned memory the call made and left alive; and during them,
+// the caller's read of it), streams, events, pinned, managed and device memory the call made and left alive; and
+// during them,
 // with the expectations the range names, copies from pageable memory or fewer bytes copied each way than the
 // range states ("pinned copies of IN bytes in and OUT bytes out"), never two streams with work in flight
 // together ("2 streams") and kernels that would take page faults on managed memory ("prefetched").
@@ -43,6 +44,8 @@ void kernel(cudaStream_t stream, const void* arguments, std::size_t argument_byt
 
 void managed_allocated(const void* start, std::size_t bytes);  // cudaMallocManaged
 void managed_freed(const void* start);                          // cudaFree of it
+void device_allocated(const void* start);  // cudaMalloc, cudaMallocAsync, cudaMallocPitch
+void device_freed(const void* start);      // cudaFree, cudaFreeAsync
 // cudaMemPrefetchAsync of [start, start + bytes), inside one managed allocation, to the device or to the host.
 void prefetched(const void* start, std::size_t bytes, bool to_device, cudaStream_t stream);
 

@@ -528,6 +528,20 @@ TEST_CASE("managed memory allocated in a call and not freed when it returns fail
     CHECK(f.count(cml::schedule::managed_left_allocated("pipeline_managed")) == 1);
 }
 
+TEST_CASE("device memory allocated in a call and not freed when it returns fails returned; one made before does not")
+{
+    Timeline t;
+    t.device_allocated(0x9000);  // the caller's own buffer, alive throughout
+    t.range_pushed("cml call: pipeline_pinned; expects: ", 100);
+    t.device_allocated(0x1000);
+    t.device_allocated(0x2000);
+    t.device_freed(0x2000);
+    t.range_popped(1000);
+    const Findings f = judged(t, "returned");
+    CHECK(f.size() == 1);
+    CHECK(f.count(cml::schedule::device_left_allocated("pipeline_pinned")) == 1);
+}
+
 TEST_CASE("the copies' time a kernel ran beside: none of it, all of it, or the part the two share")
 {
     SUBCASE("no overlap: the kernel runs after the copy, even where it starts as the copy ends")

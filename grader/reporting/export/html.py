@@ -24,7 +24,10 @@ STATUS_MEANING = {
     "failed": "earned nothing: see the detail and the hint",
     "not run": "could not run here (no GPU, no tool, an earlier step failed): earned nothing here",
     "skipped": "an optional stretch goal, not attempted: worth nothing either way",
-    "withheld": "came out clean, but counts only once every correctness test passes",
+    "withheld": (
+        "came out clean, but counts only once every correctness test passes (and, where the untouched skeleton "
+        "passes it too, once the lesson's own check does)"
+    ),
     "not graded": "measured and shown, worth nothing on this GPU: time cannot separate the lesson here",
 }
 

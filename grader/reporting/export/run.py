@@ -14,7 +14,10 @@ from grader.core.recorded import RecordedCheck, RecordedLab, RecordedRun
 NOT_PASSED = {
     Status.NOT_RUN.value: "NOT PASSED (not run): it could not run here, so it earned nothing",
     Status.SKIPPED.value: "NOT PASSED (skipped): an optional stretch goal, not attempted; worth no points either way",
-    Status.WITHHELD.value: "NOT PASSED (withheld): it came out clean, but counts only once all correctness tests pass",
+    Status.WITHHELD.value: (
+        "NOT PASSED (withheld): it came out clean, but counts only once all correctness tests pass (and, where the "
+        "untouched skeleton passes it too, once the lesson's own check does)"
+    ),
     Status.NOT_GRADED.value: "NOT GRADED on this GPU: time cannot tell the lesson apart here; the points went to the "
     "mechanism checks",
 }
