@@ -134,8 +134,13 @@ def main() -> None:
                 before = statuses(graded(args.before, case, Path(scratch) / "before"))
                 after = statuses(graded(args.after, case, Path(scratch) / "after"))
             moved = {name for name in before[1].keys() | after[1].keys() if before[1].get(name) != after[1].get(name)}
-            same = "the same" if not moved and before[0] == after[0] else "moved: " + "; ".join(
-                f"{name}: {before[1].get(name, '-')} -> {after[1].get(name, '-')}" for name in sorted(moved)
+            same = (
+                "the same"
+                if not moved and before[0] == after[0]
+                else "moved: "
+                + "; ".join(
+                    f"{name}: {before[1].get(name, '-')} -> {after[1].get(name, '-')}" for name in sorted(moved)
+                )
             )
             differing += same != "the same"
             print(f"| {suite} | {case.name} | {before[0]} | {after[0]} | {same} |")

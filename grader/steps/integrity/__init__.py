@@ -35,6 +35,7 @@ class StudentCompile(Protocol):
 
     def preprocess(self, view: str) -> str: ...
 
+
 MAX_SHOWN = 8  # problems listed; the rest are counted
 # Bytes of the compiler's list of the files a student's compile read: a lab's is about 13 kB. Each file is resolved
 # in the grader's own process (seconds for this many bytes of one-letter names), so a longer list is refused unread.
