@@ -288,13 +288,15 @@ def step_command(
     limits: Limits = STEP_LIMITS,
     python: bool = False,
     own: Sequence[Path] = (),
+    empty: Sequence[Path] = (),
 ) -> list[str]:
     """A step that reads a submission's bytes (a compile, a link, a tool reading its object), with `limits`, in a
     sandbox that sees the system without its linker plugins, `readable` read-only and `hidden` (inside those)
     emptied, then `own` read-only (the step's earlier outputs, which may lie inside a hidden folder), and writes
-    only `writable`, the step's own folder; with `python`, also the interpreter the grader runs on. As nobody where
-    the grader is root and nobody can read what the step reads. Where sandboxes are off, the command with its
-    limits alone."""
+    only `writable`, the step's own folder; with `python`, also the interpreter the grader runs on. `empty`:
+    folders seen empty but for what `readable`, `own` and `writable` put in them (a build folder of which a step
+    reads a few files). As nobody where the grader is root and nobody can read what the step reads. Where
+    sandboxes are off, the command with its limits alone."""
     if unavailable():
         return [*limits.prefix(), *command]
     reached = [*readable, *own, cwd, *([writable.parent] if writable is not None else [])]
@@ -304,6 +306,8 @@ def step_command(
         os.chown(writable, int(NOBODY), int(NOBODY))
     options = [*limits.prefix(), *(unprivileged() if as_nobody else []), found_bwrap(), *base_options(python)]
     options += plugin_mounts()
+    for folder in empty:
+        options += ["--tmpfs", str(folder)]
     for folder in readable:
         options += ["--ro-bind", str(folder), str(folder)]
     for place in hidden:

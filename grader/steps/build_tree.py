@@ -60,17 +60,6 @@ class BuildTree:
                     places.append((folder.parent, folder))
         return [place for place in dict.fromkeys(places) if not str(place[0]).startswith(sandbox.SYSTEM_DIRS)]
 
-    def others_work(self) -> list[Path]:
-        """What the build folder holds of code that is not this submission's: the solutions' and calibrate's
-        compiled kernels, what Meson built of the shipped skeletons, and the work of `./cml grade` on the
-        checkout's labs/. Hidden from a student's steps, which could otherwise embed it (`.incbin`)."""
-        found = [*self.directory.glob("*_solution_*"), *self.directory.glob("*variant_*")]
-        # Of the student's targets, Meson's folders of the test and benchmark programs hold the grader's objects.
-        found += [path for path in self.directory.glob("*_student_*") if path.is_file() or path.suffix == ".p"
-                  and path.name.endswith("_kernel.a.p")]  # fmt: skip
-        found += [self.directory / WORK_FOLDER] if (self.directory / WORK_FOLDER).is_dir() else []
-        return sorted({path.resolve() for path in found})
-
     def has_emulator(self) -> bool:
         """Whether Meson configured the CPU emulator's targets (meson.build, option `emulator`)."""
         return self.has_target("cml_emu_selftest")

@@ -113,7 +113,9 @@ class StudentSteps:
         if missing:
             raise GraderError(f"the grader's own part of {self.lab} is not built: {', '.join(missing[:3])}")
         out = self.new_step_folder(kind)
-        return self.run_step(command, out, [self.tree.directory.resolve(), *self.compiler_prefixes()], timeout_s)
+        # Of the build folder, the link sees the grader's files it links and nothing else.
+        files = [(self.tree.directory / name).resolve() for name in inputs]
+        return self.run_step(command, out, [*files, *self.compiler_prefixes()], timeout_s)
 
     # ---- the commands, as Meson wrote them, with the student's paths in the step folders ----
 
@@ -158,7 +160,7 @@ class StudentSteps:
 
     def compile_reads(self) -> list[Path]:
         reads = [REPO_ROOT / path for path in COMPILE_READS if (REPO_ROOT / path).exists()]
-        return [*reads, self.tree.directory.resolve(), self.source.parent.resolve(), *self.compiler_prefixes()]
+        return [*reads, self.source.parent.resolve(), *self.compiler_prefixes()]
 
     def compiler_prefixes(self) -> list[Path]:
         return [prefix for prefix, _ in self.tree.compilers()]
@@ -166,11 +168,11 @@ class StudentSteps:
     def run_step(
         self, command: list[str], out: Path, reads: list[Path], timeout_s: float, python: bool = False
     ) -> proc.Outcome:
+        """A step run in the build folder, which it sees empty but for `reads` that lie in it: nothing of the
+        solutions' or calibrate's kernels, nor of another grade's work there, whoever is building in it now."""
         own = [self.step_folder("compile")] if out != self.step_folder("compile") else []
-        hidden = self.tree.others_work()
-        wrapped = sandbox.step_command(
-            command, reads, out, self.tree.directory.resolve(), hidden, python=python, own=own
-        )
+        folder = self.tree.directory.resolve()
+        wrapped = sandbox.step_command(command, reads, out, folder, python=python, own=own, empty=[folder])
         ran = proc.run(wrapped, timeout_s, cwd=self.tree.directory, env={"PATH": self.tree.tool_path()})
         return explained(ran)
 

@@ -223,7 +223,7 @@ def compiled_alone(attack: Attack, tree, folder) -> Path:
     source.write_text(attack.kernel())
     include = ["-I", str(REPO_ROOT / "common"), "-I", str(REPO_ROOT / "tests" / attack.lab)]
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    subprocess.run([nvcc, "-c", *include, str(source), "-o", str(folder / "attack.o")], cwd=folder, check=True)
+    subprocess.run([nvcc, "-c", *include, str(source), "-o", str(folder / "attack.o")], cwd=tree.directory, check=True)
     return folder / "attack.o"
 
 
