@@ -33,7 +33,7 @@ from grader.core.exits import CannotGrade, Exit, UsageError
 from grader.core.model import EMULATOR_LIMIT, NOT_SUBMITTED
 from grader.core.recorded import read_grade
 from grader.execution import proc, sandbox, stopping
-from grader.grading import evidence, run_program
+from grader.grading import access_pictures, evidence, run_program
 from grader.grading.session import GradeRequest, select_labs, start
 from grader.platforms import classroom, edition, gradescope
 from grader.reporting import report
@@ -138,6 +138,14 @@ def add_grade_command(commands) -> None:
         help="also write what each lab's steps made (the evidence its checks judged) here, as JSON",
     )
     grade.add_argument(
+        "--show-access",
+        type=source_line,
+        metavar="FILE:LINE",
+        help="also draw one warp's memory request at this line of your kernel.cu (e.g. kernel.cu:27), as the CPU "
+        "emulator saw it in the checked launches, beside the reference's; the counter checks about memory draw "
+        "their worst line by themselves",
+    )
+    grade.add_argument(
         "--no-mechanisms", action="store_true", help="skip sanitizers and counters (reported as not run)"
     )
     grade.add_argument("--no-bench", action="store_true", help="skip the benchmarks (reported as not run)")
@@ -156,6 +164,14 @@ def add_grade_command(commands) -> None:
         help="cap the time limit of every step but the build (labs.toml sets them)",
     )
     add_sandbox_option(grade)
+
+
+def source_line(text: str) -> tuple[str, int]:
+    """FILE:LINE of --show-access, as (FILE, LINE)."""
+    file, colon, line = text.rpartition(":")
+    if not colon or not file or not line.isdigit() or int(line) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not FILE:LINE (kernel.cu:27, say)")
+    return file, int(line)
 
 
 def add_run_command(commands) -> None:
@@ -484,6 +500,8 @@ def command_grade(args, console: Terminal) -> int:
         evidence.write_evidence(args.evidence, session.evidence)
         written.append(args.evidence)
     report.print_report(console, grades, context.target, session.notes, full=args.table)
+    if args.show_access:
+        report.print_lines(console, access_pictures.shown(session.evidence, *args.show_access))
     report.print_ignored(console, session.files_ignored)
     console.print(escape(f"Results written to {args.json}"))
     for path in written:

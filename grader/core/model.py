@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from grader.core.access import AccessPicture
+
 
 class Status(str, Enum):  # noqa: UP042 (StrEnum would change str() and format() of a member: the value, not Status.X)
     PASSED = "passed"
@@ -49,6 +51,9 @@ class Check:
     # its detail shows, for tools that read grade.json.
     measured: float | None = None
     threshold: float | None = None
+    # A counter check about memory: one warp's worst request on the student's worst line, beside the reference's
+    # (grader/grading/access_pictures.py); None for any other check.
+    access: AccessPicture | None = None
 
 
 @dataclass

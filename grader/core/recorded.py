@@ -15,6 +15,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from grader.core.access import AccessDataError, AccessPicture, picture_from
 from grader.core.config import Thresholds
 from grader.core.model import BenchResult, Category, Check, GroupRates, KernelResources, KernelTiming, Status
 
@@ -165,9 +166,19 @@ def _check(entry: _Entry) -> RecordedCheck:
     return RecordedCheck(
         category=_enum(entry, "category", Category),
         status=_enum(entry, "status", Status),
-        **_fields(entry, Check, skip=("category", "status")),
+        **_fields(entry, Check, skip=("category", "status", "access")),
+        access=_access(entry),
         figures_recorded="measured" in entry.data,
     )
+
+
+def _access(entry: _Entry) -> AccessPicture | None:
+    """A check's picture of its accesses; None in a grade written before checks had one."""
+    data = entry.get("access", dict, None, optional=True)
+    try:
+        return None if data is None else picture_from(data, _where(entry.where, "access"))
+    except AccessDataError as error:
+        raise GradeFileError(f"{entry.source}: {error}") from error
 
 
 def _timing(entry: _Entry) -> KernelTiming:

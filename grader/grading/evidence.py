@@ -20,11 +20,13 @@ from typing import Any
 
 from grader.core import atomic
 from grader.execution import proc
+from grader.steps.access import AccessRuns
 from grader.steps.bench import BenchRun
 from grader.steps.profile import CounterRun
 from grader.steps.resources import ResourceReport
 from grader.steps.sanitize import SanitizerRun
 from grader.steps.sass import SassReport
+from grader.steps.sass_lines import MachineLines
 from grader.steps.suite import SuiteRun
 
 OUTPUT_LINES_KEPT = 60  # of a program's output: a check shows at most its last 20 lines
@@ -91,6 +93,10 @@ class LabEvidence:
     counters: dict[str, dict[str, CounterRun]] = field(default_factory=dict)  # group -> role -> its counters
     bench: list[BenchRun] = field(default_factory=list)  # the benchmark's runs: one, or three near a threshold
     timing: Timing = field(default_factory=Timing)
+    # What draws a memory counter check's accesses (grader/grading/access_runs.py): per group, the emulator's runs
+    # the counters' own did not make; and the machine code of each source line of nvcc's object.
+    access: dict[str, AccessRuns] = field(default_factory=dict)
+    machine_lines: MachineLines | None = None  # None: not read (no check of the lab is about memory)
 
 
 # ---- to and from JSON ----

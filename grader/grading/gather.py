@@ -11,7 +11,7 @@ from pathlib import Path
 
 from grader.core.config import REPO_ROOT, Lab
 from grader.execution import proc
-from grader.grading import checks
+from grader.grading import access_runs, checks
 from grader.grading.context import Context
 from grader.grading.evidence import BuildEvidence, LabEvidence
 from grader.grading.lab_runs import LabBench, LabCounters, LabTestRuns, Progress, Steps
@@ -19,7 +19,7 @@ from grader.grading.plan import need
 from grader.grading.sizes import lab_sizes
 from grader.grading.submission import defines_none_of, interface_functions
 from grader.reporting.report import lab_option
-from grader.steps import bench, build, integrity, resources, sass, suite
+from grader.steps import access, bench, build, integrity, resources, sass, sass_lines, suite
 from grader.steps.student_steps import KINDS
 
 NEAR_MISS_BAND = 0.10  # a ratio this close under its threshold is measured again before it is judged
@@ -72,6 +72,7 @@ def _make(ctx: Context, lab: Lab, variant: str, evidence: LabEvidence, steps: St
     steps.next("reading the resource report")
     evidence.report = read_resources(ctx, lab, variant)
     evidence.code = read_machine_code(ctx, lab, variant)
+    evidence.machine_lines = read_machine_lines(ctx, lab, variant)
     if ctx.emulator:
         steps.next("building for the CPU emulator")
         with steps.building():
@@ -111,6 +112,8 @@ def _make(ctx: Context, lab: Lab, variant: str, evidence: LabEvidence, steps: St
         elif needed.kind == "counters" and needed.name not in evidence.counters:
             steps.next(mechanism.name)
             evidence.counters[needed.name] = counters.of(needed.name)
+
+    evidence.access = access_runs.drawn(ctx, lab, variant, evidence, steps, built)
 
     steps.next("benchmarking")
     if ctx.run_bench and ctx.gpu.present:
@@ -191,6 +194,15 @@ def read_machine_code(ctx: Context, lab: Lab, variant: str) -> sass.SassReport:
         return sass.SassReport(problem="not read: no check of this lab reads the machine code")
     folders = [folder for _, folder in ctx.tree.compilers()]
     return sass.read_report(ctx.kernel_object(lab.name, variant), folders)
+
+
+def read_machine_lines(ctx: Context, lab: Lab, variant: str) -> sass_lines.MachineLines | None:
+    """The memory instructions of each source line of nvcc's object, read only for a lab whose counter checks are
+    about memory: they are shown beside the picture of its accesses."""
+    if not any(access.counted_by(m) for m in lab.mechanisms):
+        return None
+    folders = [folder for _, folder in ctx.tree.compilers()]
+    return sass_lines.read_lines(ctx.kernel_object(lab.name, variant), folders)
 
 
 def defines_nothing(ctx: Context, lab: Lab, variant: str, shown: str) -> str:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from grader.core.config import Lab, MechanismCheck, Thresholds
 from grader.core.model import EMULATOR_BUILD, Category, Check, LabGrade, Status
 from grader.execution import proc
-from grader.grading import checks
+from grader.grading import access_pictures, checks
 from grader.grading.evidence import LabEvidence
 from grader.grading.plan import FROM_NVCC, need
 from grader.reporting.score import correctness_passed, score
@@ -141,6 +141,7 @@ def mechanism_check(
         else:
             compared = runs[mechanism.roles[1]] if len(mechanism.roles) > 1 else None
             check = checks.counter_check(mechanism, runs["student"], compared)
+            check.access = access_pictures.picture(lab, mechanism, evidence, evidence.shown_path)
     check = withheld_unless(check, correct)
     return emulated(check) if facts.emulator else check
 
@@ -171,7 +172,7 @@ def withheld_unless(check: Check, correct: bool) -> Check:
     if check.status is Status.PASSED and not correct:
         first, newline, rest = check.detail.partition("\n")  # the verdict; what follows stays as it was
         detail = f"clean ({first}), but it counts only once every correctness test passes{newline}{rest}"
-        return Check(check.name, Category.MECHANISM, Status.WITHHELD, detail)
+        return Check(check.name, Category.MECHANISM, Status.WITHHELD, detail, access=check.access)
     return check
 
 

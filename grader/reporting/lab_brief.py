@@ -1,8 +1,9 @@
 """A lab's grade in a few lines, the first a student reads on the terminal: the verdict and points, the cause
 (causes.cause: the failure to mend first) with the first lines of what was seen and the file:line it points to,
-its hint, the command that shows it again on the same inputs, and how many other checks did not pass. At 80
-columns one failing lab's brief fits well inside a screen of 25 lines; the table of every check is behind
-`./cml grade --table`.
+its hint, the command that shows it again on the same inputs, and how many other checks did not pass; under a
+counter check about memory, the picture of one warp's request (access_text). At 80 columns one failing lab's brief
+fits well inside a screen of 25 lines, 40 with that picture; the table of every check is behind `./cml grade
+--table`.
 
 Every line is a (Text, soft) pair: soft lines are never broken by rich (a location or a command cut at the
 edge cannot be clicked or pasted; the terminal wraps it whole), the others are wrapped at the terminal's width.
@@ -13,7 +14,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from grader.core.model import LabGrade, Status
-from grader.reporting import causes
+from grader.reporting import access_text, causes
 from grader.reporting.score import verdict
 from grader.reporting.terminal import one_line
 
@@ -61,6 +62,8 @@ def cause_lines(grade: LabGrade) -> list[Line]:
     if command:
         lines.append((Text("see it again, on the same inputs:"), False))
         lines.append((Text(f"  {one_line(command)}"), True))
+    if cause.access is not None:  # a counter check about memory: the warp's request, drawn (80 columns at most)
+        lines += [(line, True) for line in access_text.figure(cause.access)]
     return lines
 
 

@@ -30,7 +30,8 @@ from rich.text import Text
 from grader.core import atomic
 from grader.core.config import REPO_ROOT, Target
 from grader.core.model import EMULATOR_LIMIT, NOT_SUBMITTED, Check, LabGrade, Status
-from grader.reporting.causes import LOCATION, lab_option, ordered, short_locations, split_hint
+from grader.reporting import access_text
+from grader.reporting.causes import LOCATION, cause, lab_option, ordered, short_locations, split_hint
 from grader.reporting.lab_brief import lab_brief, said_in_brief
 from grader.reporting.score import verdict
 from grader.reporting.terminal import Terminal, one_line
@@ -91,6 +92,22 @@ def print_notes(console: Terminal, grade: LabGrade, said: Collection[str] = ()) 
     # soft_wrap: never broken by rich at any width; the terminal wraps a long line without cutting the text.
     for line in lab_notes(grade, said):
         console.print(line, soft_wrap=True, highlight=False)
+
+
+def print_lines(console: Terminal, lines: list[Text]) -> None:
+    """Lines laid out already (80 columns at most), never wrapped again by rich."""
+    for line in lines:
+        console.print(line, soft_wrap=True, highlight=False)
+
+
+def print_pictures(console: Terminal, grade: LabGrade) -> None:
+    """The picture of each failed counter check about memory but the cause's, which the brief drew already."""
+    first = cause(grade.checks)
+    for check in ordered(grade.checks):
+        if check.status is Status.FAILED and check.access is not None and check is not first:
+            console.print(Text(one_line(f"{check.name}:"), style="bold"), soft_wrap=True, highlight=False)
+            for line in access_text.figure(check.access):
+                console.print(line, soft_wrap=True, highlight=False)
 
 
 def resource_lines(grade: LabGrade) -> list[str]:
@@ -246,6 +263,7 @@ def print_report(
         for grade in (g for g in grades if g not in fresh):
             console.print(lab_table(grade))
             print_notes(console, grade, said_in_brief(grade))
+            print_pictures(console, grade)
             console.print()
     console.print(summary_table(grades, target))
     for variant in dict.fromkeys(g.variant for g in grades):

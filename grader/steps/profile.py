@@ -25,9 +25,11 @@ import io
 import json
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.core.access import MAX_FILE_CHARS, MAX_LINES, AccessDataError, LineAccess, kernel_name, line_from
+from grader.core.config import LAUNCH_SHAPE
 from grader.execution import proc, sandbox
 from grader.steps import suite
 
@@ -39,6 +41,7 @@ RECORDER_TOOL = "CUPTI, in the benchmark's timed run"
 ONLY_NCU = "launch__"  # metrics Nsight Compute derives from a launch's shape, which no hardware counter counts
 # Characters Nsight Compute's NVTX filter reads as quantifiers: in a range's name they take a backslash.
 NVTX_QUANTIFIERS = "@,[]/*+"
+EMULATOR_TOOL = "the CPU emulator"
 PROFILE_LIMIT = 4 << 20  # bytes of the CPU emulator's counters read: a few kB for each kernel a lab launches
 
 
@@ -49,6 +52,8 @@ class CounterRun:
     kernels: int  # how many launches were profiled
     tool: str = "ncu"  # what counted them, for reports
     problem: str = ""  # why there are no counts, where the tool said (the recorder's own failure)
+    # Per source line, space and direction, with its worst request: where the CPU emulator counted (emulated_lines)
+    lines: list[LineAccess] = field(default_factory=list)
 
 
 def nvtx_name(name: str) -> str:
@@ -155,6 +160,46 @@ def parse_emulator_json(data: dict, metrics: list[str], role: str, group: str = 
     return totals, launches
 
 
+# The emulator's name, per memory space, for what a line's requests cost, and for its bank conflicts.
+UNITS = {"global": "sectors", "shared": "wavefronts", "constant": "addresses"}
+
+
+def emulated_lines(data: dict, role: str, group: str = "") -> list[LineAccess]:
+    """Each source line of the launches of `role`'s checked launch in `group`, as the emulator's CML_EMU_PROFILE
+    file gives it, with its worst request (common/emu/src/worst_request.hpp); a line not of its shape is left
+    out. Paths keep their last two parts ("NN_name/kernel.cu"): no folder of the machine that ran it."""
+    found: list[LineAccess] = []
+    kernels = data.get("kernels", []) if isinstance(data, dict) else []
+    for kernel in kernels if isinstance(kernels, list) else []:
+        if not isinstance(kernel, dict) or kernel.get("nvtx_range", "") != nvtx_stack(role, group):
+            continue
+        rows = kernel.get("lines", [])
+        for row in (rows if isinstance(rows, list) else [])[:MAX_LINES]:
+            try:
+                found.append(replace(emulated_line(row), kernel=kernel_name(str(kernel.get("name", ""))[:4096])))
+            except (AccessDataError, AttributeError, TypeError, ValueError, KeyError):
+                continue
+    return found
+
+
+def emulated_line(row: dict) -> LineAccess:
+    """One line of the emulator's counters file, checked as a recorded one is (the kernel's process writes the
+    file, and could write anything)."""
+    space = row["space"]
+    return line_from(
+        {
+            "file": "/".join(str(row["file"])[-4 * MAX_FILE_CHARS :].split("/")[-2:]),
+            "line": row["line"],
+            "space": space,
+            "op": row["op"],
+            "requests": row["requests"],
+            "units": row.get(UNITS.get(space, ""), 0) if isinstance(space, str) else 0,
+            "conflicts": row.get("bank_conflicts", 0),
+            "worst": row.get("worst"),
+        }
+    )
+
+
 def run_emulator_profile(
     bench: Path, args: tuple, timeout_s: proc.Limit, env: dict | None = None
 ) -> tuple[proc.Outcome, dict]:
@@ -188,10 +233,14 @@ def read_emulated_counters(
 ) -> dict[str, CounterRun]:
     """The checked launches read_counters profiles, from the CPU emulator's build of the benchmark, at `size`."""
     outcome, data = run_emulator_profile(bench, ("--profile", "--size", str(size)), timeout_s)
-    return {
-        role: CounterRun(outcome, *parse_emulator_json(data, metrics, role, group), tool="the CPU emulator")
-        for role in roles
-    }
+    return {role: emulated_run(outcome, data, metrics, role, group) for role in roles}
+
+
+def emulated_run(outcome: proc.Outcome, data: dict, metrics: list[str], role: str, group: str) -> CounterRun:
+    """`role`'s counters and lines from the emulator's counters file of one run, with the launch's shape, which
+    the occupancy beside a line's picture reads (grader/grading/access_pictures.py)."""
+    totals, launches = parse_emulator_json(data, list(dict.fromkeys([*metrics, *LAUNCH_SHAPE])), role, group)
+    return CounterRun(outcome, totals, launches, tool=EMULATOR_TOOL, lines=emulated_lines(data, role, group))
 
 
 def counted_in_bench(metrics: list[str]) -> bool:

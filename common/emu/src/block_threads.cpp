@@ -297,7 +297,8 @@ void begin_block(Worker& worker, Resident& resident, const Launch& launch, unsig
     if (resident.shadow) resident.shadow->begin_block();
     const int n = int(launch.threads_per_block);
     const int warps = (n + kWarpSize - 1) / kWarpSize;
-    if (!o.profile.empty()) resident.profile.begin_block(warps);
+    const unsigned index[3] = {block.index.x, block.index.y, block.index.z};
+    if (!o.profile.empty()) resident.profile.begin_block(warps, linear, index);
 
     block.threads.resize(std::size_t(n));
     block.warps.assign(std::size_t(warps), WarpState{});

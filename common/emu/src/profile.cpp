@@ -175,10 +175,13 @@ void LineCounters::add(const LineCounters& other)
     ideal += other.ideal;
     serialised += other.serialised;
     max_units = std::max(max_units, other.max_units);
+    worst.keep_worse(other.worst);
 }
 
-void BlockProfile::begin_block(int warps)
+void BlockProfile::begin_block(int warps, unsigned long long block, const unsigned* block_index)
 {
+    block_ = block;
+    for (int axis = 0; axis < 3; ++axis) block_index_[axis] = block_index ? block_index[axis] : 0;
     warps_.resize(std::size_t(warps));
     for (auto& w : warps_) w.clear();
 }
@@ -198,13 +201,17 @@ void BlockProfile::record(const void* pc, int warp, int lane, Space space, bool 
 
 void BlockProfile::end_block(int group, LineTotals& totals)
 {
-    for (auto& warp : warps_) {
-        for (auto& [pc, in] : warp) {
+    for (std::size_t w = 0; w < warps_.size(); ++w) {
+        for (auto& [pc, in] : warps_[w]) {
             LineCounters& line = totals[{group, pc}];
-            for (std::size_t request = 0; request * 32 < in.slots.size(); ++request)
-                line.add(count_request(in.space, in.store, in.atomic, in.size, &in.slots[request * 32]));
+            for (std::size_t request = 0; request * 32 < in.slots.size(); ++request) {
+                const std::uintptr_t* lanes = &in.slots[request * 32];
+                const LineCounters counted = count_request(in.space, in.store, in.atomic, in.size, lanes);
+                line.add(counted);
+                line.worst.offer(counted, lanes, block_, block_index_, unsigned(w), request);
+            }
         }
-        warp.clear();
+        warps_[w].clear();
     }
 }
 

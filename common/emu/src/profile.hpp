@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "memory.hpp"
+#include "worst_request.hpp"
 
 namespace cml_emu {
 
@@ -25,6 +26,7 @@ struct LineCounters {
     unsigned long long ideal = 0;       // wavefronts without conflicts (shared)
     unsigned long long serialised = 0;  // requests needing more than one unit where one would do
     unsigned max_units = 0;             // the most in one request (sectors, ways of a conflict, addresses)
+    WorstRequest worst;                 // the request that cost the most, its lanes' addresses (worst_request.hpp)
     void add(const LineCounters& other);
 };
 
@@ -34,7 +36,7 @@ using LineTotals = std::map<LineKey, LineCounters>;
 // Per worker: the requests of the block it runs, turned into counters when the block ends.
 class BlockProfile {
 public:
-    void begin_block(int warps);
+    void begin_block(int warps, unsigned long long block = 0, const unsigned* block_index = nullptr);
     void record(const void* pc, int warp, int lane, Space space, bool store, bool atomic, std::uintptr_t address,
                 unsigned size);
     void end_block(int group, LineTotals& totals);
@@ -49,6 +51,8 @@ private:
         std::vector<std::uintptr_t> slots;  // [request * 32 + lane]: the address, 0 when the lane had none
     };
     std::vector<std::unordered_map<const void*, Instruction>> warps_;
+    unsigned long long block_ = 0;  // the block's linear index, and its blockIdx: where a worst request was
+    unsigned block_index_[3] = {};
 };
 
 // The shape of a group's launches, summed over them as Nsight Compute's launch__* metrics are summed over the

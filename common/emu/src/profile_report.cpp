@@ -88,6 +88,7 @@ std::string json_line(const LineRow& row)
         json << ", \"addresses\": " << c.units << ", \"addresses_per_request\": " << per_request(c.units, c)
              << ", \"serialised_requests\": " << c.serialised << ", \"max_addresses\": " << c.max_units;
     }
+    if (c.worst.found()) json << ", \"worst\": " << worst_request_json(c.worst);
     json << "}";
     return json.str();
 }

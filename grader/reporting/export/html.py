@@ -9,10 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 from grader.core import atomic
+from grader.core.access import AccessPicture
 from grader.core.recorded import RecordedCheck, RecordedLab, RecordedRun
-from grader.reporting import causes
+from grader.reporting import access_text, causes
+from grader.reporting.export.access_svg import access_svg
 from grader.reporting.export.plots import lab_plot
 from grader.reporting.export.run import GroupRate, group_rates, lab_seconds, not_measured_reason, plain
 
@@ -89,6 +92,22 @@ def _rate_row(rate: GroupRate) -> dict:
 RESOURCE_COLUMNS = ("name", "registers", "stack_bytes", "local_bytes", "shared_bytes", "constant_bytes")
 
 
+def access_view(picture: AccessPicture | None) -> dict | None:
+    """A check's picture of its accesses: the SVG (made and escaped by access_svg, so marked safe here), the
+    kernel's resources, the line's machine code and where it all comes from; None where it has none."""
+    if picture is None or (not picture.drawn and not picture.facts.machine_code and not picture.problem):
+        return None
+    return {
+        "svg": Markup(access_svg(picture)) if picture.drawn else None,
+        "problem": plain(picture.problem),
+        "resources": plain(access_text.resource_words(picture)),
+        "machine_code": [plain(text) for text in picture.facts.machine_code],
+        "other_instructions": picture.facts.other_instructions,
+        "place": plain(picture.yours.place) if picture.yours else "",
+        "source": plain(picture.source + (f"; {picture.beside}" if picture.beside else "")),
+    }
+
+
 def _cause_view(lab: RecordedLab) -> dict | None:
     """The failure to mend first, as the top of the page shows it; None where nothing failed."""
     cause: RecordedCheck | None = causes.cause(lab.checks)
@@ -101,6 +120,7 @@ def _cause_view(lab: RecordedLab) -> dict | None:
         "seen": plain("\n".join(causes.seen(cause))),
         "hint": plain(causes.split_hint(cause.hint)[0]),
         "replay": plain(replay),
+        "access": access_view(cause.access),
     }
 
 
@@ -135,6 +155,7 @@ def _lab_view(run: RecordedRun, lab: RecordedLab) -> dict:
                 "max_points": check.max_points,
                 "detail": plain(check.detail).strip(),
                 "hint": plain(check.hint).strip(),
+                "access": access_view(check.access),
             }
             for check in causes.ordered(lab.checks)
         ],

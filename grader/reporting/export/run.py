@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from grader.core.model import Category, Status
 from grader.core.recorded import RecordedCheck, RecordedLab, RecordedRun
+from grader.reporting import access_text
 
 # Not passed, and why: said in so many words wherever a platform has no status of that name.
 NOT_PASSED = {
@@ -41,6 +42,8 @@ def check_text(check: RecordedCheck) -> str:
     parts = [NOT_PASSED.get(check.status.value, ""), plain(check.detail).strip()]
     if check.hint:
         parts.append(f"Hint: {plain(check.hint).strip()}")
+    if check.access is not None and check.status is Status.FAILED:  # a counter check about memory: its picture
+        parts.append(plain(access_text.plain(check.access)))
     return "\n\n".join(part for part in parts if part)
 
 
