@@ -42,17 +42,30 @@ void ManagedPlaces::prefetched(std::uintptr_t start, std::size_t bytes, bool to_
     pages->by_kernel = false;
 }
 
+bool ManagedPlaces::unprefetched(std::uintptr_t start, const Pages& pages, const void* out, std::size_t out_bytes,
+                                 const Order& order)
+{
+    const bool results = pages.last_kernel && out && out_bytes > 0 && out_bytes <= pages.bytes &&
+                         std::memcmp(reinterpret_cast<const void*>(start), out, out_bytes) == 0;
+    const bool brought_back = pages.placed && !pages.on_device && order.before(*pages.last_kernel, *pages.placed);
+    return results && !brought_back;
+}
+
 bool ManagedPlaces::freed_unprefetched(std::uintptr_t start, const void* out, std::size_t out_bytes,
                                        const Order& order)
 {
     auto it = pages_.find(start);
     if (it == pages_.end()) return false;
-    const Pages pages = it->second;
+    const bool found = unprefetched(start, it->second, out, out_bytes, order);
     pages_.erase(it);
-    const bool results = pages.last_kernel && out && out_bytes > 0 && out_bytes <= pages.bytes &&
-                         std::memcmp(reinterpret_cast<const void*>(start), out, out_bytes) == 0;
-    const bool brought_back = pages.placed && !pages.on_device && order.before(*pages.last_kernel, *pages.placed);
-    return results && !brought_back;
+    return found;
+}
+
+bool ManagedPlaces::alive_unprefetched(const void* out, std::size_t out_bytes, const Order& order) const
+{
+    for (const auto& [start, pages] : pages_)
+        if (unprefetched(start, pages, out, out_bytes, order)) return true;
+    return false;
 }
 
 }  // namespace cml::schedule

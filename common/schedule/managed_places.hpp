@@ -37,6 +37,8 @@ public:
     // read (the caller's `out` of `out_bytes` holds them) and no prefetch to the host after the last kernel given
     // it brought them back.
     bool freed_unprefetched(std::uintptr_t start, const void* out, std::size_t out_bytes, const Order& order);
+    // The same of every allocation still alive, as a call returns: the results it read from one it keeps.
+    bool alive_unprefetched(const void* out, std::size_t out_bytes, const Order& order) const;
 
 private:
     struct Pages {
@@ -47,6 +49,8 @@ private:
         std::optional<Step> last_kernel;
     };
     Pages* find(std::uintptr_t address, std::uintptr_t* start = nullptr);
+    static bool unprefetched(std::uintptr_t start, const Pages& pages, const void* out, std::size_t out_bytes,
+                             const Order& order);
     const Pages* find(std::uintptr_t address) const { return const_cast<ManagedPlaces*>(this)->find(address); }
 
     std::map<std::uintptr_t, Pages> pages_;  // by start

@@ -69,6 +69,9 @@ void Timeline::call_returned(std::uint64_t at)
     for (std::uintptr_t start : managed_in_call_) call.managed_left += managed_.count(start) > 0;
     managed_in_call_.clear();
     for (const std::string& text : data_->returned()) call.pinned_found.push_back(text);
+    if (call.mark.expects_prefetched &&
+        managed_places_.alive_unprefetched(reinterpret_cast<const void*>(call.mark.out), call.mark.bytes_out, order_))
+        ++call.results_not_prefetched;
     data_.reset();
     copies_back_.clear();
     call_depth_ = -1;

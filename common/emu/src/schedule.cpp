@@ -245,6 +245,9 @@ void call_returned(Log& l)
     for (std::uintptr_t start : call.managed)
         if (l.managed.holds(start)) l.findings.add(words::kReturned, words::managed_left_allocated(name));
     for (const std::string& text : call.data->returned()) l.findings.add(words::kPinned, text);
+    if (call.mark.expects_prefetched &&
+        l.managed.alive_unprefetched(reinterpret_cast<const void*>(call.mark.out), call.mark.bytes_out, l.order))
+        l.findings.add(words::kPrefetched, words::not_prefetched_back(name));
     if (call.mark.expects_overlap && !call.issued.empty() && !call.could_overlap)
         l.findings.add(words::kOverlap, words::never_overlapped(name));
     l.call_depth = -1;

@@ -107,4 +107,10 @@ TEST_CASE("managed: results the host read need a prefetch to the host after the 
     unused.allocated(m.start(), m.bytes());
     CHECK_FALSE(unused.freed_unprefetched(m.start(), out.data(), m.bytes(), o));
     CHECK_FALSE(unused.holds(m.start()));
+    // Kept past the call, judged as the call returns.
+    ManagedPlaces kept = after([](ManagedPlaces&) {});
+    CHECK(kept.alive_unprefetched(out.data(), m.bytes(), o));
+    CHECK(kept.holds(m.start()));
+    ManagedPlaces kept_back = after([&](ManagedPlaces& p) { p.prefetched(m.start(), m.bytes(), false, o.issue(kA)); });
+    CHECK_FALSE(kept_back.alive_unprefetched(out.data(), m.bytes(), o));
 }
