@@ -144,6 +144,7 @@ void Timeline::kernel_issued(std::uint32_t stream, const std::vector<std::uintpt
     const Step step = order_.issue(key(stream));
     managed_places_.kernel(words, step, order_);  // the GPU's own faults are counted: this keeps where pages are
     if (!data_) return;
+    ++calls_.back().launches_read;
     const CallMark& mark = calls_.back().mark;
     std::set<std::uintptr_t> allocations;
     bool reaches_host = false;
@@ -407,9 +408,16 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
     }
     std::sort(work.begin(), work.end(), [](const Activity& a, const Activity& b) { return a.start < b.start; });
     if (call.mark.expects_pinned) {
-        for (const Activity& a : work)
+        int kernels = 0;
+        for (const Activity& a : work) {
+            kernels += a.work == Work::kernel;
             if (a.work != Work::kernel && a.pageable)
                 findings.add(kPinned, pageable_copy(name, a.work == Work::copy_out, a.async));
+        }
+        // A launch the recorder's callbacks never saw (a launch call it does not know) has no arguments read.
+        if (kernels > call.launches_read)
+            findings.add(kPinned, arguments_not_read_finding(name, "the GPU ran more of its kernels than the "
+                                                                       "recorder saw launched"));
         for (const std::string& text : call.pinned_found) findings.add(kPinned, text);
     }
     if (call.mark.expects_prefetched) {

@@ -66,6 +66,7 @@ struct WatchedCall {
     int managed_left = 0;  // managed allocations made in it, not freed when it returned
     std::vector<std::string> pinned_found;  // the data's path, judged as it returned, and what kept it from being
     int results_not_prefetched = 0;  // managed results the host read with no prefetch back
+    int launches_read = 0;  // launches whose arguments the recorder read, to match the kernels the GPU ran
 };
 
 class Timeline {

@@ -40,6 +40,7 @@ void work(Timeline& t, Work kind, std::uint32_t stream, std::uint32_t correlatio
           std::uint64_t start, std::uint64_t end, bool pageable = false, std::uint64_t bytes = 0)
 {
     t.api_entered(correlation, issued);
+    if (kind == Work::kernel) t.kernel_issued(stream, {});  // the launch's callback, as the recorder sees it
     t.add(Activity{kind, stream, pageable, true, start, end, correlation, bytes});
 }
 
@@ -450,6 +451,18 @@ TEST_CASE("copies made outside the call are not its own, and a call that expects
     managed.range_pushed("cml call: pipeline_managed; expects: prefetched,", 100);
     managed.range_popped(1000);
     CHECK(judged(managed, "pinned").size() == 0);
+}
+
+TEST_CASE("a kernel the GPU ran whose launch the recorder never saw is a finding of pinned, never a pass")
+{
+    PartA a;
+    a.copy_in(a.in.data(), PartA::kInDev, PartA::kFloats);
+    a.t.api_entered(7, 120);
+    a.t.add(Activity{Work::kernel, kDefaultId, false, true, 200, 300, 7});  // no launch callback came
+    a.copy_out(PartA::kOutDev, a.out.data(), PartA::kFloats);
+    const Findings f = a.returned();
+    CHECK(says(f, cml::schedule::arguments_not_read_finding(
+                      "pipeline_pinned", "the GPU ran more of its kernels than the recorder saw launched")));
 }
 
 TEST_CASE("a kernel whose arguments could not be read is a finding of pinned, never a pass")
