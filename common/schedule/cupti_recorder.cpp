@@ -103,6 +103,16 @@ struct LaunchByHandleParams {
     cudaStream_t stream;
 };
 
+// The kernel's driver function of a launch by its host function (cudaGetFuncBySymbol), leaving the program's last
+// error as it was: a failure here is the recorder's, never the launch's that the program checks next.
+bool function_of(const void* function, cudaFunction_t* found)
+{
+    const bool clean_before = cudaPeekAtLastError() == cudaSuccess;
+    if (cudaGetFuncBySymbol(found, function) == cudaSuccess) return true;
+    if (clean_before) (void)cudaGetLastError();
+    return false;
+}
+
 // The words of a launch's arguments, each parameter's bytes at a word's alignment, as the kernel's own parameter
 // table gives their offsets and sizes; false where it could not be read. Through the driver (cuFuncGetParamInfo,
 // cuKernelGetParamInfo, found in the driver CUDA has loaded), whose failures, unlike the runtime's, leave the
@@ -115,7 +125,7 @@ bool argument_words(const void* function, cudaKernel_t handle, void** args, std:
     static const auto of_function = reinterpret_cast<FunctionParamInfo>(dlsym(RTLD_DEFAULT, "cuFuncGetParamInfo"));
     static const auto of_kernel = reinterpret_cast<KernelParamInfo>(dlsym(RTLD_DEFAULT, "cuKernelGetParamInfo"));
     cudaFunction_t found = nullptr;
-    if (function && (!of_function || cudaGetFuncBySymbol(&found, function) != cudaSuccess)) return false;
+    if (function && (!of_function || !function_of(function, &found))) return false;
     if (!function && !(handle && of_kernel)) return false;
     for (std::size_t index = 0;; ++index) {
         std::size_t offset = 0, size = 0;
