@@ -7,21 +7,26 @@
 // grades. CML_SCHEDULE names the aspects reported (pinned, overlap, returned, prefetched; all when unset).
 //
 // What it records: from CUPTI's callbacks, every runtime and driver API call's entry (which watched call issued
-// each piece of work, and when), the streams and events made and destroyed, the host memory pinned and unpinned,
-// and the NVTX ranges; from its activity record, each copy between host and GPU (its bytes, and which side is
-// pageable) and each kernel, with their start and end on the GPU, and the GPU's page faults on managed memory
-// (CUPTI's unified memory counters: where they cannot be enabled, as in some virtual machines, prefetching is
-// reported as not measured, never as passed). NVTX reaches CUPTI only through NVTX_INJECTION64_PATH; it
-// may name this library too, which hands NVTX on to CUPTI's own injection entry (cupti/nvtx_to_cupti.cpp).
+// each piece of work, and when), the streams and events made, recorded, waited for and destroyed, the device,
+// managed and pinned host memory allocated and freed, each copy's addresses and each launch's arguments (read
+// as the call returns, in the program's own process: the data's path, common/schedule/data_path.hpp), and the
+// NVTX ranges; from its activity record, each copy between host and GPU (its bytes, and which side is pageable)
+// and each kernel, with their start and end on the GPU, and the GPU's page faults on managed memory (CUPTI's
+// unified memory counters: where they cannot be enabled, as in some virtual machines, prefetching is reported as
+// not measured, never as passed). NVTX reaches CUPTI only through NVTX_INJECTION64_PATH; it may name this library
+// too, which hands NVTX on to CUPTI's own injection entry (cupti/nvtx_to_cupti.cpp).
 #include <cupti.h>
+#include <dlfcn.h>
 #include <generated_nvtx_meta.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "schedule/findings.hpp"
 #include "schedule/timeline.hpp"
@@ -85,10 +90,106 @@ std::uint32_t stream_id(CUcontext context, cudaStream_t stream)
     return id;
 }
 
-// A runtime call that returned success: what it made, destroyed, pinned, unpinned or waited for.
+std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+// CUDA 13's launch of a kernel by its handle, which nvcc's <<<...>>> makes: its parameters, as the runtime's
+// header declares the call (crt/device_functions.h) and CUPTI passes them, with no struct in CUPTI's headers.
+struct LaunchByHandleParams {
+    cudaKernel_t kernel;
+    dim3 gridDim;
+    dim3 blockDim;
+    void** args;
+    size_t sharedMem;
+    cudaStream_t stream;
+};
+
+// The kernel's driver function of a launch by its host function (cudaGetFuncBySymbol), leaving the program's last
+// error as it was: a failure here is the recorder's, never the launch's that the program checks next.
+bool function_of(const void* function, cudaFunction_t* found)
+{
+    const bool clean_before = cudaPeekAtLastError() == cudaSuccess;
+    if (cudaGetFuncBySymbol(found, function) == cudaSuccess) return true;
+    if (clean_before) (void)cudaGetLastError();
+    return false;
+}
+
+// The words of a launch's arguments, each parameter's bytes at a word's alignment, as the kernel's own parameter
+// table gives their offsets and sizes; false where it could not be read. Through the driver (cuFuncGetParamInfo,
+// cuKernelGetParamInfo, found in the driver CUDA has loaded), whose failures, unlike the runtime's, leave the
+// program's last error alone: an index past the last parameter fails with CUDA_ERROR_INVALID_VALUE.
+bool argument_words(const void* function, cudaKernel_t handle, void** args, std::vector<std::uintptr_t>& words)
+{
+    constexpr int kInvalidValue = 1;  // CUDA_ERROR_INVALID_VALUE
+    using FunctionParamInfo = int (*)(cudaFunction_t, std::size_t, std::size_t*, std::size_t*);
+    using KernelParamInfo = int (*)(cudaKernel_t, std::size_t, std::size_t*, std::size_t*);
+    static const auto of_function = reinterpret_cast<FunctionParamInfo>(dlsym(RTLD_DEFAULT, "cuFuncGetParamInfo"));
+    static const auto of_kernel = reinterpret_cast<KernelParamInfo>(dlsym(RTLD_DEFAULT, "cuKernelGetParamInfo"));
+    cudaFunction_t found = nullptr;
+    if (function && (!of_function || !function_of(function, &found))) return false;
+    if (!function && !(handle && of_kernel)) return false;
+    for (std::size_t index = 0;; ++index) {
+        std::size_t offset = 0, size = 0;
+        const int result = function ? of_function(found, index, &offset, &size) : of_kernel(handle, index, &offset, &size);
+        if (result != 0) return result == kInvalidValue;
+        const auto* bytes = args ? static_cast<const unsigned char*>(args[index]) : nullptr;
+        if (!bytes) return false;
+        for (std::size_t at = 0; at + sizeof(std::uintptr_t) <= size; at += alignof(void*)) {
+            std::uintptr_t word = 0;
+            std::memcpy(&word, bytes + at, sizeof word);
+            words.push_back(word);
+        }
+    }
+}
+
+void launched(cml::schedule::Timeline& t, const CUpti_CallbackData* api, const void* function, cudaKernel_t handle,
+              void** args, cudaStream_t stream)
+{
+    std::vector<std::uintptr_t> words;
+    if (!argument_words(function, handle, args, words)) t.arguments_not_read("no parameter table for the kernel");
+    t.kernel_issued(stream_id(api->context, stream), words);
+}
+
+// A copy the program asked for, to or from the host, by its kind and its sides: which side is the device's, where
+// the kind leaves it to the addresses (cudaMemcpyDefault), is the one the device allocations hold.
+void copied(cml::schedule::Timeline& t, const CUpti_CallbackData* api, void* dst, const void* src,
+            std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream, bool async)
+{
+    bool to_host = kind == cudaMemcpyDeviceToHost;
+    if (kind == cudaMemcpyDefault) {
+        cudaPointerAttributes from{}, to{};
+        const bool src_device = cudaPointerGetAttributes(&from, src) == cudaSuccess &&
+                                (from.type == cudaMemoryTypeDevice || from.type == cudaMemoryTypeManaged);
+        const bool dst_device = cudaPointerGetAttributes(&to, dst) == cudaSuccess &&
+                                (to.type == cudaMemoryTypeDevice || to.type == cudaMemoryTypeManaged);
+        if (src_device == dst_device) return;  // device to device, or host to host
+        to_host = src_device;
+    } else if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost) {
+        return;
+    }
+    t.copy_issued(to_host, to_host ? dst : src, address(to_host ? src : dst), bytes, stream_id(api->context, stream),
+                  async);
+}
+
+// A runtime call as it is entered: what it is about to let go of is judged while it is there.
+void runtime_entered(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUpti_CallbackData* api)
+{
+    switch (id) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020:
+        t.releasing(address(params_of<cudaFreeHost_v3020_params>(api).ptr));
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000:
+        t.releasing(address(params_of<cudaHostUnregister_v4000_params>(api).ptr));
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
+        t.managed_freeing(address(params_of<cudaFree_v3020_params>(api).devPtr));
+        break;
+    default: break;
+    }
+}
+
+// A runtime call that returned success: what it made, destroyed, pinned, unpinned, issued or waited for.
 void runtime_returned(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUpti_CallbackData* api)
 {
-    const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
     switch (id) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020: {
         cudaStream_t s = *params_of<cudaStreamCreate_v3020_params>(api).pStream;
@@ -120,48 +221,158 @@ void runtime_returned(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUp
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020:
         t.event_destroyed(address(params_of<cudaEventDestroy_v3020_params>(api).event));
         break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020:
-        t.pinned(address(*params_of<cudaMallocHost_v3020_params>(api).ptr));
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020: {
+        const auto& p = params_of<cudaMallocHost_v3020_params>(api);
+        t.pinned(address(*p.ptr), p.size);
         break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020:
-        t.pinned(address(*params_of<cudaHostAlloc_v3020_params>(api).pHost));
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020: {
+        const auto& p = params_of<cudaHostAlloc_v3020_params>(api);
+        t.pinned(address(*p.pHost), p.size, (p.flags & cudaHostAllocMapped) != 0);
         break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000:
-        t.pinned(address(params_of<cudaHostRegister_v4000_params>(api).ptr));
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000: {
+        const auto& p = params_of<cudaHostRegister_v4000_params>(api);
+        t.pinned(address(p.ptr), p.size, (p.flags & cudaHostRegisterMapped) != 0);
         break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostGetDevicePointer_v3020: {
+        const auto& p = params_of<cudaHostGetDevicePointer_v3020_params>(api);
+        t.mapped_for_gpu(address(*p.pDevice), address(p.pHost));
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020: {
+        const auto& p = params_of<cudaMalloc_v3020_params>(api);
+        t.device_allocated(address(*p.devPtr), p.size);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020: {
+        const auto& p = params_of<cudaMallocPitch_v3020_params>(api);
+        t.device_allocated(address(*p.devPtr), *p.pitch * p.height);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020: {
+        const auto& p = params_of<cudaMallocAsync_v11020_params>(api);
+        t.device_allocated(address(*p.devPtr), p.size);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020:
+        t.device_freed(address(params_of<cudaFreeAsync_v11020_params>(api).devPtr));
+        break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
+        const auto& p = params_of<cudaMemcpy_v3020_params>(api);
+        copied(t, api, p.dst, p.src, p.count, p.kind, nullptr, false);
+        t.copied_synchronously(api->correlationId, now());
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
+        const auto& p = params_of<cudaMemcpyAsync_v3020_params>(api);
+        copied(t, api, p.dst, p.src, p.count, p.kind, p.stream, true);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000: {
+        const auto& p = params_of<cudaMemcpy2D_v3020_params>(api);
+        copied(t, api, p.dst, p.src, p.width * p.height, p.kind, nullptr, false);
+        t.copied_synchronously(api->correlationId, now());
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000: {
+        const auto& p = params_of<cudaMemcpy2DAsync_v3020_params>(api);
+        copied(t, api, p.dst, p.src, p.width * p.height, p.kind, p.stream, true);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000: {
+        const auto& p = params_of<cudaMemcpyToSymbol_v3020_params>(api);
+        if (p.kind != cudaMemcpyDeviceToDevice)
+            t.copy_issued(false, p.src, address(p.symbol) + p.offset, p.count, 0, false, true);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000: {
+        const auto& p = params_of<cudaMemcpyToSymbolAsync_v3020_params>(api);
+        if (p.kind != cudaMemcpyDeviceToDevice)
+            t.copy_issued(false, p.src, address(p.symbol) + p.offset, p.count, stream_id(api->context, p.stream),
+                          true, true);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000: {
+        const auto& p = params_of<cudaMemcpyFromSymbol_v3020_params>(api);
+        if (p.kind != cudaMemcpyDeviceToDevice)
+            t.copy_issued(true, p.dst, address(p.symbol) + p.offset, p.count, 0, false, true);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000: {
+        const auto& p = params_of<cudaMemcpyFromSymbolAsync_v3020_params>(api);
+        if (p.kind != cudaMemcpyDeviceToDevice)
+            t.copy_issued(true, p.dst, address(p.symbol) + p.offset, p.count, stream_id(api->context, p.stream),
+                          true, true);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
+        const auto& p = params_of<cudaLaunchKernel_v7000_params>(api);
+        launched(t, api, p.func, nullptr, p.args, p.stream);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+        const auto& p = params_of<cudaLaunchKernelExC_v11060_params>(api);
+        launched(t, api, p.func, nullptr, p.args, p.config ? p.config->stream : nullptr);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
+    case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000: {
+        const auto& p = params_of<LaunchByHandleParams>(api);
+        launched(t, api, nullptr, p.kernel, p.args, p.stream);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v12020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_ptsz_v12020: {
+        const auto& p = params_of<cudaMemPrefetchAsync_v12020_params>(api);
+        t.prefetch_issued(address(p.devPtr), p.count, p.location.type == cudaMemLocationTypeDevice,
+                          stream_id(api->context, p.stream));
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000: {
+        const auto& p = params_of<cudaStreamWaitEvent_v3020_params>(api);
+        t.stream_waited(stream_id(api->context, p.stream), address(p.event));
+        break;
+    }
     case CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020:
         t.unpinned(address(params_of<cudaFreeHost_v3020_params>(api).ptr));
         break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000:
         t.unpinned(address(params_of<cudaHostUnregister_v4000_params>(api).ptr));
         break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000:
-        t.managed_allocated(address(*params_of<cudaMallocManaged_v6000_params>(api).devPtr));
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000: {
+        const auto& p = params_of<cudaMallocManaged_v6000_params>(api);
+        t.managed_allocated(address(*p.devPtr), p.size);
         break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020:
-        t.device_allocated(address(*params_of<cudaMalloc_v3020_params>(api).devPtr));
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020: {
+        const std::uintptr_t start = address(params_of<cudaFree_v3020_params>(api).devPtr);
+        t.managed_freed(start);
+        t.device_freed(start);
         break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020:
-        t.device_allocated(address(*params_of<cudaMallocPitch_v3020_params>(api).devPtr));
-        break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020:
-        t.device_allocated(address(*params_of<cudaMallocAsync_v11020_params>(api).devPtr));
-        break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:  // device or managed memory, whichever it was
-        t.managed_freed(address(params_of<cudaFree_v3020_params>(api).devPtr));
-        t.device_freed(address(params_of<cudaFree_v3020_params>(api).devPtr));
-        break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020:
-        t.device_freed(address(params_of<cudaFreeAsync_v11020_params>(api).devPtr));
-        break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: {
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000: {
         cudaStream_t s = params_of<cudaStreamSynchronize_v3020_params>(api).stream;
         t.synchronised(api->correlationId, false, stream_id(api->context, s), now());
         break;
     }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020: {  // returned cudaSuccess: the stream is done
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020:  // returned cudaSuccess: the stream is done
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000: {
         cudaStream_t s = params_of<cudaStreamQuery_v3020_params>(api).stream;
         t.synchronised(api->correlationId, false, stream_id(api->context, s), now());
         break;
@@ -169,11 +380,15 @@ void runtime_returned(cml::schedule::Timeline& t, CUpti_CallbackId id, const CUp
     case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
         t.synchronised(api->correlationId, true, 0, now());
         break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
-        t.copied_synchronously(api->correlationId, now());
-        break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020: {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000: {
         const auto& p = params_of<cudaEventRecord_v3020_params>(api);
+        t.event_recorded(address(p.event), stream_id(api->context, p.stream), api->correlationId);
+        break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010: {
+        const auto& p = params_of<cudaEventRecordWithFlags_v11010_params>(api);
         t.event_recorded(address(p.event), stream_id(api->context, p.stream), api->correlationId);
         break;
     }
@@ -211,6 +426,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
     const auto* api = static_cast<const CUpti_CallbackData*>(data);
     if (api->callbackSite == CUPTI_API_ENTER) {
         r.timeline.api_entered(api->correlationId, now());
+        if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) runtime_entered(r.timeline, id, api);
         return;
     }
     r.timeline.api_returned(api->correlationId, now());

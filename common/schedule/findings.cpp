@@ -9,8 +9,9 @@ namespace {
 
 constexpr const char* kPrefix = "=========";
 constexpr const char* kCallPrefix = "cml call: ";
-constexpr const char* kExpects = "; expects: ";
+constexpr const char* kExpects = "; expects:";
 constexpr const char* kPinnedCopies = "pinned copies";
+constexpr const char* kBuffers = "; buffers: ";
 
 constexpr const char* kMeasured = "SCHEDULE MEASURED";  // the grader shows the line's text, never grades it
 
@@ -60,6 +61,16 @@ std::optional<CallMark> call_mark(const std::string& message)
                     &mark.bytes_in, &mark.bytes_out);
     mark.expects_overlap = wanted.find("2 streams") != std::string::npos;
     mark.expects_prefetched = wanted.find("prefetched") != std::string::npos;
+    const std::size_t buffers = wanted.find(kBuffers);
+    unsigned long long in = 0, out = 0, in_bytes = 0, out_bytes = 0;
+    if (buffers != std::string::npos &&
+        std::sscanf(wanted.c_str() + buffers + std::strlen(kBuffers), "in 0x%llx of %llu bytes, out 0x%llx of %llu bytes",
+                    &in, &in_bytes, &out, &out_bytes) == 4) {
+        mark.in = std::uintptr_t(in);
+        mark.out = std::uintptr_t(out);
+        mark.bytes_in = in_bytes;
+        mark.bytes_out = out_bytes;
+    }
     return mark;
 }
 
@@ -73,10 +84,28 @@ std::string pageable_copy(const std::string& call, bool to_host, bool async)
 
 std::string not_copied(const std::string& call, bool to_host, bool none)
 {
+    const std::string path = to_host ? "from a device buffer its kernel was given, to the caller's out through "
+                                       "pinned memory (a copy of other bytes counts for nothing)"
+                                     : "from the caller's in through pinned memory, to a device buffer its kernel "
+                                       "was then given (a copy of other bytes counts for nothing)";
     return "Schedule error: " + call + " copied " + (none ? "none" : "only part") + " of its " +
-           (to_host ? "output back to the host" : "input to the GPU") +
+           (to_host ? "output back to the host" : "input to the GPU") + ", " + path +
            ": Parts A and B move the data by copies, from pinned memory with cudaMemcpyAsync; a kernel that " +
            (to_host ? "writes" : "reads") + " host memory directly is the zero-copy stretch's, which they do not teach";
+}
+
+std::string kernel_reached_host(const std::string& call)
+{
+    return "Schedule error: " + call +
+           " launched a kernel that can reach host memory itself (given a pointer into pinned, mapped or the "
+           "caller's memory, or with host memory mapped for the GPU): Parts A and B move the data by copies to "
+           "device buffers; zero-copy is the stretch's";
+}
+
+std::string arguments_not_read_finding(const std::string& call, const std::string& why)
+{
+    return "Schedule error: the arguments of a kernel of " + call + " could not be read (" + why +
+           "), so the data's path from the caller's input to the kernel and back cannot be followed: not passed";
 }
 
 std::string left_queued(const std::string& call, Work work, bool default_stream)
@@ -86,6 +115,24 @@ std::string left_queued(const std::string& call, Work work, bool default_stream)
                " and Read access by the caller of " + call + ", which returned before synchronising that stream";
     return "Schedule error: " + call + " returned with " + work_name(work) + " still queued on " +
            stream_name(default_stream) + ": work left running after the function returns";
+}
+
+std::string unordered_copy_back(const std::string& call, bool kernel_first)
+{
+    const std::string order =
+        kernel_first ? "the copy to the host, issued after the kernel, reads bytes the kernel writes"
+                     : "the kernel, issued after the copy to the host, writes bytes the copy is still to read";
+    return "Race reported between Write access by a kernel and Read access by the copy to the host in " + call +
+           ": " + order +
+           ", and nothing orders the two (the same stream, or cudaStreamWaitEvent on an event recorded after the "
+           "first), so the copy may carry what the bytes held before";
+}
+
+std::string read_before_waiting(const std::string& call)
+{
+    return "Race reported between Write access by the copy to the host and Read access by the host in " + call +
+           ", which read the copy's bytes (in pinned memory) before it waited for the copy: the caller's out holds "
+           "what that memory held before the copy. Synchronise the copy's stream, or its event, first";
 }
 
 std::string stream_left_alive(const std::string& call, bool default_stream)
@@ -118,11 +165,20 @@ std::string device_left_allocated(const std::string& call)
                                        "cudaFree each buffer you cudaMalloc, before you return";
 }
 
-std::string never_overlapped(const std::string& call, int most_streams_busy)
+std::string never_overlapped(const std::string& call)
 {
-    return "Schedule error: " + call + " never had work in flight on two streams at once (at most " +
-           std::to_string(most_streams_busy) +
-           "): each chunk's copies and kernel on its stream, with no synchronise between chunks";
+    return "Schedule error: " + call +
+           " never had a copy and a kernel on two streams that could run at the same time: each was waited for, or "
+           "ordered after the other (one stream, a synchronise, or a chain of events), before the next was issued. "
+           "Each chunk's copies and kernel on its own stream, with nothing between chunks";
+}
+
+std::string never_overlapped_on_the_gpu(const std::string& call)
+{
+    return "Schedule error: no copy of " + call +
+           " ran beside a kernel on the GPU, in any of its calls: by the GPU's own times, every copy ran while no "
+           "kernel did. Each chunk's copies and kernel on its own stream, with nothing ordering one chunk after "
+           "another";
 }
 
 std::string page_faulted(const std::string& call)
@@ -131,6 +187,15 @@ std::string page_faulted(const std::string& call)
            " launched a kernel that took page faults on managed memory: pages it touched were not on the GPU "
            "(not prefetched there, or moved back by advice), and each stopped its warps while the driver moved it "
            "alone. cudaMemPrefetchAsync both buffers to the device before the kernel, on the kernel's stream";
+}
+
+std::string not_prefetched_back(const std::string& call)
+{
+    return "Schedule error: " + call +
+           " read the kernel's results from managed memory with no prefetch of them back to the host after the "
+           "kernel: each page the host touched took a page fault, and the driver moved it alone. "
+           "cudaMemPrefetchAsync the results to the host (cudaMemLocationTypeHost) on the kernel's stream after it, "
+           "and synchronise before reading them (TODO 8)";
 }
 
 std::string faults_not_measured(const std::string& call, const std::string& why)

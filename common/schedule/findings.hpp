@@ -4,6 +4,7 @@
 // (grader/steps/sanitize.py).
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -25,8 +26,12 @@ struct CallMark {
     // memory, and copies to the GPU of at least IN bytes in all, to the host of at least OUT
     bool expects_pinned = false;
     unsigned long long bytes_in = 0, bytes_out = 0;
-    bool expects_overlap = false;  // "2 streams": work in flight on two streams at once
-    bool expects_prefetched = false;  // "prefetched": no kernel takes page faults on managed memory
+    bool expects_overlap = false;  // "2 streams": a copy and a kernel of two streams that may run at once
+    // "prefetched": no kernel takes page faults on managed memory, and results the host reads were prefetched back
+    bool expects_prefetched = false;
+    // "; buffers: in 0xIN of IN bytes, out 0xOUT of OUT bytes": where the caller's input and output are, in the
+    // program's own memory, and their sizes (which then stand for the pinned copies' too)
+    std::uintptr_t in = 0, out = 0;
 };
 
 // The mark of a range's message, none when the range is not a watched call's.
@@ -37,17 +42,33 @@ enum class Work : unsigned char { copy_in, copy_out, kernel };
 // The findings' words. None names a stream's number or a size: the same mistake, call after call, is one
 // finding, counted.
 std::string pageable_copy(const std::string& call, bool to_host, bool async);
-// Copies that carried less than the call's input to the GPU (to_host: less than its output to the host); `none`:
-// nothing at all.
+// Copies that carried less than the call's input from the caller's in to a device buffer a kernel was then given
+// (to_host: less than its output from a device buffer a kernel was given back to the caller's out), as
+// data_path.hpp follows them; `none`: nothing at all.
 std::string not_copied(const std::string& call, bool to_host, bool none);
+// A kernel of a call that moves its data by copies reached host memory itself.
+std::string kernel_reached_host(const std::string& call);
+// On a GPU: the recorder could not read a launch's arguments, so the data's path was not followed: never a pass.
+std::string arguments_not_read_finding(const std::string& call, const std::string& why);
 std::string left_queued(const std::string& call, Work work, bool default_stream);  // a copy back: the caller's race
+// A copy to the host read device bytes that a kernel wrote, or a kernel wrote bytes a copy to the host was still
+// to read, with nothing ordering the two.
+std::string unordered_copy_back(const std::string& call, bool kernel_first);
+// The host read bytes of a copy to the host before it waited for that copy: the caller's out holds what the
+// memory held before the copy.
+std::string read_before_waiting(const std::string& call);
 std::string stream_left_alive(const std::string& call, bool default_stream);
 std::string event_left_alive(const std::string& call);
 std::string pinned_left_pinned(const std::string& call);
 std::string managed_left_allocated(const std::string& call);
 std::string device_left_allocated(const std::string& call);  // cudaMalloc, cudaMallocAsync or cudaMallocPitch
-std::string never_overlapped(const std::string& call, int most_streams_busy);
+// No copy and kernel of two streams could run at once: each was ordered after the other, or waited for, first.
+std::string never_overlapped(const std::string& call);
+// On a GPU, over every call that expects two streams: no copy ran beside a kernel at all, by the GPU's own times.
+std::string never_overlapped_on_the_gpu(const std::string& call);
 std::string page_faulted(const std::string& call);  // a kernel touched managed memory not prefetched to the GPU
+// The host read results a kernel wrote in managed memory with no prefetch of them back to the host after it.
+std::string not_prefetched_back(const std::string& call);
 std::string faults_not_measured(const std::string& call, const std::string& why);
 
 // One call's copies between the host and the GPU and its kernels: the time each took on the GPU (the union of

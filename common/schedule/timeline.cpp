@@ -32,9 +32,13 @@ void Timeline::range_pushed(const std::string& message, std::uint64_t at)
 {
     if (!in_call()) {
         if (std::optional<CallMark> mark = call_mark(message)) {
-            calls_.push_back(WatchedCall{*mark, at, 0, false, 0, 0, 0, 0, 0});
+            calls_.emplace_back();
+            calls_.back().mark = *mark;
+            calls_.back().pushed = at;
             pinned_in_call_.clear();
             managed_in_call_.clear();
+            data_.emplace(*mark);
+            copies_back_.clear();
             device_in_call_.clear();
             call_depth_ = depth_;
         }
@@ -67,7 +71,141 @@ void Timeline::call_returned(std::uint64_t at)
     managed_in_call_.clear();
     for (std::uintptr_t start : device_in_call_) call.device_left += device_.count(start) > 0;
     device_in_call_.clear();
+    for (const std::string& text : data_->returned()) call.pinned_found.push_back(text);
+    if (call.mark.expects_prefetched &&
+        managed_places_.alive_unprefetched(reinterpret_cast<const void*>(call.mark.out), call.mark.bytes_out, order_))
+        ++call.results_not_prefetched;
+    data_.reset();
+    copies_back_.clear();
     call_depth_ = -1;
+}
+
+int Timeline::key(std::uint32_t stream) const
+{
+    auto it = keys_.find(stream);
+    return it == keys_.end() ? Order::kLegacy : it->second;
+}
+
+void Timeline::learned()
+{
+    if (!data_) return;
+    auto known = [&](const CopyBack& c) { return order_.known_done(c.step); };
+    for (const CopyBack& c : copies_back_)
+        if (known(c)) data_->arrived(c.host, c.bytes);
+    copies_back_.erase(std::remove_if(copies_back_.begin(), copies_back_.end(), known), copies_back_.end());
+}
+
+const Timeline::HostRange* Timeline::host_range(std::uintptr_t address, std::uintptr_t* start) const
+{
+    auto it = host_.upper_bound(address);
+    if (it == host_.begin()) return nullptr;
+    --it;
+    if (address >= it->first + std::max<std::size_t>(it->second.bytes, 1)) return nullptr;
+    if (start) *start = it->first;
+    return &it->second;
+}
+
+bool Timeline::device_allocation(std::uintptr_t address, std::uintptr_t* start) const
+{
+    auto it = device_.upper_bound(address);
+    if (it == device_.begin()) return false;
+    --it;
+    if (address >= it->first + std::max<std::size_t>(it->second, 1)) return false;
+    *start = it->first;
+    return true;
+}
+
+void Timeline::copy_issued(bool to_host, const void* host, std::uintptr_t device, std::size_t bytes,
+                           std::uint32_t stream, bool async, bool symbol)
+{
+    const auto at = reinterpret_cast<std::uintptr_t>(host);
+    const HostRange* pinned = host_range(at);
+    // A copy the host waits for runs on the legacy default stream; so, to the host, does one to pageable memory,
+    // which returns only once it is done.
+    const Step step = order_.issue(async ? key(stream) : Order::kLegacy);
+    const bool waited = !async || (to_host && !pinned);
+    if (waited) order_.host_waited_for(step);
+    if (data_) {
+        std::uintptr_t first = 0;
+        DataPath::Device device_side{DataPath::kEveryKernel, 0};
+        if (!symbol && device_allocation(device, &first)) device_side = DataPath::Device{first, device - first};
+        std::uintptr_t pinned_start = 0;
+        const DataPath::Host host_side{host, host_range(at, &pinned_start) ? at - pinned_start : DataPath::kNotPinned};
+        if (!to_host) {
+            data_->copied_to_device(host_side, device_side, bytes);
+        } else {
+            data_->copied_to_host(device_side, host_side, bytes);
+            if (waited) data_->arrived(host, bytes);
+            else copies_back_.push_back(CopyBack{step, host, bytes});
+        }
+    }
+    if (waited) learned();
+}
+
+void Timeline::kernel_issued(std::uint32_t stream, const std::vector<std::uintptr_t>& words)
+{
+    const Step step = order_.issue(key(stream));
+    managed_places_.kernel(words, step, order_);  // the GPU's own faults are counted: this keeps where pages are
+    if (!data_) return;
+    ++calls_.back().launches_read;
+    const CallMark& mark = calls_.back().mark;
+    std::set<std::uintptr_t> allocations;
+    bool reaches_host = false;
+    for (std::uintptr_t word : words) {
+        std::uintptr_t start = 0;
+        if (device_allocation(word, &start)) {
+            allocations.insert(start);
+            continue;
+        }
+        const bool callers = (word >= mark.in && word < mark.in + mark.bytes_in) ||
+                             (word >= mark.out && word < mark.out + mark.bytes_out);
+        reaches_host |= callers || host_range(word) != nullptr;
+    }
+    data_->kernel(allocations, reaches_host);
+}
+
+void Timeline::arguments_not_read(const std::string& why)
+{
+    if (data_) calls_.back().pinned_found.push_back(arguments_not_read_finding(calls_.back().mark.name, why));
+}
+
+void Timeline::prefetch_issued(std::uintptr_t start, std::size_t bytes, bool to_device, std::uint32_t stream)
+{
+    const Step step = order_.issue(key(stream));
+    managed_places_.prefetched(start, bytes, to_device, step);
+}
+
+void Timeline::stream_waited(std::uint32_t stream, std::uintptr_t event) { order_.stream_waits(key(stream), event); }
+
+void Timeline::releasing(std::uintptr_t start)
+{
+    auto it = host_.find(start);
+    if (data_ && it != host_.end()) data_->releasing(reinterpret_cast<const void*>(start), it->second.bytes);
+}
+
+void Timeline::mapped_for_gpu(std::uintptr_t device, std::uintptr_t host)
+{
+    std::uintptr_t start = 0;
+    const HostRange* range = host_range(host, &start);
+    if (range && device != host) host_[device - (host - start)] = *range;  // the same memory, at the device's address
+    if (data_) data_->host_memory_mapped();
+}
+
+void Timeline::device_allocated(std::uintptr_t start, std::size_t bytes)
+{
+    if (start == 0) return;
+    device_[start] = bytes;
+    if (in_call()) device_in_call_.insert(start);
+}
+
+void Timeline::device_freed(std::uintptr_t start) { device_.erase(start); }
+
+void Timeline::managed_freeing(std::uintptr_t start)
+{
+    const bool unprefetched = managed_places_.freed_unprefetched(
+        start, data_ ? reinterpret_cast<const void*>(calls_.back().mark.out) : nullptr,
+        data_ ? calls_.back().mark.bytes_out : 0, order_);
+    if (data_ && unprefetched && calls_.back().mark.expects_prefetched) ++calls_.back().results_not_prefetched;
 }
 
 void Timeline::api_entered(std::uint32_t correlation, std::uint64_t at)
@@ -92,6 +230,9 @@ void Timeline::wait(std::uint32_t correlation, Wait w)
 void Timeline::synchronised(std::uint32_t correlation, bool device_wide, std::uint32_t stream, std::uint64_t at)
 {
     wait(correlation, Wait{device_wide, !device_wide && default_stream(stream), stream, 0, at});
+    if (device_wide) order_.host_waited_for_device();
+    else order_.host_waited_for_stream(key(stream));
+    learned();
 }
 
 void Timeline::copied_synchronously(std::uint32_t correlation, std::uint64_t at)
@@ -101,12 +242,15 @@ void Timeline::copied_synchronously(std::uint32_t correlation, std::uint64_t at)
 
 void Timeline::event_recorded(std::uintptr_t handle, std::uint32_t stream, std::uint32_t correlation)
 {
+    order_.event_recorded(handle, key(stream));
     auto it = issued_.find(correlation);
     if (it != issued_.end()) recorded_[handle] = Recorded{stream, it->second.at};
 }
 
 void Timeline::event_synchronised(std::uintptr_t handle, std::uint64_t at)
 {
+    order_.host_waited_for_event(handle);
+    learned();
     auto it = recorded_.find(handle);
     if (it != recorded_.end() && in_call())
         waits_.push_back(Wait{false, default_stream(it->second.stream), it->second.stream, it->second.at, at});
@@ -144,65 +288,48 @@ void Timeline::stream_created(std::uintptr_t handle, std::uint32_t id, bool bloc
     streams_[handle] = in_call();
     own_streams_.insert(id);
     if (!blocking) non_blocking_.insert(id);
+    const int fresh = int(keys_.size()) + 1;
+    keys_[id] = fresh;
+    order_.stream_created(fresh, blocking);
 }
 
 void Timeline::stream_destroyed(std::uintptr_t handle) { streams_.erase(handle); }
 void Timeline::event_created(std::uintptr_t handle) { events_[handle] = in_call(); }
-void Timeline::event_destroyed(std::uintptr_t handle) { events_.erase(handle); }
 
-void Timeline::pinned(std::uintptr_t start)
+void Timeline::event_destroyed(std::uintptr_t handle)
+{
+    events_.erase(handle);
+    order_.event_destroyed(handle);
+}
+
+void Timeline::pinned(std::uintptr_t start, std::size_t bytes, bool mapped)
 {
     if (start == 0) return;
     pinned_.insert(start);
+    host_[start] = HostRange{bytes, mapped};
     if (in_call()) pinned_in_call_.insert(start);
+    if (mapped && data_) data_->host_memory_mapped();
 }
 
-void Timeline::unpinned(std::uintptr_t start) { pinned_.erase(start); }
+void Timeline::unpinned(std::uintptr_t start)
+{
+    pinned_.erase(start);
+    host_.erase(start);
+}
 
-void Timeline::managed_allocated(std::uintptr_t start)
+void Timeline::managed_allocated(std::uintptr_t start, std::size_t bytes)
 {
     if (start == 0) return;
     managed_.insert(start);
+    device_[start] = bytes;
+    managed_places_.allocated(start, bytes);
     if (in_call()) managed_in_call_.insert(start);
 }
 
-void Timeline::managed_freed(std::uintptr_t start) { managed_.erase(start); }
-
-void Timeline::device_allocated(std::uintptr_t start)
+void Timeline::managed_freed(std::uintptr_t start)
 {
-    if (start == 0) return;
-    device_.insert(start);
-    if (in_call()) device_in_call_.insert(start);
-}
-
-void Timeline::device_freed(std::uintptr_t start) { device_.erase(start); }
-
-int most_streams_busy(std::vector<Interval> work)
-{
-    struct Edge {
-        std::uint64_t at;
-        bool opens;  // false sorts first: an end before an issue at the same time
-        std::uint32_t stream;
-    };
-    std::vector<Edge> edges;
-    for (const Interval& w : work) {
-        edges.push_back(Edge{w.from, true, w.stream});
-        edges.push_back(Edge{std::max(w.from, w.to), false, w.stream});
-    }
-    std::sort(edges.begin(), edges.end(),
-              [](const Edge& a, const Edge& b) { return std::tie(a.at, a.opens) < std::tie(b.at, b.opens); });
-    std::map<std::uint32_t, int> open;  // stream -> its intervals open
-    int busy = 0, most = 0;
-    for (const Edge& e : edges) {
-        int& count = open[e.stream];
-        if (e.opens) {
-            busy += count++ == 0;
-            most = std::max(most, busy);
-        } else {
-            busy -= --count == 0;
-        }
-    }
-    return most;
+    managed_.erase(start);
+    device_.erase(start);
 }
 
 CopyTime overlapped_time(const std::vector<Interval>& copies, const std::vector<Interval>& kernels)
@@ -227,7 +354,20 @@ CopyTime overlapped_time(const std::vector<Interval>& copies, const std::vector<
 void Timeline::judge(Findings& findings) const
 {
     for (std::size_t i = 0; i < calls_.size(); ++i) judge_call(i, findings);
-    findings.measured(kOverlap, overlap_figure(copies_overlapped()));
+    const std::vector<CopyTime> times = copies_overlapped();
+    const std::string* first = nullptr;  // the first call that expects two streams and issued any work
+    std::size_t at = 0;
+    for (const WatchedCall& call : calls_) {
+        if (!call.mark.expects_overlap) continue;
+        const CopyTime& time = times[at++];
+        if (time.beside > 0) {
+            first = nullptr;
+            break;
+        }
+        if (!first && (time.copying > 0 || time.computing > 0)) first = &call.mark.name;
+    }
+    if (first) findings.add(kOverlap, never_overlapped_on_the_gpu(*first));
+    findings.measured(kOverlap, overlap_figure(times));
 }
 
 std::vector<CopyTime> Timeline::copies_overlapped() const
@@ -259,7 +399,6 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
 {
     const WatchedCall& call = calls_[index];
     const std::string& name = call.mark.name;
-    std::vector<Interval> in_flight;
     std::vector<Activity> work;
     for (const Activity& a : activities_) {
         const std::optional<std::uint64_t> issued_at = issued_by(index, a);
@@ -271,22 +410,20 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
         // Work the call returned without waiting for ends, as far as the call knows, after it returned.
         if (call.returned && !waited_for(a, issued, call.popped))
             work.back().end = std::max(work.back().end, call.popped + 1);
-        // In flight from its issue until the host knew it was done, not until the GPU finished it: how the call
-        // is written, not how fast the GPU ran a small chunk before the host issued the next, decides the overlap.
-        // As the emulator counts them, the streams the program made: the default stream waits for them.
-        if (!default_stream(a.stream)) in_flight.push_back(Interval{a.stream, issued, known});
     }
     std::sort(work.begin(), work.end(), [](const Activity& a, const Activity& b) { return a.start < b.start; });
     if (call.mark.expects_pinned) {
-        unsigned long long copied_in = 0, copied_out = 0;
+        int kernels = 0;
         for (const Activity& a : work) {
+            kernels += a.work == Work::kernel;
             if (a.work != Work::kernel && a.pageable)
                 findings.add(kPinned, pageable_copy(name, a.work == Work::copy_out, a.async));
-            if (a.work == Work::copy_in) copied_in += a.bytes;
-            if (a.work == Work::copy_out) copied_out += a.bytes;
         }
-        if (copied_in < call.mark.bytes_in) findings.add(kPinned, not_copied(name, false, copied_in == 0));
-        if (copied_out < call.mark.bytes_out) findings.add(kPinned, not_copied(name, true, copied_out == 0));
+        // A launch the recorder's callbacks never saw (a launch call it does not know) has no arguments read.
+        if (kernels > call.launches_read)
+            findings.add(kPinned, arguments_not_read_finding(name, "the GPU ran more of its kernels than the "
+                                                                       "recorder saw launched"));
+        for (const std::string& text : call.pinned_found) findings.add(kPinned, text);
     }
     if (call.mark.expects_prefetched) {
         if (call.pushed < faults_counted_from_) {
@@ -300,6 +437,7 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
                     break;
                 }
         }
+        for (int i = 0; i < call.results_not_prefetched; ++i) findings.add(kPrefetched, not_prefetched_back(name));
     }
     if (!call.returned) return;  // the program ended inside the call: nothing it left behind to judge
     // The races first: a copy back still running is what the caller reads next.
@@ -312,10 +450,6 @@ void Timeline::judge_call(std::size_t index, Findings& findings) const
     for (int i = 0; i < call.pinned_left; ++i) findings.add(kReturned, pinned_left_pinned(name));
     for (int i = 0; i < call.managed_left; ++i) findings.add(kReturned, managed_left_allocated(name));
     for (int i = 0; i < call.device_left; ++i) findings.add(kReturned, device_left_allocated(name));
-    if (call.mark.expects_overlap && !work.empty()) {
-        const int most = most_streams_busy(in_flight);
-        if (most < 2) findings.add(kOverlap, never_overlapped(name, most));
-    }
 }
 
 }  // namespace cml::schedule

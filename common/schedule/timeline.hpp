@@ -1,13 +1,12 @@
 // The schedule check on a GPU, apart from CUPTI: what the program asked for around each watched call, and what
 // the GPU's record says it did, judged as the CPU emulator judges its log (common/emu/src/schedule.hpp), with
-// the findings' words shared (findings.hpp). cupti_recorder.cpp feeds it from CUPTI's callbacks and activity
-// record; tests/test.cpp, from records made up on the CPU.
+// the findings' words and rules shared (findings.hpp, order.hpp, data_path.hpp, managed_places.hpp).
+// cupti_recorder.cpp feeds it from CUPTI's callbacks and activity record; tests/test.cpp, from records made up on
+// the CPU.
 //
 // A copy or kernel belongs to the watched call that issued it: the API call that made it (its correlation id) was
-// made inside the call's NVTX range, or, where the record names no such call, it started inside the range. It is
-// in flight from its issue (the API call's entry) to its end on the GPU, so that work two streams hold queued at
-// once counts as overlapping even where each piece is short; as in the emulator, only the streams the program
-// made count there. Times are nanoseconds of one clock (CUPTI's).
+// made inside the call's NVTX range, or, where the record names no such call, it started inside the range.
+// Times are nanoseconds of one clock (CUPTI's).
 //
 // A call has left work behind when a copy or kernel it issued ended after its range was popped, or when the call
 // returned before waiting for it, as the emulator judges: a wait is a synchronise of its stream, of the device or
@@ -16,18 +15,22 @@
 // for. A GPU may end such work before the call returns all the same (a cudaFree waits for the device), but
 // nothing in the program said so, and the caller's read of a copy back is then a race.
 //
-// A call that expects pinned copies must have copied at least its input's bytes to the GPU and its output's back,
-// in all its copies of each direction, pinned or not: a kernel that reads or writes host memory directly (mapped,
-// or at a pinned buffer's host address) copies nothing.
+// Pinned copies: the data followed as data_path.hpp says, from the API calls as the program made them (each
+// copy's host and device addresses, each launch's arguments, read in the program's process as the calls return),
+// beside the activity record's own word on which copies were from pageable memory.
+//
+// Overlap: judged from the GPU's own times, over all the calls that expect two streams together: some copy and
+// some kernel of theirs ran at the same time for some of it. A call of a few floats has chunks too short to
+// overlap on any GPU, and the benchmark's size, which the test program calls once, has chunks long enough; a
+// pipeline that orders every chunk after the one before (one stream, a synchronise, a chain of events) overlaps
+// nothing at any size. The same times give the measurement for the learner (overlapped_time), never graded.
+//
+// Prefetched: the GPU's own page faults during the call, and results the host read from managed memory with no
+// prefetch back after the kernel (managed_places.hpp, in the order of order.hpp that the API calls make).
 //
 // The GPU's times are converted to the host's clock, and may lead it by a little. A wait bounds them: a piece of
 // work has ended by the time a wait for it returned, so that a copy the pipeline waited for never counts as
-// running past the call's end, nor as overlapping what was issued after that wait.
-//
-// Apart from the findings, a measurement for the learner, never graded: how long a call's copies and its kernels
-// each took on the GPU, and how long they ran side by side (overlapped_time), for each call that expects two
-// streams. It reads the GPU's own start and end of each copy and kernel, all of one clock, with no bound from the
-// host's waits.
+// running past the call's end.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +40,10 @@
 #include <string>
 #include <vector>
 
+#include "data_path.hpp"
 #include "findings.hpp"
+#include "managed_places.hpp"
+#include "order.hpp"
 
 namespace cml::schedule {
 
@@ -59,6 +65,9 @@ struct WatchedCall {
     int streams_left = 0, events_left = 0, pinned_left = 0;  // made or pinned in it, alive when it returned
     int managed_left = 0;  // managed allocations made in it, not freed when it returned
     int device_left = 0;   // device buffers allocated in it, not freed when it returned
+    std::vector<std::string> pinned_found;  // the data's path, judged as it returned, and what kept it from being
+    int results_not_prefetched = 0;  // managed results the host read with no prefetch back
+    int launches_read = 0;  // launches whose arguments the recorder read, to match the kernels the GPU ran
 };
 
 class Timeline {
@@ -79,14 +88,30 @@ public:
 
     void stream_created(std::uintptr_t handle, std::uint32_t id, bool blocking = true);
     void stream_destroyed(std::uintptr_t handle);
+    void stream_waited(std::uint32_t stream, std::uintptr_t event);  // cudaStreamWaitEvent
     void event_created(std::uintptr_t handle);
     void event_destroyed(std::uintptr_t handle);
-    void pinned(std::uintptr_t start);  // cudaMallocHost, cudaHostAlloc, cudaHostRegister
-    void unpinned(std::uintptr_t start);  // cudaFreeHost, cudaHostUnregister
-    void managed_allocated(std::uintptr_t start);  // cudaMallocManaged
-    void managed_freed(std::uintptr_t start);      // cudaFree
-    void device_allocated(std::uintptr_t start);   // cudaMalloc, cudaMallocAsync, cudaMallocPitch
-    void device_freed(std::uintptr_t start);       // cudaFree, cudaFreeAsync
+    // cudaMallocHost, cudaHostAlloc, cudaHostRegister, with the bytes and whether mapped for the GPU.
+    void pinned(std::uintptr_t start, std::size_t bytes = 0, bool mapped = false);
+    void releasing(std::uintptr_t start);  // cudaFreeHost, cudaHostUnregister, as they are entered
+    void unpinned(std::uintptr_t start);   // and as they return
+    void mapped_for_gpu(std::uintptr_t device, std::uintptr_t host);  // cudaHostGetDevicePointer
+    void device_allocated(std::uintptr_t start, std::size_t bytes);  // cudaMalloc, cudaMallocPitch, cudaMallocAsync
+    void device_freed(std::uintptr_t start);
+    void managed_allocated(std::uintptr_t start, std::size_t bytes = 0);  // cudaMallocManaged
+    void managed_freeing(std::uintptr_t start);  // cudaFree, as it is entered: the host has read what it will
+    void managed_freed(std::uintptr_t start);    // cudaFree
+
+    // The work the program issued, in its order, as each call returns: a copy between [host, host + bytes) and the
+    // device at `device` (`symbol`: a __device__ or __constant__ variable; `async`: a cudaMemcpy*Async, else one
+    // the host waits for, on the legacy default stream), which reads the host's bytes of a copy to the GPU now; a
+    // launch given these argument words; a prefetch of managed memory. `stream` is CUPTI's id of the stream.
+    void copy_issued(bool to_host, const void* host, std::uintptr_t device, std::size_t bytes, std::uint32_t stream,
+                     bool async, bool symbol = false);
+    void kernel_issued(std::uint32_t stream, const std::vector<std::uintptr_t>& words);
+    // A launch whose arguments could not be read, and why: the data's path cannot be followed through it.
+    void arguments_not_read(const std::string& why);
+    void prefetch_issued(std::uintptr_t start, std::size_t bytes, bool to_device, std::uint32_t stream);
 
     // A GPU page fault on managed memory, as the driver began to serve it. A call that expects prefetching is
     // judged by the faults that began inside its range, and only where they were counted from before the call
@@ -99,7 +124,8 @@ public:
 
     std::size_t calls() const { return calls_.size(); }  // the watched calls seen so far
 
-    // Every watched call's findings, in the order of the calls; then the overlap aspect's measurement.
+    // Every watched call's findings, in the order of the calls; then the overlap aspect's, over the calls that
+    // expect two streams, and its measurement.
     void judge(Findings& findings) const;
 
     // Of each watched call that expects two streams, in order, its copies' and its kernels' time on the GPU, and
@@ -123,7 +149,20 @@ private:
         std::uint32_t stream;
         std::uint64_t at;
     };
+    struct HostRange {
+        std::size_t bytes;
+        bool mapped;
+    };
+    struct CopyBack {  // a copy to the host the open call issued, whose bytes arrive once the host knows it is done
+        Step step;
+        const void* host;
+        std::size_t bytes;
+    };
     bool in_call() const { return call_depth_ >= 0; }
+    int key(std::uint32_t stream) const;  // its key in order_: the legacy default stream's for the streams not made
+    void learned();  // after a wait: the copies back the host now knows are done have arrived
+    const HostRange* host_range(std::uintptr_t address, std::uintptr_t* start = nullptr) const;
+    bool device_allocation(std::uintptr_t address, std::uintptr_t* start) const;
     std::size_t current() const { return calls_.size() - 1; }
     void call_returned(std::uint64_t at);
     void judge_call(std::size_t index, Findings& findings) const;
@@ -137,6 +176,13 @@ private:
     void wait(std::uint32_t correlation, Wait w);
 
     std::vector<WatchedCall> calls_;
+    Order order_;
+    std::map<std::uint32_t, int> keys_;  // the streams the program made, by CUPTI's id
+    ManagedPlaces managed_places_;
+    std::optional<DataPath> data_;       // the open watched call's
+    std::vector<CopyBack> copies_back_;  // the open watched call's
+    std::map<std::uintptr_t, HostRange> host_;  // pinned host memory, and the device's aliases of mapped memory
+    std::map<std::uintptr_t, std::size_t> device_;  // device and managed allocations: start -> bytes
     std::vector<Activity> activities_;
     std::map<std::uint32_t, Issue> issued_;    // correlation id -> the watched call it was made in, and when
     std::vector<Wait> waits_;                  // the synchronises made in watched calls
@@ -149,7 +195,6 @@ private:
     std::set<std::uintptr_t> pinned_in_call_;  // pinned during the open watched call
     std::set<std::uintptr_t> managed_;         // every managed allocation alive now
     std::set<std::uintptr_t> managed_in_call_;  // allocated during the open watched call
-    std::set<std::uintptr_t> device_;          // every device buffer alive now
     std::set<std::uintptr_t> device_in_call_;  // allocated during the open watched call
     std::vector<std::uint64_t> faults_;        // the GPU's page faults on managed memory
     std::uint64_t faults_counted_from_ = UINT64_MAX;  // when counting the faults began; never, as yet
@@ -158,13 +203,11 @@ private:
     int call_depth_ = -1;                      // the open watched call's depth, -1 when none is open
 };
 
-// The most streams with work in flight at once among `work` (intervals [issued, end]); an end and an issue at
-// the same time do not overlap.
+// A copy's or a kernel's interval on one stream, [from, to].
 struct Interval {
     std::uint32_t stream;
     std::uint64_t from, to;
 };
-int most_streams_busy(std::vector<Interval> work);
 
 // The time the `copies` took (the union of their intervals [from, to]), the time the `kernels` took (the union
 // of theirs), and how long both ran at once. Exact: the intervals' ends are whole nanoseconds. The intervals'

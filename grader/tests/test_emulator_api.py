@@ -3,8 +3,9 @@ file that makes them all, kernels/every_runtime_call.cu, compiled by nvcc, where
 object must be the allow-list's runtime calls exactly (so a call allowed later without an emulator version
 fails here); and compiled and run on the emulator as meson.build builds a kernel.cu for it (rewrite.py, then
 clang++ with the emulator's flags), where each call must do what CUDA says. Built the same way,
-kernels/copies_every_way.cu shows the schedule check counting the bytes of each way to copy between the host and
-the GPU, as CUPTI counts them on a GPU. No GPU is needed."""
+kernels/copies_every_way.cu shows the schedule check following the data through each way to copy between the host
+and the GPU, as CUPTI records them on a GPU, and kernels/schedule_orders.cu its judging each call from what orders
+the work and what the host waited for. No GPU is needed."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from grader.tests.emulator_builds import built_on_the_emulator
 
 EVERY_CALL = Path(__file__).parent / "kernels" / "every_runtime_call.cu"
 COPIES = Path(__file__).parent / "kernels" / "copies_every_way.cu"
+ORDERS = Path(__file__).parent / "kernels" / "schedule_orders.cu"
 # nvcc's own calls (__cudaPushCallConfiguration, __cudaLaunchKernel, ...) are what it writes for <<<...>>>,
 # which rewrite.py turns into the emulator's launch instead: the runtime calls are the others.
 RUNTIME_CALLS = frozenset(name for name in symbols.CUDA_CALLS if not name.startswith("__"))
@@ -69,7 +71,7 @@ def test_the_checks_find_nothing_in_the_calls(every_call_on_the_emulator, config
     assert "RACECHECK SUMMARY: 0 hazards" in run.stderr and "ERROR SUMMARY: 0 errors" in run.stderr
 
 
-def test_the_schedule_check_counts_the_bytes_of_every_way_to_copy_and_finds_a_call_that_copies_none(
+def test_the_schedule_check_follows_the_data_of_every_way_to_copy_and_finds_a_call_that_copies_none(
     emulator, config, tmp_path
 ):
     program = built_on_the_emulator(emulator, config, COPIES, tmp_path)
@@ -80,3 +82,30 @@ def test_the_schedule_check_counts_the_bytes_of_every_way_to_copy_and_finds_a_ca
     assert "by_no_copy_at_all copied none of its output back to the host" in run.stderr
     assert "SCHEDULE SUMMARY (pinned): 2 errors" in run.stderr and "SCHEDULE SUMMARY: 2 errors" in run.stderr
     assert run.stderr.count("Schedule error") == 2, run.stderr
+
+
+# What each failing call of kernels/schedule_orders.cu must be found for, under which aspect's summary.
+ORDER_FINDINGS = {
+    "halves_chained_by_an_event_fails": ["never had a copy and a kernel on two streams that could run at the same"],
+    "copy_back_not_after_its_kernel_fails": ["Race reported between Write access by a kernel and Read access by the"],
+    "staging_read_too_soon_fails": ["which read the copy's bytes (in pinned memory) before it waited for the copy",
+                                    "copied none of its output back to the host"],
+    "one_query_fails": ["which returned before synchronising that stream", "returned with the copy to the GPU still",
+                        "returned with the kernel still queued"],
+    "prefetch_unordered_and_none_back_fails": ["launched a kernel that took page faults on managed memory",
+                                               "with no prefetch of them back to the host after the kernel"],
+}  # fmt: skip
+
+
+def test_the_schedule_check_judges_what_orders_the_work_and_what_the_host_waited_for(emulator, config, tmp_path):
+    program = built_on_the_emulator(emulator, config, ORDERS, tmp_path)
+    checks = {"CML_EMU_CHECK": "schedule", "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND),
+              "CML_EMU_PRINT_LIMIT": "100"}  # fmt: skip
+    run = proc.run([str(program)], config.timeouts["sanitizer"], env=checks)
+    assert run.returncode == sanitize.SANITIZER_FOUND, run.tail(40)
+    findings = [line for line in run.stderr.splitlines() if "Schedule error" in line or "Race reported" in line]
+    for call, said in ORDER_FINDINGS.items():
+        for words in said:
+            assert any(call in f and words in f for f in findings), (call, words, findings)
+    assert not [f for f in findings if "_passes" in f], findings
+    assert len(findings) == sum(len(said) for said in ORDER_FINDINGS.values()), findings

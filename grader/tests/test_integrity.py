@@ -16,6 +16,7 @@ from grader.execution import proc
 from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 from grader.steps import build, build_commands, integrity
 from grader.steps.integrity import includes, symbols
+from grader.tests.support.grading import load_tool
 
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
@@ -149,6 +150,12 @@ REJECTED_OBJECTS = {
                "CML_CHECK(cudaStreamDestroy(s));"),
         ["calls cudaStreamCreate: creates a stream of its own", "calls cudaHostRegister: allocates page-locked",
          "calls cudaLaunchHostFunc: runs host code from a stream"]),
+    "waits for a stream and an event by asking, in a loop": (
+        kernel(call="cudaStream_t s; CML_CHECK(cudaStreamCreate(&s)); cudaEvent_t e; CML_CHECK(cudaEventCreate(&e));"
+                    "CML_CHECK(cudaEventRecord(e, s)); while (cudaEventQuery(e) == cudaErrorNotReady) {}"
+                    "while (cudaStreamQuery(s) == cudaErrorNotReady) {} CML_CHECK(cudaEventDestroy(e));"
+                    "CML_CHECK(cudaStreamDestroy(s));"),
+        ["calls cudaStreamQuery: not among the calls a kernel.cu needs", "calls cudaEventQuery: uses CUDA events"]),
     "sets a device limit": (
         kernel(call="CML_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));"),
         ["calls cudaDeviceSetLimit: changes a device-wide limit"]),
@@ -282,6 +289,34 @@ def test_a_lab_allows_only_the_calls_it_teaches(objects, interface):
     anything = frozenset({"cudaLaunchHostFunc", "cudaStreamCreate"})  # a labs.toml that asks for more
     problems = "\n".join(integrity.check_object(objects[name], interface, lab_calls=anything))
     assert "cudaLaunchHostFunc" in problems and "cudaHostRegister" in problems, problems
+
+
+def test_lab_10_may_wait_by_asking_and_no_other_lab_may(objects, interface):
+    """cudaStreamQuery and cudaEventQuery, asked in a loop, are waits the handout teaches: Lab 10's list holds
+    them, and the refusal elsewhere stands."""
+    name = "waits for a stream and an event by asking, in a loop"
+    assert isinstance(objects[name], Path), objects[name]
+    allowed = load_config().lab("10_host_memory").allowed_calls
+    assert {"cudaStreamQuery", "cudaEventQuery"} <= allowed
+    assert integrity.check_object(objects[name], interface, lab_calls=allowed) == []
+    texture_lab = load_config().lab("12_readonly_texture").allowed_calls
+    assert "cudaStreamQuery" in "\n".join(integrity.check_object(objects[name], interface, lab_calls=texture_lab))
+
+
+def test_each_handout_lists_the_calls_its_lab_alone_may_make_as_labs_toml_does(capsys):
+    """One list: labs.toml's allowed_calls, which the integrity check reads, written into the handout of each lab
+    that has one (tools/handout_calls.py)."""
+    assert load_tool("handout_calls").main(["--check"]) == 0, capsys.readouterr().err
+
+
+def test_a_handout_whose_calls_differ_from_labs_toml_is_stale():
+    tool = load_tool("handout_calls")
+    lab = load_config().lab("10_host_memory")
+    current = tool.block(lab)
+    assert "`cudaStreamQuery`" in current and "`cudaEventQuery`" in current
+    stale = f"intro\n{current.replace('`cudaStreamQuery`', '`cudaLaunchHostFunc`')}\nmore\n"
+    assert tool.updated(stale, current) == f"intro\n{current}\nmore\n" != stale
+    assert tool.updated("a handout without the markers", current) is None
 
 
 @pytest.mark.parametrize("name", REJECTED_INCLUDES)

@@ -70,6 +70,24 @@ GRADED = {
         # The zero-copy stretch: mapped host memory the emulated kernels reach, and its own test cases.
         "zero_copy_maps_the_callers_buffers",
         "zero_copy_never_unregisters",
+        # What orders the work, not what was issued: waits by asking in a loop, staging through pinned buffers;
+        # chains of events that order every chunk, copies back not ordered after their kernel, staging buffers
+        # read before their copy is known done, a single query, prefetches the kernel is not ordered after, and
+        # results read with no prefetch back.
+        "waits_by_polling_the_streams",
+        "waits_by_polling_an_event_per_stream",
+        "staged_chunks_in_a_pinned_ring",
+        "chunks_chained_by_events",
+        "copies_in_wait_for_the_last_copy_back",
+        "copy_back_waits_for_the_copy_in",
+        "copy_back_one_kernel_behind",
+        "reads_the_staging_buffer_before_waiting",
+        "staged_chunks_read_too_soon",
+        "queries_once_without_a_loop",
+        "prefetched_on_the_legacy_stream",
+        "prefetch_event_recorded_too_early",
+        "results_read_without_prefetch_back",
+        "prefetches_the_input_back_instead",
     ],
     # The emulator counts global and shared atomics, and racecheck sees a plain access against an atomic.
     "11_histogram_atomics": [

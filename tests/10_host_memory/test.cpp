@@ -75,7 +75,7 @@ void check_output(const char* name, unsigned expects, int n, int passes, Call ca
     std::vector<float> in = pristine;
     std::vector<float> out(std::size_t(n) + kGuard, kSentinel);
     const std::size_t bytes = std::size_t(n) * sizeof(float);
-    cml::watched_call(name, expects, {bytes, bytes}, [&] { call(in.data(), out.data()); });
+    cml::watched_call(name, expects, {in.data(), bytes, out.data(), bytes}, [&] { call(in.data(), out.data()); });
 
     const std::vector<std::size_t> at = places(n, sampled);
     std::vector<float> looked_at = gathered(out, at);

@@ -50,7 +50,7 @@ void keep(void* pointer, std::size_t bytes, bool allocated, bool mapped)
         std::lock_guard<std::mutex> lock(pinned().mutex);
         pinned().ranges[std::uintptr_t(pointer)] = PinnedRange{bytes, allocated, mapped};
     }
-    cml_emu::schedule::pinned(pointer, bytes);
+    cml_emu::schedule::pinned(pointer, bytes, mapped);
 }
 
 cudaError_t allocate(void** pointer, std::size_t size, bool mapped)
@@ -131,10 +131,14 @@ cudaError_t cudaHostUnregister(void* pointer)
 cudaError_t cudaHostGetDevicePointer(void** device, void* host, unsigned int flags)
 {
     if (!device || !host || flags != 0) return api_result(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> lock(pinned().mutex);
-    const PinnedRange* range = range_at(std::uintptr_t(host));
-    *device = range && range->mapped ? host : nullptr;
-    return api_result(*device ? cudaSuccess : cudaErrorInvalidValue);
+    {
+        std::lock_guard<std::mutex> lock(pinned().mutex);
+        const PinnedRange* range = range_at(std::uintptr_t(host));
+        *device = range && range->mapped ? host : nullptr;
+    }
+    if (!*device) return api_result(cudaErrorInvalidValue);
+    cml_emu::schedule::mapped_for_gpu();
+    return api_result(cudaSuccess);
 }
 
 // What a pointer is: pinned host memory (and its device address where mapped), device or managed memory, or none

@@ -243,6 +243,7 @@ cudaError_t run_kernel(const void* kernel, const LaunchConfig& config, ThreadBod
     Pool& p = pool();
     schedule::kernel(config.stream, closure, closure_bytes);
     const cudaError_t failure = p.run(launch);
+    schedule::kernel_ran();
     note_static_shared(kernel, p.static_shared());
     if (o.watching()) {
         Findings all;

@@ -187,6 +187,17 @@ bool is_device_range(const void* pointer, std::size_t bytes)
     return inside_one(registry().allocations, address, bytes);
 }
 
+bool device_allocation(std::uintptr_t address, Allocation* holding)
+{
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    auto it = registry().allocations.upper_bound(address);
+    if (it == registry().allocations.begin()) return false;
+    --it;
+    if (address >= it->second.start + std::max<std::size_t>(it->second.size, 1)) return false;
+    *holding = it->second;
+    return true;
+}
+
 GlobalMemory GlobalMemory::now()
 {
     GlobalMemory memory;

@@ -45,6 +45,8 @@ void unmap_host(void* pointer);
 bool is_mapped_host(const void* pointer, std::size_t bytes);
 // True when [pointer, pointer + bytes) lies inside one allocation, a __device__ or a __constant__ variable.
 bool is_device_range(const void* pointer, std::size_t bytes);
+// The cudaMalloc'd or managed allocation that holds `address`, if one does.
+bool device_allocation(std::uintptr_t address, Allocation* holding);
 // The __device__ or __constant__ variable that starts at `symbol`, as the program's symbol table gives its
 // size; null when none does (what cudaMemcpyToSymbol and cudaGetSymbolSize are given must be one).
 const Allocation* device_variable(const void* symbol);

@@ -64,7 +64,14 @@ void note_host_copy(void* dst, size_t dst_span, const void* src, size_t src_span
     const bool from_host =
         kind == cudaMemcpyHostToDevice || (kind == cudaMemcpyDefault && !is_device_range(src, src_span));
     if (to_host == from_host) return;  // device to device, or host to host
-    schedule::host_copy(to_host ? dst : src, to_host ? dst_span : src_span, moved, to_host, stream, async);
+    schedule::host_copy(to_host ? dst : src, to_host ? dst_span : src_span, to_host ? src : dst, moved, to_host,
+                        stream, async);
+}
+
+// Host memory a copy is about to read or write: a copy to it that the schedule check still owes lands first.
+void touch_host(const void* pointer, size_t span)
+{
+    if (!is_device_range(pointer, span)) schedule::host_touched(pointer, span);
 }
 
 cudaError_t copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
@@ -74,6 +81,8 @@ cudaError_t copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
     if ((device_side(kind, true) && !is_device_range(dst, count)) ||
         (device_side(kind, false) && !is_device_range(src, count)))
         return record(cudaErrorInvalidValue);
+    touch_host(dst, count);
+    touch_host(src, count);
     std::memmove(dst, src, count);
     return record(cudaSuccess);
 }
@@ -98,6 +107,8 @@ cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, si
     if ((device_side(kind, true) && !is_device_range(dst, extent(dpitch, width, height))) ||
         (device_side(kind, false) && !is_device_range(src, extent(spitch, width, height))))
         return record(cudaErrorInvalidValue);
+    touch_host(dst, extent(dpitch, width, height));
+    touch_host(src, extent(spitch, width, height));
     for (size_t row = 0; row < height; ++row)
         std::memmove(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width);
     return record(cudaSuccess);
@@ -112,12 +123,15 @@ void note_host_copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch,
                    async);
 }
 
-// A copy to or from a __device__ or __constant__ variable, for the schedule check, where its other side is the
-// host's memory (`to_host`: a copy from the variable).
-void note_symbol_copy(const void* other_side, size_t count, bool to_host, cudaStream_t stream, bool async)
+// A copy to or from [symbol + offset, + count) of a __device__ or __constant__ variable, for the schedule check,
+// where its other side is the host's memory (`to_host`: a copy from the variable).
+void note_symbol_copy(const void* symbol, size_t offset, const void* other_side, size_t count, bool to_host,
+                      cudaStream_t stream, bool async)
 {
-    if (count && !is_device_range(other_side, count))
-        schedule::host_copy(other_side, count, count, to_host, stream, async);
+    const Allocation* variable = device_variable(symbol);
+    if (count && variable && !is_device_range(other_side, count))
+        schedule::host_copy(other_side, count, reinterpret_cast<const char*>(variable->start) + offset, count, to_host,
+                            stream, async);
 }
 
 cudaError_t fill_2d(void* pointer, size_t pitch, int value, size_t width, size_t height)
@@ -147,6 +161,7 @@ cudaError_t copy_to_symbol(const void* symbol, const void* src, size_t count, si
     char* address = nullptr;
     if (const cudaError_t error = symbol_range(symbol, count, offset, &address)) return record(error);
     if (count && kind == cudaMemcpyDeviceToDevice && !is_device_range(src, count)) return record(cudaErrorInvalidValue);
+    if (count) touch_host(src, count);
     if (count) std::memmove(address, src, count);
     return record(cudaSuccess);
 }
@@ -158,6 +173,7 @@ cudaError_t copy_from_symbol(void* dst, const void* symbol, size_t count, size_t
     char* address = nullptr;
     if (const cudaError_t error = symbol_range(symbol, count, offset, &address)) return record(error);
     if (count && kind == cudaMemcpyDeviceToDevice && !is_device_range(dst, count)) return record(cudaErrorInvalidValue);
+    if (count) touch_host(dst, count);
     if (count) std::memmove(dst, address, count);
     return record(cudaSuccess);
 }
@@ -263,7 +279,7 @@ cudaError_t cudaMemsetAsync(void* pointer, int value, size_t count, cudaStream_t
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind)
 {
     const cudaError_t error = cml_emu::copy_to_symbol(symbol, src, count, offset, kind);
-    if (error == cudaSuccess) cml_emu::note_symbol_copy(src, count, false, nullptr, false);
+    if (error == cudaSuccess) cml_emu::note_symbol_copy(symbol, offset, src, count, false, nullptr, false);
     return error;
 }
 
@@ -271,14 +287,14 @@ cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t 
                                     cudaMemcpyKind kind, cudaStream_t stream)
 {
     const cudaError_t error = cml_emu::copy_to_symbol(symbol, src, count, offset, kind);
-    if (error == cudaSuccess) cml_emu::note_symbol_copy(src, count, false, stream, true);
+    if (error == cudaSuccess) cml_emu::note_symbol_copy(symbol, offset, src, count, false, stream, true);
     return error;
 }
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind)
 {
     const cudaError_t error = cml_emu::copy_from_symbol(dst, symbol, count, offset, kind);
-    if (error == cudaSuccess) cml_emu::note_symbol_copy(dst, count, true, nullptr, false);
+    if (error == cudaSuccess) cml_emu::note_symbol_copy(symbol, offset, dst, count, true, nullptr, false);
     return error;
 }
 
@@ -286,7 +302,7 @@ cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t coun
                                       cudaStream_t stream)
 {
     const cudaError_t error = cml_emu::copy_from_symbol(dst, symbol, count, offset, kind);
-    if (error == cudaSuccess) cml_emu::note_symbol_copy(dst, count, true, stream, true);
+    if (error == cudaSuccess) cml_emu::note_symbol_copy(symbol, offset, dst, count, true, stream, true);
     return error;
 }
 
@@ -700,17 +716,20 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
     return record(cudaSuccess);
 }
 
-// Every call has finished when it returns here: an event is always reached, and a query says so.
+// Every call has finished when it returns here: an event is always reached.
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     cml_emu::schedule::synchronised_event(event);
     return record(cudaSuccess);
 }
 
+// Not ready once where the host does not yet know the event's work is done, as a GPU would answer while it runs
+// (schedule.hpp); not ready is no error, and cudaGetLastError does not keep it.
 cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    cml_emu::schedule::synchronised_event(event);
-    return record(cudaSuccess);
+    const cudaError_t state = record(cudaSuccess);
+    if (state != cudaSuccess) return state;
+    return cml_emu::schedule::event_query(event) ? cudaSuccess : cudaErrorNotReady;
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end)

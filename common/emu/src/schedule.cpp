@@ -1,78 +1,104 @@
 #include "schedule.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "memory.hpp"
 #include "options.hpp"
 #include "runtime_state.hpp"
+#include "schedule/data_path.hpp"
 #include "schedule/findings.hpp"
+#include "schedule/managed_places.hpp"
+#include "schedule/order.hpp"
 
 namespace cml_emu::schedule {
 namespace {
 
 namespace words = cml::schedule;  // the findings' words, shared with the GPU's recorder
+using words::DataPath;
+using words::Order;
+using words::Step;
 using words::Work;
+using Span = std::pair<std::uintptr_t, std::uintptr_t>;  // [from, to) of addresses
 
-struct Pending {
+// What a copy to pinned memory owes the host until the host learns it is done: its bytes, and until then the
+// memory holds this word over and over (a NaN no polynomial of a finite float makes), so that the host's early
+// read of it shows in what the host wrote from it.
+constexpr std::uint32_t kNotYetCopied = 0x7fc0dead;
+
+// A copy, kernel or prefetch a watched call issued.
+struct Issued {
     Work work;
-    std::uint64_t sequence;      // its place on its stream
-    std::uintptr_t host = 0;     // a copy's host side
-    std::size_t bytes = 0;
+    bool prefetch = false;
+    bool default_stream = false;
+    Step step;
+    Span device{0, 0};          // a copy's device bytes
+    std::vector<Span> written;  // a kernel's: the device bytes it changed
 };
 
-struct Stream {
-    int number = 0;              // 0: the default stream; then in order of creation
-    bool blocking = true;        // waits for the legacy default stream, and it for this one
-    bool made_in_call = false;   // created during the watched call
-    std::uint64_t next = 0;
-    std::vector<Pending> pending;
-};
-
-struct Event {
-    cudaStream_t stream = nullptr;
-    std::uint64_t up_to = 0;     // the work of its stream before it was recorded
+struct StreamInfo {
+    int key = 0;
     bool made_in_call = false;
 };
 
-struct Call {
-    std::string name;
-    bool expects_pinned = false;
-    bool expects_overlap = false;
-    bool expects_prefetched = false;
-    unsigned long long bytes_in = 0, bytes_out = 0;    // what its copies must carry, each way (the mark's)
-    unsigned long long copied_in = 0, copied_out = 0;  // what they did
-    int most_streams_busy = 0;   // the most streams with work in flight at once during the call
-    bool enqueued = false;       // any work at all
-    std::set<std::uintptr_t> pinned;  // pinned during the call, not yet unpinned
-    std::set<std::uintptr_t> managed;  // allocated during the call
-    std::set<std::uintptr_t> device;   // device buffers allocated during the call
+struct EventInfo {
+    bool made_in_call = false;
+    bool said_not_ready = false;  // a query already answered not ready since it was last recorded
 };
 
-// A managed allocation, and whether a GPU would hold all of its pages now.
-struct ManagedPages {
+struct PinnedRange {
     std::size_t bytes = 0;
-    bool on_device = false;  // the host's, or nowhere yet, until a prefetch or a kernel brings them
+    bool mapped = false;
+};
+
+// A copy to pinned memory the host has not yet learned is done: the bytes it will deliver.
+struct Owed {
+    Step step;
+    std::uintptr_t host;
+    std::vector<unsigned char> bytes;
+};
+
+// The device bytes a launch is given, as they were before it ran.
+struct Before {
+    std::uintptr_t start;
+    std::vector<unsigned char> bytes;
+};
+
+struct Call {
+    words::CallMark mark;
+    std::vector<Issued> issued;
+    bool could_overlap = false;
+    std::set<std::uintptr_t> pinned;   // pinned during the call
+    std::set<std::uintptr_t> managed;  // allocated during the call
+    std::set<std::uintptr_t> device;   // device buffers allocated during the call
+    std::unique_ptr<DataPath> data;
 };
 
 struct Log {
     std::mutex mutex;
-    std::map<std::uintptr_t, std::size_t> pinned;  // start -> bytes
-    std::map<cudaStream_t, Stream> streams{{nullptr, Stream{}}};
-    std::vector<Stream> retired;         // destroyed with work still queued, which runs to its end all the same
-    std::map<cudaEvent_t, Event> events;
-    std::map<std::uintptr_t, ManagedPages> managed;  // by start
-    std::set<std::uintptr_t> device;     // device buffers alive, by start
-    int streams_made = 0;
-    int depth = 0;                       // NVTX ranges open
-    int call_depth = -1;                 // the depth of the watched call's range, -1 when none is open
+    Order order;
+    std::map<cudaStream_t, StreamInfo> streams;
+    std::set<int> said_not_ready;  // streams a query answered not ready since work was last issued
+    int next_key = 1;
+    std::map<cudaEvent_t, EventInfo> events;
+    std::map<std::uintptr_t, PinnedRange> pinned;  // by start
+    words::ManagedPlaces managed;
+    std::vector<Owed> owed;
+    std::optional<std::size_t> launch;  // the running launch, in call.issued
+    std::vector<Before> before;         // what it was given, before it ran
+    std::set<std::uintptr_t> device;    // device buffers alive, by start
+    int depth = 0;                      // NVTX ranges open
+    int call_depth = -1;                // the depth of the watched call's range, -1 when none is open
     Call call;
     words::Findings findings{options().schedule_aspects};  // by text: one finding however many calls repeat it
 };
@@ -85,129 +111,190 @@ Log& log()
 
 bool in_call(const Log& l) { return l.call_depth >= 0; }
 
-// The legacy default stream: cudaStreamLegacy, and the null stream.
-cudaStream_t canonical(cudaStream_t stream)
+// The legacy default stream's key for cudaStreamLegacy, cudaStreamPerThread and the null stream, and for a handle
+// the log never saw created.
+int key_of(const Log& l, cudaStream_t stream)
 {
-    return stream == cudaStreamLegacy || stream == cudaStreamPerThread ? nullptr : stream;
+    auto it = l.streams.find(stream);
+    return it == l.streams.end() ? Order::kLegacy : it->second.key;
 }
 
-Stream& stream_of(Log& l, cudaStream_t stream)
+const PinnedRange* pinned_at(const Log& l, std::uintptr_t address, std::uintptr_t* start = nullptr)
 {
-    auto it = l.streams.find(canonical(stream));
-    if (it != l.streams.end()) return it->second;
-    return l.streams[nullptr];  // a handle the log never saw created: as the default stream
-}
-
-bool is_default(const Stream& s) { return s.number == 0; }
-
-void note_busy(Log& l)
-{
-    if (!in_call(l)) return;
-    int busy = 0;
-    for (const auto& [handle, s] : l.streams) busy += handle != nullptr && !s.pending.empty();
-    for (const Stream& s : l.retired) busy += !s.pending.empty();
-    l.call.most_streams_busy = std::max(l.call.most_streams_busy, busy);
-    l.call.enqueued = true;
-}
-
-void enqueue(Log& l, cudaStream_t stream, Pending work)
-{
-    Stream& s = stream_of(l, stream);
-    work.sequence = s.next++;
-    s.pending.push_back(work);
-    note_busy(l);
-}
-
-// What the legacy default stream waits for: its own work and that of every blocking stream.
-void wait_for_legacy_default(Log& l)
-{
-    for (auto& [handle, s] : l.streams)
-        if (s.blocking) s.pending.clear();
-    l.retired.erase(std::remove_if(l.retired.begin(), l.retired.end(), [](const Stream& s) { return s.blocking; }),
-                    l.retired.end());
+    auto it = l.pinned.upper_bound(address);
+    if (it == l.pinned.begin()) return nullptr;
+    --it;
+    if (address >= it->first + std::max<std::size_t>(it->second.bytes, 1)) return nullptr;
+    if (start) *start = it->first;
+    return &it->second;
 }
 
 bool is_pinned(const Log& l, std::uintptr_t start, std::size_t bytes)
 {
-    auto it = l.pinned.upper_bound(start);
-    if (it == l.pinned.begin()) return false;
-    --it;
-    return start >= it->first && start + bytes <= it->first + it->second;
+    std::uintptr_t first = 0;
+    const PinnedRange* range = pinned_at(l, start, &first);
+    return range && start + bytes <= first + range->bytes;
+}
+
+bool overlaps(const Span& a, const Span& b) { return a.first < b.second && b.first < a.second; }
+
+bool overlaps_any(const std::vector<Span>& spans, const Span& s)
+{
+    return std::any_of(spans.begin(), spans.end(), [&](const Span& w) { return overlaps(w, s); });
+}
+
+// Delivers the owed copies `due` picks: their bytes land, and the data's path sees them there.
+template <class Due>
+void deliver_if(Log& l, Due due)
+{
+    auto it = std::stable_partition(l.owed.begin(), l.owed.end(), [&](const Owed& o) { return !due(o); });
+    for (auto d = it; d != l.owed.end(); ++d) {
+        std::memcpy(reinterpret_cast<void*>(d->host), d->bytes.data(), d->bytes.size());
+        if (in_call(l)) l.call.data->arrived(reinterpret_cast<const void*>(d->host), d->bytes.size());
+    }
+    l.owed.erase(it, l.owed.end());
+}
+
+// After a wait of the host's: what it now knows is done has delivered its bytes.
+void learned(Log& l)
+{
+    deliver_if(l, [&](const Owed& o) { return l.order.known_done(o.step); });
+}
+
+void deliver_into(Log& l, std::uintptr_t start, std::size_t bytes)
+{
+    const Span range{start, start + bytes};
+    deliver_if(l, [&](const Owed& o) { return overlaps(range, Span{o.host, o.host + o.bytes.size()}); });
+}
+
+// Where a copy's device side is, for the data's path: its allocation and offset there, or a __device__ or
+// __constant__ variable, which every kernel reads.
+DataPath::Device device_side(std::uintptr_t device)
+{
+    Allocation holding;
+    if (device_allocation(device, &holding)) return DataPath::Device{holding.start, device - holding.start};
+    return DataPath::Device{DataPath::kEveryKernel, 0};
+}
+
+DataPath::Host host_side(const Log& l, const void* host)
+{
+    std::uintptr_t start = 0;
+    if (!pinned_at(l, std::uintptr_t(host), &start)) return DataPath::Host{host, DataPath::kNotPinned};
+    return DataPath::Host{host, std::uintptr_t(host) - start};
+}
+
+// Work issued on `stream`: its place in the order, and, in a watched call, whether it and work still in flight
+// on another stream could run at the same time (a copy beside a kernel, with nothing ordering them).
+Step issue(Log& l, cudaStream_t stream, Work work, bool prefetch, Span device)
+{
+    const int key = key_of(l, stream);
+    const Step step = l.order.issue(key);
+    l.said_not_ready.clear();
+    if (!in_call(l)) return step;
+    const bool kernel = work == Work::kernel;
+    for (const Issued& other : l.call.issued)
+        if (other.step.stream != key && (other.work == Work::kernel) != kernel &&
+            !l.order.known_done(other.step) && !l.order.before(other.step, step))
+            l.call.could_overlap = true;
+    l.call.issued.push_back(Issued{work, prefetch, key == Order::kLegacy, step, device, {}});
+    return step;
 }
 
 void call_started(Log& l, const words::CallMark& mark)
 {
     l.call = Call{};
-    l.call.name = mark.name;
-    l.call.expects_pinned = mark.expects_pinned;
-    l.call.expects_overlap = mark.expects_overlap;
-    l.call.expects_prefetched = mark.expects_prefetched;
-    l.call.bytes_in = mark.bytes_in;
-    l.call.bytes_out = mark.bytes_out;
+    l.call.mark = mark;
+    l.call.data = std::make_unique<DataPath>(mark);
     l.call_depth = l.depth;
+}
+
+// The host's early reads of copies it had not waited for: the caller's output holds the pattern they owed.
+bool output_read_too_soon(const words::CallMark& mark)
+{
+    const auto* out = reinterpret_cast<const unsigned char*>(mark.out);
+    for (std::size_t at = 0; out && at + sizeof kNotYetCopied <= mark.bytes_out; at += sizeof kNotYetCopied) {
+        std::uint32_t word = 0;
+        std::memcpy(&word, out + at, sizeof word);
+        if (word == kNotYetCopied) return true;
+    }
+    return false;
 }
 
 // The end of a watched call: what it left behind.
 void call_returned(Log& l)
 {
-    const std::string& name = l.call.name;
-    // The races first: a copy back still queued is what the caller reads next.
-    for (const bool copies_back : {true, false}) {
-        auto report_pending = [&](const Stream& s) {
-            for (const Pending& p : s.pending) {
-                if ((p.work == Work::copy_out) != copies_back) continue;
-                l.findings.add(words::kReturned, words::left_queued(name, p.work, is_default(s)));
-            }
-        };
-        for (const Stream& s : l.retired) report_pending(s);
-        for (const auto& [handle, s] : l.streams) report_pending(s);
-    }
-    l.retired.clear();  // the test program's next synchronise waits for it
+    Call& call = l.call;
+    const std::string& name = call.mark.name;
+    // The races first: a copy back still owed is what the caller reads next.
+    for (const bool copies_back : {true, false})
+        for (const Issued& i : call.issued)
+            if ((i.work == Work::copy_out) == copies_back && !l.order.known_done(i.step))
+                l.findings.add(words::kReturned, words::left_queued(name, i.work, i.default_stream));
+    deliver_if(l, [](const Owed&) { return true; });  // the caller's next wait would see them
+    if (output_read_too_soon(call.mark)) l.findings.add(words::kReturned, words::read_before_waiting(name));
     for (auto& [handle, s] : l.streams) {
-        s.pending.clear();
-        if (s.made_in_call) {
-            l.findings.add(words::kReturned, words::stream_left_alive(name, is_default(s)));
-            s.made_in_call = false;
-        }
+        if (!s.made_in_call) continue;
+        l.findings.add(words::kReturned, words::stream_left_alive(name, false));
+        s.made_in_call = false;
     }
     for (auto& [handle, e] : l.events) {
         if (!e.made_in_call) continue;
         l.findings.add(words::kReturned, words::event_left_alive(name));
         e.made_in_call = false;
     }
-    for (std::uintptr_t start : l.call.pinned) {
-        if (!l.pinned.count(start)) continue;
-        l.findings.add(words::kReturned, words::pinned_left_pinned(name));
-    }
-    for (std::uintptr_t start : l.call.managed) {
-        if (!l.managed.count(start)) continue;
-        l.findings.add(words::kReturned, words::managed_left_allocated(name));
-    }
-    for (std::uintptr_t start : l.call.device) {
-        if (!l.device.count(start)) continue;
-        l.findings.add(words::kReturned, words::device_left_allocated(name));
-    }
-    if (l.call.expects_pinned && l.call.copied_in < l.call.bytes_in)
-        l.findings.add(words::kPinned, words::not_copied(name, false, l.call.copied_in == 0));
-    if (l.call.expects_pinned && l.call.copied_out < l.call.bytes_out)
-        l.findings.add(words::kPinned, words::not_copied(name, true, l.call.copied_out == 0));
-    if (l.call.expects_overlap && l.call.enqueued && l.call.most_streams_busy < 2)
-        l.findings.add(words::kOverlap, words::never_overlapped(name, l.call.most_streams_busy));
+    for (std::uintptr_t start : call.pinned)
+        if (l.pinned.count(start)) l.findings.add(words::kReturned, words::pinned_left_pinned(name));
+    for (std::uintptr_t start : call.managed)
+        if (l.managed.holds(start)) l.findings.add(words::kReturned, words::managed_left_allocated(name));
+    for (std::uintptr_t start : call.device)
+        if (l.device.count(start)) l.findings.add(words::kReturned, words::device_left_allocated(name));
+    for (const std::string& text : call.data->returned()) l.findings.add(words::kPinned, text);
+    if (call.mark.expects_prefetched &&
+        l.managed.alive_unprefetched(reinterpret_cast<const void*>(call.mark.out), call.mark.bytes_out, l.order))
+        l.findings.add(words::kPrefetched, words::not_prefetched_back(name));
+    if (call.mark.expects_overlap && !call.issued.empty() && !call.could_overlap)
+        l.findings.add(words::kOverlap, words::never_overlapped(name));
     l.call_depth = -1;
+}
+
+// The device bytes that differ between `before` and memory now, as spans of addresses.
+void changed(const Before& before, std::vector<Span>& spans)
+{
+    const auto* now = reinterpret_cast<const unsigned char*>(before.start);
+    const std::size_t size = before.bytes.size();
+    constexpr std::size_t kBlock = 4096;  // equal blocks are skipped whole
+    std::size_t at = 0;
+    while (at < size) {
+        const std::size_t block = std::min(kBlock, size - at);
+        if (std::memcmp(now + at, before.bytes.data() + at, block) == 0) {
+            at += block;
+            continue;
+        }
+        for (const std::size_t end = at + block; at < end; ++at) {
+            if (now[at] == before.bytes[at]) continue;
+            const std::uintptr_t address = before.start + at;
+            if (!spans.empty() && spans.back().second == address)
+                spans.back().second = address + 1;
+            else
+                spans.emplace_back(address, address + 1);
+        }
+    }
 }
 
 }  // namespace
 
 bool on() { return options().schedule; }
 
-void pinned(const void* start, std::size_t bytes)
+void pinned(const void* start, std::size_t bytes, bool mapped)
 {
     if (!on() || !start) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
     const auto at = reinterpret_cast<std::uintptr_t>(start);
-    l.pinned[at] = bytes;
-    if (in_call(l)) l.call.pinned.insert(at);
+    l.pinned[at] = PinnedRange{bytes, mapped};
+    if (!in_call(l)) return;
+    l.call.pinned.insert(at);
+    if (mapped) l.call.data->host_memory_mapped();
 }
 
 void unpinned(const void* start)
@@ -215,7 +302,20 @@ void unpinned(const void* start)
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    l.pinned.erase(reinterpret_cast<std::uintptr_t>(start));
+    const auto at = reinterpret_cast<std::uintptr_t>(start);
+    auto it = l.pinned.find(at);
+    if (it == l.pinned.end()) return;
+    deliver_into(l, at, it->second.bytes);  // a copy still owed there lands before the memory is let go
+    if (in_call(l)) l.call.data->releasing(start, it->second.bytes);
+    l.pinned.erase(it);
+}
+
+void mapped_for_gpu()
+{
+    if (!on()) return;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    if (in_call(l)) l.call.data->host_memory_mapped();
 }
 
 void stream_created(cudaStream_t stream, bool blocking)
@@ -223,25 +323,26 @@ void stream_created(cudaStream_t stream, bool blocking)
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    Stream s;
-    s.number = ++l.streams_made;
-    s.blocking = blocking;
-    s.made_in_call = in_call(l);
-    l.streams[stream] = s;
+    const int key = l.next_key++;
+    l.streams[stream] = StreamInfo{key, in_call(l)};
+    l.order.stream_created(key, blocking);
 }
 
+// Its work runs to its end all the same, and stays in the order.
 void stream_destroyed(cudaStream_t stream)
 {
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    auto it = l.streams.find(stream);
-    if (it == l.streams.end() || stream == nullptr) return;
-    if (!it->second.pending.empty()) {
-        l.retired.push_back(it->second);
-        l.retired.back().made_in_call = false;
-    }
-    l.streams.erase(it);
+    l.streams.erase(stream);
+}
+
+void stream_waits(cudaStream_t stream, cudaEvent_t event)
+{
+    if (!on()) return;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    l.order.stream_waits(key_of(l, stream), reinterpret_cast<std::uintptr_t>(event));
 }
 
 void event_created(cudaEvent_t event)
@@ -249,7 +350,7 @@ void event_created(cudaEvent_t event)
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    l.events[event] = Event{nullptr, 0, in_call(l)};
+    l.events[event] = EventInfo{in_call(l), false};
 }
 
 void event_destroyed(cudaEvent_t event)
@@ -258,6 +359,7 @@ void event_destroyed(cudaEvent_t event)
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
     l.events.erase(event);
+    l.order.event_destroyed(reinterpret_cast<std::uintptr_t>(event));
 }
 
 void event_recorded(cudaEvent_t event, cudaStream_t stream)
@@ -265,59 +367,159 @@ void event_recorded(cudaEvent_t event, cudaStream_t stream)
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    auto it = l.events.find(event);
-    if (it == l.events.end()) return;
-    it->second.stream = canonical(stream);
-    it->second.up_to = stream_of(l, stream).next;
+    l.order.event_recorded(reinterpret_cast<std::uintptr_t>(event), key_of(l, stream));
+    l.events[event].said_not_ready = false;
 }
 
-void host_copy(const void* host, std::size_t span, std::size_t moved, bool to_host, cudaStream_t stream, bool async)
+bool stream_query(cudaStream_t stream)
+{
+    if (!on()) return true;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    const int key = key_of(l, stream);
+    if (l.order.stream_known_done(key)) return true;
+    if (l.said_not_ready.insert(key).second) return false;
+    l.order.host_waited_for_stream(key);
+    learned(l);
+    return true;
+}
+
+bool event_query(cudaEvent_t event)
+{
+    if (!on()) return true;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    const auto handle = reinterpret_cast<std::uintptr_t>(event);
+    if (l.order.event_known_done(handle)) return true;
+    EventInfo& info = l.events[event];
+    if (!info.said_not_ready) {
+        info.said_not_ready = true;
+        return false;
+    }
+    l.order.host_waited_for_event(handle);
+    learned(l);
+    return true;
+}
+
+void host_touched(const void* start, std::size_t bytes)
+{
+    if (!on() || bytes == 0) return;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    deliver_into(l, reinterpret_cast<std::uintptr_t>(start), bytes);
+}
+
+void host_copy(const void* host, std::size_t span, const void* device, std::size_t moved, bool to_host,
+               cudaStream_t stream, bool async)
 {
     if (!on() || moved == 0) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
     const auto at = reinterpret_cast<std::uintptr_t>(host);
-    if (in_call(l)) (to_host ? l.call.copied_out : l.call.copied_in) += moved;
-    if (in_call(l) && l.call.expects_pinned && !is_pinned(l, at, span))
-        l.findings.add(words::kPinned, words::pageable_copy(l.call.name, to_host, async));
-    if (async) {
-        enqueue(l, stream, Pending{to_host ? Work::copy_out : Work::copy_in, 0, at, moved});
-        return;
+    const auto on_device = reinterpret_cast<std::uintptr_t>(device);
+    const bool pinned = is_pinned(l, at, span);
+    if (in_call(l) && l.call.mark.expects_pinned && !pinned)
+        l.findings.add(words::kPinned, words::pageable_copy(l.call.mark.name, to_host, async));
+    // A copy the host waits for runs on the legacy default stream; so, to the host, does one to pageable memory,
+    // which returns only once it is done.
+    const Step step = issue(l, async ? stream : nullptr, to_host ? Work::copy_out : Work::copy_in, false,
+                            Span{on_device, on_device + moved});
+    if (!async || (to_host && !pinned)) {
+        l.order.host_waited_for(step);
+        learned(l);
     }
-    // A copy the host waits for runs on the legacy default stream, after its work and the blocking streams'.
-    if (in_call(l)) l.call.enqueued = true;
-    wait_for_legacy_default(l);
+    if (!in_call(l)) return;
+    Call& call = l.call;
+    if (to_host) {
+        // A race where a kernel writing these device bytes is not ordered before the copy.
+        for (const Issued& k : call.issued)
+            if (k.work == Work::kernel && overlaps_any(k.written, call.issued.back().device) &&
+                !l.order.before(k.step, step))
+                l.findings.add(words::kReturned, words::unordered_copy_back(call.mark.name, true));
+        call.data->copied_to_host(device_side(on_device), host_side(l, host), moved);
+        // Contiguous bytes into pinned memory arrive when the host learns the copy is done, not before.
+        if (l.order.known_done(step) || span != moved) {
+            call.data->arrived(host, span);
+        } else {
+            const auto* bytes = static_cast<const unsigned char*>(host);
+            l.owed.push_back(Owed{step, at, std::vector<unsigned char>(bytes, bytes + moved)});
+            auto* owed = static_cast<unsigned char*>(const_cast<void*>(host));
+            for (std::size_t i = 0; i < moved; ++i)
+                owed[i] = static_cast<unsigned char>(kNotYetCopied >> (8 * (i % sizeof kNotYetCopied)));
+        }
+    } else {
+        call.data->copied_to_device(host_side(l, host), device_side(on_device), moved);
+    }
 }
-
-namespace {
-
-// The managed allocation that holds `address`, or none.
-ManagedPages* managed_at(Log& l, std::uintptr_t address)
-{
-    auto it = l.managed.upper_bound(address);
-    if (it == l.managed.begin()) return nullptr;
-    --it;
-    return address < it->first + it->second.bytes ? &it->second : nullptr;
-}
-
-}  // namespace
 
 void kernel(cudaStream_t stream, const void* arguments, std::size_t argument_bytes)
 {
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    enqueue(l, stream, Pending{Work::kernel, 0, 0, 0});
+    // A kernel reads mapped memory where it is: what a copy owes there has landed before it runs.
+    deliver_if(l, [&](const Owed& o) {
+        const PinnedRange* range = pinned_at(l, o.host);
+        return range && range->mapped;
+    });
+    const Step step = issue(l, stream, Work::kernel, false, Span{0, 0});
     // A pointer argument is a whole word at a word's offset in the arguments' tuple.
+    std::vector<std::uintptr_t> words_given;
     const auto* bytes = static_cast<const unsigned char*>(arguments);
     for (std::size_t at = 0; arguments && at + sizeof(std::uintptr_t) <= argument_bytes; at += alignof(void*)) {
         std::uintptr_t word = 0;
         std::memcpy(&word, bytes + at, sizeof word);
-        ManagedPages* pages = managed_at(l, word);
-        if (!pages || pages->on_device) continue;
-        if (in_call(l) && l.call.expects_prefetched) l.findings.add(words::kPrefetched, words::page_faulted(l.call.name));
-        pages->on_device = true;  // faulted in, page by page: the GPU's now
+        words_given.push_back(word);
     }
+    const bool watched = in_call(l);
+    if (l.managed.kernel(words_given, step, l.order) && watched && l.call.mark.expects_prefetched)
+        l.findings.add(words::kPrefetched, words::page_faulted(l.call.mark.name));
+    l.before.clear();
+    l.launch.reset();
+    if (!watched) return;
+    // What it is given, as it was: its writes are the bytes that differ after it ran.
+    std::map<std::uintptr_t, Allocation> given;  // by start
+    std::map<std::uintptr_t, std::uintptr_t> from;  // allocation -> the lowest pointer into it
+    std::set<std::uintptr_t> allocations;
+    bool reaches_host = std::any_of(l.pinned.begin(), l.pinned.end(), [](const auto& p) { return p.second.mapped; });
+    const words::CallMark& mark = l.call.mark;
+    for (std::uintptr_t word : words_given) {
+        Allocation holding;
+        if (device_allocation(word, &holding)) {
+            given[holding.start] = holding;
+            allocations.insert(holding.start);
+            auto [it, fresh] = from.emplace(holding.start, word);
+            if (!fresh) it->second = std::min(it->second, word);
+            continue;
+        }
+        const bool callers = (word >= mark.in && word < mark.in + mark.bytes_in) ||
+                             (word >= mark.out && word < mark.out + mark.bytes_out);
+        reaches_host |= callers || pinned_at(l, word) != nullptr;
+    }
+    l.call.data->kernel(allocations, reaches_host);
+    for (const auto& [start, allocation] : given) {
+        const std::uintptr_t first = from[start];
+        const auto* memory = reinterpret_cast<const unsigned char*>(first);
+        l.before.push_back(Before{first, std::vector<unsigned char>(memory, memory + (start + allocation.size - first))});
+    }
+    l.launch = l.call.issued.size() - 1;
+}
+
+void kernel_ran()
+{
+    if (!on()) return;
+    Log& l = log();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    if (!l.launch || !in_call(l)) return;
+    Issued& k = l.call.issued[*l.launch];
+    for (const Before& before : l.before) changed(before, k.written);
+    l.before.clear();
+    l.launch.reset();
+    // A race where a copy to the host of these bytes, issued before, is not ordered before the kernel.
+    for (const Issued& c : l.call.issued)
+        if (c.work == Work::copy_out && !c.prefetch && &c != &k && overlaps_any(k.written, c.device) &&
+            !l.order.before(c.step, k.step))
+            l.findings.add(words::kReturned, words::unordered_copy_back(l.call.mark.name, false));
 }
 
 void managed_allocated(const void* start, std::size_t bytes)
@@ -326,7 +528,7 @@ void managed_allocated(const void* start, std::size_t bytes)
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
     const auto at = reinterpret_cast<std::uintptr_t>(start);
-    l.managed[at] = ManagedPages{bytes, false};
+    l.managed.allocated(at, bytes);
     if (in_call(l)) l.call.managed.insert(at);
 }
 
@@ -335,7 +537,12 @@ void managed_freed(const void* start)
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    l.managed.erase(reinterpret_cast<std::uintptr_t>(start));
+    const words::CallMark& mark = l.call.mark;
+    const bool watched = in_call(l) && mark.expects_prefetched;
+    const bool unprefetched = l.managed.freed_unprefetched(
+        reinterpret_cast<std::uintptr_t>(start), watched ? reinterpret_cast<const void*>(mark.out) : nullptr,
+        watched ? mark.bytes_out : 0, l.order);
+    if (unprefetched) l.findings.add(words::kPrefetched, words::not_prefetched_back(mark.name));
 }
 
 void device_allocated(const void* start)
@@ -362,13 +569,9 @@ void prefetched(const void* start, std::size_t bytes, bool to_device, cudaStream
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
     const auto at = reinterpret_cast<std::uintptr_t>(start);
-    if (ManagedPages* pages = managed_at(l, at)) {
-        const bool whole = l.managed.count(at) > 0 && bytes >= pages->bytes;
-        if (!to_device) pages->on_device = false;
-        else if (whole) pages->on_device = true;
-    }
     // It runs on its stream like a copy, and a prefetch to the host is what the caller reads next.
-    enqueue(l, stream, Pending{to_device ? Work::copy_in : Work::copy_out, 0, at, bytes});
+    const Step step = issue(l, stream, to_device ? Work::copy_in : Work::copy_out, true, Span{at, at + bytes});
+    l.managed.prefetched(at, bytes, to_device, step);
 }
 
 void synchronised_device()
@@ -376,8 +579,8 @@ void synchronised_device()
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    for (auto& [handle, s] : l.streams) s.pending.clear();
-    l.retired.clear();
+    l.order.host_waited_for_device();
+    learned(l);
 }
 
 void synchronised_stream(cudaStream_t stream)
@@ -385,11 +588,8 @@ void synchronised_stream(cudaStream_t stream)
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    if (canonical(stream) == nullptr) {
-        wait_for_legacy_default(l);
-        return;
-    }
-    stream_of(l, stream).pending.clear();
+    l.order.host_waited_for_stream(key_of(l, stream));
+    learned(l);
 }
 
 void synchronised_event(cudaEvent_t event)
@@ -397,12 +597,8 @@ void synchronised_event(cudaEvent_t event)
     if (!on()) return;
     Log& l = log();
     std::lock_guard<std::mutex> lock(l.mutex);
-    auto it = l.events.find(event);
-    if (it == l.events.end()) return;
-    std::vector<Pending>& pending = stream_of(l, it->second.stream).pending;
-    const std::uint64_t up_to = it->second.up_to;
-    pending.erase(std::remove_if(pending.begin(), pending.end(), [&](const Pending& p) { return p.sequence < up_to; }),
-                  pending.end());
+    l.order.host_waited_for_event(reinterpret_cast<std::uintptr_t>(event));
+    learned(l);
 }
 
 void range_pushed(const char* message)

@@ -40,17 +40,21 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
     return api_result(cudaSuccess);
 }
 
-// Its work has always finished here: the host learns as much as from a synchronise.
+// Its work has always finished here, but the schedule check answers as a GPU would while work runs: not ready
+// once, then done (schedule.hpp). Not ready is no error: cudaGetLastError does not keep it.
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-    cml_emu::schedule::synchronised_stream(stream);
-    return api_result(cudaSuccess);
+    const cudaError_t state = api_result(cudaSuccess);
+    if (state != cudaSuccess) return state;
+    return cml_emu::schedule::stream_query(stream) ? cudaSuccess : cudaErrorNotReady;
 }
 
-// Work runs in the order it was asked for: a later call on `stream` already comes after the event.
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned int)
+// Work runs in the order it was asked for here; the schedule check keeps what the wait orders on a GPU.
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int)
 {
-    return api_result(event ? cudaSuccess : cudaErrorInvalidResourceHandle);
+    if (!event) return api_result(cudaErrorInvalidResourceHandle);
+    cml_emu::schedule::stream_waits(stream, event);
+    return api_result(cudaSuccess);
 }
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -39,6 +40,7 @@ void work(Timeline& t, Work kind, std::uint32_t stream, std::uint32_t correlatio
           std::uint64_t start, std::uint64_t end, bool pageable = false, std::uint64_t bytes = 0)
 {
     t.api_entered(correlation, issued);
+    if (kind == Work::kernel) t.kernel_issued(stream, {});  // the launch's callback, as the recorder sees it
     t.add(Activity{kind, stream, pageable, true, start, end, correlation, bytes});
 }
 
@@ -83,11 +85,11 @@ std::optional<double> fraction(const std::vector<Interval>& copies, const std::v
 
 }  // namespace
 
-TEST_CASE("a call whose copies end before it returns, on two streams in flight at once, has no finding")
+TEST_CASE("a call whose copies end before it returns, one of them beside a kernel of another stream, has no finding")
 {
     Timeline t = two_streams_and_a_call();
     work(t, Work::copy_in, kIdA, 1, 110, 120, 300);
-    work(t, Work::copy_in, kIdB, 2, 130, 300, 500);  // queued on B while A's copy runs
+    work(t, Work::kernel, kIdB, 2, 130, 250, 500);  // beside A's copy from 250 to 300
     work(t, Work::copy_out, kIdA, 3, 140, 500, 700);
     synchronise_device(t, 4, 150, 710);
     t.range_popped(1000);
@@ -102,7 +104,7 @@ TEST_CASE("a copy back that ends after the call's range is popped fails returned
     t.api_entered(3, 140);
     t.synchronised(3, false, kIdA, 310);
     t.range_popped(1000);
-    const Findings f = judged(t);
+    const Findings f = judged(t, "returned");
     CHECK(f.size() == 1);
     CHECK(says(f, cml::schedule::left_queued("pipeline_overlapped", Work::copy_out, false)));
     CHECK(f.texts()[0].rfind("Race reported between Write access by the copy to the host", 0) == 0);
@@ -165,58 +167,101 @@ TEST_CASE("a kernel still running after the call names the default stream when i
     CHECK(says(judged(t), cml::schedule::left_queued("pipeline_pinned", Work::kernel, true)));
 }
 
-TEST_CASE("work of two streams whose intervals overlap passes overlap; back to back, it fails")
+TEST_CASE("a copy and a kernel that ran at the same time on the GPU pass overlap; back to back, they fail it")
 {
     SUBCASE("overlapping")
     {
         Timeline t = two_streams_and_a_call();
         work(t, Work::kernel, kIdA, 1, 110, 200, 400);
-        work(t, Work::kernel, kIdB, 2, 399, 399, 600);
+        work(t, Work::copy_out, kIdB, 2, 120, 399, 600);
         synchronise_device(t, 3, 400, 610);
         t.range_popped(1000);
         CHECK(judged(t, "overlap").size() == 0);
     }
-    SUBCASE("back to back: one ends as the other is issued")
+    SUBCASE("back to back: one starts as the other ends")
     {
         Timeline t = two_streams_and_a_call();
-        t.api_entered(3, 111);
-        t.synchronised(3, false, kIdA, 400);
         work(t, Work::kernel, kIdA, 1, 110, 200, 400);
-        work(t, Work::kernel, kIdB, 2, 400, 450, 600);
-        synchronise_device(t, 4, 401, 610);
+        work(t, Work::copy_out, kIdB, 2, 120, 400, 600);
+        synchronise_device(t, 3, 401, 610);
         t.range_popped(1000);
         const Findings f = judged(t, "overlap");
         CHECK(f.size() == 1);
-        CHECK(says(f, cml::schedule::never_overlapped("pipeline_overlapped", 1)));
+        CHECK(says(f, cml::schedule::never_overlapped_on_the_gpu("pipeline_overlapped")));
+    }
+    SUBCASE("two kernels at once, or two copies, are no copy beside a kernel")
+    {
+        Timeline t = two_streams_and_a_call();
+        work(t, Work::kernel, kIdA, 1, 110, 200, 400);
+        work(t, Work::kernel, kIdB, 2, 120, 300, 500);
+        work(t, Work::copy_in, kIdA, 3, 130, 500, 700);
+        work(t, Work::copy_out, kIdB, 4, 140, 600, 800);
+        synchronise_device(t, 5, 150, 810);
+        t.range_popped(1000);
+        CHECK(judged(t, "overlap").size() == 1);
     }
 }
 
-// A small chunk's work may end on the GPU before the host issues the next chunk's: with no wait between them,
-// both are still in flight as the call is written, whatever the GPU's speed.
-TEST_CASE("work of two streams the call issued and waited for only after both passes overlap, ended early or not")
+// Every chunk ordered after the one before it (by events, say) issues all its work at once, and none of it runs
+// beside another piece: what the GPU did decides, not what was in flight.
+TEST_CASE("work issued all at once but run one piece after another fails overlap, however it was issued")
 {
     Timeline t = two_streams_and_a_call();
-    work(t, Work::copy_in, kIdA, 1, 110, 120, 150);
-    work(t, Work::kernel, kIdB, 2, 200, 210, 260);  // issued after A's copy had ended on the GPU
-    synchronise_device(t, 3, 300, 310);
+    work(t, Work::copy_in, kIdA, 1, 110, 200, 300);
+    work(t, Work::kernel, kIdB, 2, 111, 300, 400);
+    work(t, Work::copy_out, kIdA, 3, 112, 400, 500);
+    work(t, Work::copy_in, kIdB, 4, 113, 500, 600);
+    work(t, Work::kernel, kIdA, 5, 114, 600, 700);
+    synchronise_device(t, 6, 115, 710);
     t.range_popped(1000);
+    CHECK(says(judged(t, "overlap"), cml::schedule::never_overlapped_on_the_gpu("pipeline_overlapped")));
+}
+
+// Calls of a few floats have chunks too short to overlap anywhere: the calls are judged together.
+TEST_CASE("overlap is judged over every call that expects it: one call whose copies ran beside a kernel passes")
+{
+    Timeline t;
+    t.stream_created(kStreamA, kIdA);
+    t.stream_created(kStreamB, kIdB);
+    std::uint32_t correlation = 1;
+    for (std::uint64_t at : {100, 2000}) {  // two small calls, their pieces one after another
+        t.range_pushed(kOverlapped, at);
+        work(t, Work::copy_in, kIdA, correlation++, at + 10, at + 20, at + 30);
+        work(t, Work::kernel, kIdB, correlation++, at + 11, at + 30, at + 40);
+        synchronise_device(t, correlation++, at + 12, at + 50);
+        t.range_popped(at + 900);
+    }
+    Timeline serial = t;
+    CHECK(judged(serial, "overlap").size() == 1);
+    t.range_pushed(kOverlapped, 5000);  // the benchmark's size: a copy beside a kernel
+    work(t, Work::copy_in, kIdA, correlation++, 5010, 5020, 5300);
+    work(t, Work::kernel, kIdB, correlation++, 5011, 5100, 5400);
+    synchronise_device(t, correlation++, 5012, 5410);
+    t.range_popped(6000);
     CHECK(judged(t, "overlap").size() == 0);
 }
 
-TEST_CASE("overlap counts only the streams the program made, and no call that expects none")
+TEST_CASE("a call that expects no overlap is not judged for it, nor counted in it")
 {
-    Timeline t = two_streams_and_a_call();
-    work(t, Work::kernel, kIdA, 1, 110, 200, 400);
-    work(t, Work::kernel, kDefaultId, 2, 120, 300, 500);
-    t.range_popped(600);
-    CHECK(judged(t, "overlap").size() == 1);
-
     Timeline serial;
     serial.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 100);
-    work(serial, Work::kernel, kDefaultId, 1, 110, 200, 400);
-    synchronise_device(serial, 2, 120, 410);
+    work(serial, Work::copy_in, kDefaultId, 1, 110, 200, 400);
+    work(serial, Work::kernel, kDefaultId, 2, 110, 400, 500);
+    synchronise_device(serial, 3, 120, 510);
     serial.range_popped(600);
-    CHECK(judged(serial).size() == 0);
+    CHECK(judged(serial, "overlap").size() == 0);
+
+    Timeline t = two_streams_and_a_call();  // overlaps nothing, beside a call of Part A's that does
+    work(t, Work::copy_in, kIdA, 4, 110, 200, 300);
+    work(t, Work::kernel, kIdB, 5, 111, 300, 400);
+    synchronise_device(t, 6, 115, 410);
+    t.range_popped(1000);
+    t.range_pushed("cml call: pipeline_pinned; expects: pinned copies,", 1100);
+    work(t, Work::copy_in, kIdA, 7, 1110, 1200, 1400);
+    work(t, Work::kernel, kIdB, 8, 1111, 1300, 1500);
+    synchronise_device(t, 9, 1120, 1510);
+    t.range_popped(1600);
+    CHECK(judged(t, "overlap").size() == 1);
 }
 
 TEST_CASE("a copy from pageable memory fails pinned, in a call that expects pinned copies only")
@@ -236,71 +281,199 @@ TEST_CASE("a copy from pageable memory fails pinned, in a call that expects pinn
     CHECK(judged(unwatched, "pinned").size() == 0);
 }
 
-// Part A's call on 1000 floats: 4000 bytes each way, as the test program's mark states them.
-constexpr const char* kPinned4000 =
-    "cml call: pipeline_pinned; expects: pinned copies of 4000 bytes in and 4000 bytes out,";
-
-// A pinned pipeline from t = 100 to t = 1000, its kernel on the default stream, with the copies `copies` makes.
-Findings pinned_judged(void (*copies)(Timeline&))
-{
+// Part A's call on 1000 floats, with the caller's buffers and the mark the test program writes for them, and two
+// device buffers of the call's own (never read: a copy's device side is an address to the judge).
+struct PartA {
+    static constexpr std::size_t kFloats = 1000, kBytes = kFloats * sizeof(float);
+    static constexpr std::uintptr_t kInDev = 0xd0000, kOutDev = 0xe0000, kScratch = 0xf0000;
+    std::vector<float> in, out, staged;
     Timeline t;
-    t.range_pushed(kPinned4000, 100);
-    work(t, Work::kernel, kDefaultId, 1, 110, 400, 500);
-    copies(t);
-    synchronise_device(t, 99, 150, 900);
-    t.range_popped(1000);
-    return judged(t, "pinned");
+
+    PartA() : in(kFloats), out(kFloats), staged(kFloats)
+    {
+        for (std::size_t i = 0; i < kFloats; ++i) {
+            in[i] = 0.5f + float(i);
+            out[i] = -in[i];  // what the call gave back
+        }
+        char mark[256];
+        std::snprintf(mark, sizeof mark,
+                      "cml call: pipeline_pinned; expects: pinned copies,; buffers: in 0x%llx of %zu bytes, out "
+                      "0x%llx of %zu bytes",
+                      static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(in.data())), kBytes,
+                      static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(out.data())), kBytes);
+        t.device_allocated(kInDev, kBytes);
+        t.device_allocated(kOutDev, kBytes);
+        t.device_allocated(kScratch, kBytes);
+        t.pinned(reinterpret_cast<std::uintptr_t>(in.data()), kBytes);
+        t.pinned(reinterpret_cast<std::uintptr_t>(out.data()), kBytes);
+        t.range_pushed(mark, 100);
+    }
+    void copy_in(const float* from, std::uintptr_t to, std::size_t floats)
+    {
+        t.copy_issued(false, from, to, floats * sizeof(float), kDefaultId, true);
+    }
+    void copy_out(std::uintptr_t from, float* to, std::size_t floats)
+    {
+        t.copy_issued(true, to, from, floats * sizeof(float), kDefaultId, true);
+    }
+    void kernel(std::vector<std::uintptr_t> words) { t.kernel_issued(kDefaultId, words); }
+    Findings returned()
+    {
+        t.api_entered(99, 900);
+        t.synchronised(99, true, 0, 950);
+        t.range_popped(1000);
+        return judged(t, "pinned");
+    }
+};
+
+TEST_CASE("a call that copies the caller's in to the buffer its kernel is given, and that buffer back to out, passes")
+{
+    PartA a;
+    a.copy_in(a.in.data(), PartA::kInDev, PartA::kFloats);
+    a.kernel({PartA::kInDev, PartA::kOutDev, PartA::kFloats});
+    a.copy_out(PartA::kOutDev, a.out.data(), PartA::kFloats);
+    CHECK(a.returned().size() == 0);
 }
 
 TEST_CASE("a call that expects pinned copies and copies nothing fails pinned, for its input and its output")
 {
-    const Findings f = pinned_judged([](Timeline&) {});  // its kernel reads and writes host memory directly
+    PartA a;
+    const Findings f = a.returned();
     CHECK(f.size() == 2);
     CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", false, true)));
     CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", true, true)));
     CHECK(f.texts()[0].find("copied none of its input to the GPU") != std::string::npos);
 }
 
-TEST_CASE("a call that copies its input alone, and writes its output through mapped memory, fails pinned")
+// The family of decoys: bytes copied, each way, that are not the data the kernel computes on.
+TEST_CASE("decoy copies beside a kernel on mapped memory fail pinned, however many bytes they carry")
 {
-    const Findings f =
-        pinned_judged([](Timeline& t) { work(t, Work::copy_in, kDefaultId, 2, 105, 120, 300, false, 4000); });
-    CHECK(f.size() == 1);
-    CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", true, true)));
+    SUBCASE("the input to a buffer no kernel is given, and back into the input, the kernel on the mapped buffers")
+    {
+        PartA a;
+        const auto in = reinterpret_cast<std::uintptr_t>(a.in.data());
+        const auto out = reinterpret_cast<std::uintptr_t>(a.out.data());
+        a.t.mapped_for_gpu(0x7000000, in);  // the device's own address of the caller's mapped input
+        a.copy_in(a.in.data(), PartA::kScratch, PartA::kFloats);
+        a.kernel({0x7000000, out, PartA::kFloats});
+        a.copy_out(PartA::kScratch, a.in.data(), PartA::kFloats);
+        const Findings f = a.returned();
+        CHECK(f.size() == 3);
+        CHECK(says(f, cml::schedule::kernel_reached_host("pipeline_pinned")));
+        CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", false, true)));
+        CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", true, true)));
+    }
+    SUBCASE("the buffers the kernel is given, but it also reaches the caller's out at its host address")
+    {
+        PartA a;
+        a.copy_in(a.in.data(), PartA::kInDev, PartA::kFloats);
+        a.kernel({PartA::kInDev, PartA::kOutDev, reinterpret_cast<std::uintptr_t>(a.out.data())});
+        a.copy_out(PartA::kOutDev, a.out.data(), PartA::kFloats);
+        const Findings f = a.returned();
+        CHECK(f.size() == 1);
+        CHECK(says(f, cml::schedule::kernel_reached_host("pipeline_pinned")));
+    }
+    SUBCASE("the output copied back from a buffer no kernel was given before the copy")
+    {
+        PartA a;
+        a.copy_in(a.in.data(), PartA::kInDev, PartA::kFloats);
+        a.copy_out(PartA::kOutDev, a.out.data(), PartA::kFloats);
+        a.kernel({PartA::kInDev, PartA::kOutDev, PartA::kFloats});
+        const Findings f = a.returned();
+        CHECK(f.size() == 1);
+        CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", true, true)));
+    }
 }
 
 TEST_CASE("chunked copies that together carry the input and the output pass pinned; a chunk short fails it")
 {
-    const Findings whole = pinned_judged([](Timeline& t) {
-        for (std::uint32_t chunk = 0; chunk < 4; ++chunk) {
-            work(t, Work::copy_in, kDefaultId, 10 + chunk, 105, 120, 300, false, 1000);
-            work(t, Work::copy_out, kDefaultId, 20 + chunk, 115, 600, 700, false, 1000);
+    constexpr std::size_t kChunk = PartA::kFloats / 4;
+    for (const std::size_t chunks_back : {4, 3}) {
+        PartA a;
+        for (std::size_t c = 0; c < 4; ++c) {
+            const std::size_t first = c * kChunk;
+            a.copy_in(a.in.data() + first, PartA::kInDev + first * sizeof(float), kChunk);
+            a.kernel({PartA::kInDev + first * sizeof(float), PartA::kOutDev + first * sizeof(float), kChunk});
+            if (c < chunks_back)
+                a.copy_out(PartA::kOutDev + first * sizeof(float), a.out.data() + first, kChunk);
         }
-    });
-    CHECK(whole.size() == 0);
-    const Findings short_of_it = pinned_judged([](Timeline& t) {
-        for (std::uint32_t chunk = 0; chunk < 4; ++chunk)
-            work(t, Work::copy_in, kDefaultId, 10 + chunk, 105, 120, 300, false, 1000);
-        for (std::uint32_t chunk = 0; chunk < 3; ++chunk)
-            work(t, Work::copy_out, kDefaultId, 20 + chunk, 115, 600, 700, false, 1000);
-    });
-    CHECK(short_of_it.size() == 1);
-    CHECK(says(short_of_it, cml::schedule::not_copied("pipeline_pinned", true, false)));
+        const Findings f = a.returned();
+        CHECK(f.size() == (chunks_back == 4 ? 0 : 1));
+        if (chunks_back == 3) CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", true, false)));
+    }
+}
+
+TEST_CASE("a staging buffer carries the input where its bytes are the input's, and the output where out ends with "
+          "what arrived in it")
+{
+    SUBCASE("the whole array staged both ways")
+    {
+        PartA a;
+        const auto staged = reinterpret_cast<std::uintptr_t>(a.staged.data());
+        a.t.pinned(staged, PartA::kBytes);
+        a.staged = a.in;
+        a.copy_in(a.staged.data(), PartA::kInDev, PartA::kFloats);
+        a.kernel({PartA::kInDev, PartA::kOutDev, PartA::kFloats});
+        a.copy_out(PartA::kOutDev, a.staged.data(), PartA::kFloats);
+        a.staged = a.out;  // what the copy brought: out's own results
+        a.t.releasing(staged);
+        a.t.unpinned(staged);
+        CHECK(a.returned().size() == 0);
+    }
+    SUBCASE("bytes that are not the input's, and bytes that out does not hold, count for nothing")
+    {
+        PartA a;
+        const auto staged = reinterpret_cast<std::uintptr_t>(a.staged.data());
+        a.t.pinned(staged, PartA::kBytes);
+        a.staged.assign(PartA::kFloats, 7.0f);
+        a.copy_in(a.staged.data(), PartA::kInDev, PartA::kFloats);
+        a.kernel({PartA::kInDev, PartA::kOutDev, PartA::kFloats});
+        a.copy_out(PartA::kOutDev, a.staged.data(), PartA::kFloats);
+        a.t.releasing(staged);
+        a.t.unpinned(staged);
+        const Findings f = a.returned();
+        CHECK(f.size() == 2);
+        CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", false, true)));
+        CHECK(says(f, cml::schedule::not_copied("pipeline_pinned", true, true)));
+    }
 }
 
 TEST_CASE("copies made outside the call are not its own, and a call that expects no pinned copies needs none")
 {
-    Timeline t;
-    work(t, Work::copy_in, kDefaultId, 1, 50, 60, 90, false, 4000);  // before the call: the harness's
-    t.range_pushed(kPinned4000, 100);
-    t.range_popped(1000);
-    work(t, Work::copy_out, kDefaultId, 2, 1100, 1110, 1200, false, 4000);  // the test reading the output back
-    CHECK(judged(t, "pinned").size() == 2);
+    PartA a;
+    a.t.range_popped(150);
+    a.copy_in(a.in.data(), PartA::kInDev, PartA::kFloats);  // after the call: the harness's
+    a.kernel({PartA::kInDev, PartA::kOutDev, PartA::kFloats});
+    a.copy_out(PartA::kOutDev, a.out.data(), PartA::kFloats);
+    CHECK(judged(a.t, "pinned").size() == 2);
 
     Timeline managed;  // Part C, and the zero-copy stretch, move their data with no copy
     managed.range_pushed("cml call: pipeline_managed; expects: prefetched,", 100);
     managed.range_popped(1000);
     CHECK(judged(managed, "pinned").size() == 0);
+}
+
+TEST_CASE("a kernel the GPU ran whose launch the recorder never saw is a finding of pinned, never a pass")
+{
+    PartA a;
+    a.copy_in(a.in.data(), PartA::kInDev, PartA::kFloats);
+    a.t.api_entered(7, 120);
+    a.t.add(Activity{Work::kernel, kDefaultId, false, true, 200, 300, 7});  // no launch callback came
+    a.copy_out(PartA::kOutDev, a.out.data(), PartA::kFloats);
+    const Findings f = a.returned();
+    CHECK(says(f, cml::schedule::arguments_not_read_finding(
+                      "pipeline_pinned", "the GPU ran more of its kernels than the recorder saw launched")));
+}
+
+TEST_CASE("a kernel whose arguments could not be read is a finding of pinned, never a pass")
+{
+    PartA a;
+    a.copy_in(a.in.data(), PartA::kInDev, PartA::kFloats);
+    a.t.arguments_not_read("no parameter table");
+    a.kernel({});
+    a.copy_out(PartA::kOutDev, a.out.data(), PartA::kFloats);
+    const Findings f = a.returned();
+    CHECK(says(f, cml::schedule::arguments_not_read_finding("pipeline_pinned", "no parameter table")));
 }
 
 // The GPU's times, converted to the host's clock, may lead it: what the host saw come back bounds them.
@@ -338,15 +511,15 @@ TEST_CASE("a copy the call waited for has ended by the time the wait returned, w
     }
 }
 
-TEST_CASE("a chunk issued after a synchronise of the previous one's stream does not overlap it")
+TEST_CASE("a copy issued after a synchronise of the kernel's stream did not run beside it, and fails overlap")
 {
     Timeline t = two_streams_and_a_call();
-    work(t, Work::kernel, kIdA, 1, 110, 200, 420);  // its recorded end leads the host's clock
+    work(t, Work::kernel, kIdA, 1, 110, 200, 420);  // its recorded end leads the host's clock past the wait
     t.api_entered(2, 150);
     t.synchronised(2, false, kIdA, 400);
-    work(t, Work::kernel, kIdB, 3, 410, 430, 600);
+    work(t, Work::copy_in, kIdB, 3, 410, 430, 600);
     t.range_popped(1000);
-    CHECK(says(judged(t, "overlap"), cml::schedule::never_overlapped("pipeline_overlapped", 1)));
+    CHECK(says(judged(t, "overlap"), cml::schedule::never_overlapped_on_the_gpu("pipeline_overlapped")));
 }
 
 TEST_CASE("streams, events and pinned memory made in a call and alive when it returns fail returned")
@@ -513,6 +686,44 @@ TEST_CASE("faults counted only from after a call began are not measured for that
     next.range_pushed(kManaged, 1100);
     next.range_popped(2000);
     CHECK(judged(next, "prefetched").size() == 1);
+}
+
+TEST_CASE("results the host read from managed memory need a prefetch back after the kernel, in the stream's order")
+{
+    constexpr std::size_t kFloats = 256, kBytes = kFloats * sizeof(float);
+    const std::vector<float> out(kFloats, 4.0f);  // what the caller got: the managed results, read by the host
+    std::vector<float> results = out, inputs(kFloats, 1.0f);
+    const auto at = reinterpret_cast<std::uintptr_t>(results.data());
+    const auto in_at = reinterpret_cast<std::uintptr_t>(inputs.data());
+    char mark[200];
+    std::snprintf(mark, sizeof mark,
+                  "cml call: pipeline_managed; expects: prefetched,; buffers: in 0x%llx of %zu bytes, out 0x%llx of %zu "
+                  "bytes",
+                  static_cast<unsigned long long>(in_at), kBytes,
+                  static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(out.data())), kBytes);
+    auto call = [&](int back) {  // 0: no prefetch back; 1: on the kernel's stream; 2: on another, unordered
+        Timeline t;
+        t.faults_counted_from(10);
+        t.stream_created(kStreamA, kIdA, false);
+        t.stream_created(kStreamB, kIdB, false);
+        t.range_pushed(mark, 100);
+        for (std::uintptr_t start : {in_at, at}) {
+            t.managed_allocated(start, kBytes);
+            t.prefetch_issued(start, kBytes, true, kIdA);
+        }
+        t.kernel_issued(kIdA, {in_at, at, kFloats});
+        if (back) t.prefetch_issued(at, kBytes, false, back == 1 ? kIdA : kIdB);
+        synchronise_device(t, 1, 200, 300);
+        for (std::uintptr_t start : {in_at, at}) {
+            t.managed_freeing(start);
+            t.managed_freed(start);
+        }
+        t.range_popped(1000);
+        return judged(t, "prefetched");
+    };
+    CHECK(says(call(0), cml::schedule::not_prefetched_back("pipeline_managed")));
+    CHECK(call(1).size() == 0);
+    CHECK(says(call(2), cml::schedule::not_prefetched_back("pipeline_managed")));
 }
 
 TEST_CASE("managed memory allocated in a call and not freed when it returns fails returned")

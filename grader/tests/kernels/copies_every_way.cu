@@ -1,8 +1,9 @@
 // Each way a kernel.cu may copy between the host and the GPU (cudaMemcpy and cudaMemcpyAsync, cudaMemcpy2D and
 // cudaMemcpy2DAsync, copies to and from a __constant__ variable), made from pinned memory in a watched call that
-// expects its input's bytes copied in and its output's back, as Lab 10's test program marks its calls; and one
-// watched call that copies nothing. grader/tests/test_emulator_api.py runs it on the CPU emulator under the
-// schedule check, which must find the last call alone: every other one copied what it had to, by its own calls.
+// expects its input carried to a device buffer a kernel is then given, and its output back from one, as Lab 10's
+// test program marks its calls (its caller's buffers here are the pinned buffer itself); and one watched call that
+// copies nothing. grader/tests/test_emulator_api.py runs it on the CPU emulator under the schedule check, which
+// must find the last call alone: every other one carried what it had to, by its own calls.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -20,6 +21,12 @@ __constant__ float c_table[kTable];
 
 constexpr unsigned kPinned = cml::kExpectPinnedCopies;
 
+// The kernel between each call's copies: given the device buffer, it reads and writes every byte.
+__global__ void touch(char* bytes, int n)
+{
+    for (int i = int(threadIdx.x); i < n; i += int(blockDim.x)) bytes[i] = char(bytes[i] + c_table[0] * 0);
+}
+
 }  // namespace
 
 int main()
@@ -34,28 +41,33 @@ int main()
     cudaStream_t stream = nullptr;
     if (cudaStreamCreate(&stream) != cudaSuccess) return 1;
 
-    cml::watched_call("by_cudaMemcpy", kPinned, {kRows, kRows}, [&] {
+    const cml::CallBuffers rows = {host, kRows, host, kRows};
+    cml::watched_call("by_cudaMemcpy", kPinned, rows, [&] {
         cudaMemcpy(device, host, kRows, cudaMemcpyHostToDevice);
+        touch<<<1, 32>>>(device, int(kRows));
         cudaMemcpy(host, device, kRows, cudaMemcpyDefault);
     });
-    cml::watched_call("by_cudaMemcpyAsync_in_two_halves", kPinned, {kRows, kRows}, [&] {
+    cml::watched_call("by_cudaMemcpyAsync_in_two_halves", kPinned, rows, [&] {
         cudaMemcpyAsync(device, host, kRows / 2, cudaMemcpyHostToDevice, stream);
         cudaMemcpyAsync(device + kRows / 2, host + kRows / 2, kRows - kRows / 2, cudaMemcpyHostToDevice, stream);
+        touch<<<1, 32, 0, stream>>>(device, int(kRows));
         cudaMemcpyAsync(host, device, kRows, cudaMemcpyDeviceToHost, stream);
         cudaStreamSynchronize(stream);
     });
-    cml::watched_call("by_cudaMemcpy2D", kPinned, {kRows, kRows}, [&] {
+    cml::watched_call("by_cudaMemcpy2D", kPinned, rows, [&] {
         cudaMemcpy2D(device, pitch, host, kHostPitch, kWidth, kHeight, cudaMemcpyHostToDevice);
+        touch<<<1, 32, 0, stream>>>(device, int(pitch * kHeight));
         cudaMemcpy2DAsync(host, kHostPitch, device, pitch, kWidth, kHeight, cudaMemcpyDeviceToHost, stream);
         cudaStreamSynchronize(stream);
     });
     constexpr std::size_t kTableBytes = sizeof(float) * kTable;
-    cml::watched_call("by_symbols", kPinned, {kTableBytes, kTableBytes}, [&] {
+    cml::watched_call("by_symbols", kPinned, {host, kTableBytes, host, kTableBytes}, [&] {
         cudaMemcpyToSymbolAsync(c_table, host, kTableBytes, 0, cudaMemcpyHostToDevice, stream);
+        touch<<<1, 32, 0, stream>>>(device, 1);  // it reads the table, as every kernel may
         cudaMemcpyFromSymbolAsync(host, c_table, kTableBytes, 0, cudaMemcpyDeviceToHost, stream);
         cudaStreamSynchronize(stream);
     });
-    cml::watched_call("by_no_copy_at_all", kPinned, {kRows, kRows}, [] {});
+    cml::watched_call("by_no_copy_at_all", kPinned, rows, [] {});
 
     cudaStreamDestroy(stream);
     cudaFree(device);

@@ -1,0 +1,155 @@
+// Lab 10 variant (wrong): Part A stages through a pinned buffer of its own, but the CPU copies the results out
+// of it before it waits for the copy back into it: a race with the copy engine; Parts B and C as the solution.
+#include <algorithm>
+#include <cstring>
+
+#include "host_memory.hpp"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+__global__ void polynomial_kernel(const float* __restrict__ in, float* __restrict__ out, int n)
+{
+    const int i = int(blockIdx.x) * blockDim.x + int(threadIdx.x);
+    if (i < n) out[i] = polynomial(in[i]);
+}
+
+void launch_polynomial(const float* in, float* out, int n, cudaStream_t stream)
+{
+    polynomial_kernel<<<cml::ceil_div(n, kBlock), kBlock, 0, stream>>>(in, out, n);
+    CML_CHECK_LAUNCH();
+}
+
+// Page-locks one of the caller's buffers for the length of one pipeline: the copy engines read and write it
+// directly, instead of through the driver's small pinned buffer a piece at a time. Registration is not free
+// (every page is locked, and mapped for the GPU), and the pipeline's time includes it. It neither reads nor
+// writes the data, so the const input may be registered.
+void pin(const float* host, std::size_t bytes)
+{
+    CML_CHECK(cudaHostRegister(const_cast<float*>(host), bytes, cudaHostRegisterDefault));
+}
+
+void unpin(const float* host) { CML_CHECK(cudaHostUnregister(const_cast<float*>(host))); }
+
+// Where a prefetch moves managed pages: the GPU the pipeline runs on, or the host.
+cudaMemLocation on_device()
+{
+    int device = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    return cudaMemLocation{cudaMemLocationTypeDevice, device};
+}
+
+cudaMemLocation on_host() { return cudaMemLocation{cudaMemLocationTypeHost, 0}; }
+
+// A pinned staging buffer of its own, which the copy engines read and write directly.
+float* pinned_buffer(std::size_t bytes)
+{
+    float* buffer = nullptr;
+    CML_CHECK(cudaMallocHost(&buffer, bytes));
+    return buffer;
+}
+
+}  // namespace
+
+// ---- Part A: pinned memory ----
+
+void pipeline_pinned(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_dev = nullptr;
+    float* out_dev = nullptr;
+    CML_CHECK(cudaMalloc(&in_dev, bytes));
+    CML_CHECK(cudaMalloc(&out_dev, bytes));
+    float* staged = pinned_buffer(bytes);
+    memcpy(staged, in, bytes);
+    cudaStream_t stream = nullptr;
+    CML_CHECK(cudaStreamCreate(&stream));
+
+    CML_CHECK(cudaMemcpyAsync(in_dev, staged, bytes, cudaMemcpyHostToDevice, stream));
+    launch_polynomial(in_dev, out_dev, n, stream);
+    CML_CHECK(cudaMemcpyAsync(staged, out_dev, bytes, cudaMemcpyDeviceToHost, stream));
+    memcpy(out, staged, bytes);  // before the copy back is known to be done
+    CML_CHECK(cudaStreamSynchronize(stream));
+
+    CML_CHECK(cudaStreamDestroy(stream));
+    CML_CHECK(cudaFreeHost(staged));
+    CML_CHECK(cudaFree(in_dev));
+    CML_CHECK(cudaFree(out_dev));
+}
+
+// ---- Part B: copies that overlap the GPU's work ----
+
+void pipeline_overlapped(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_dev = nullptr;
+    float* out_dev = nullptr;
+    CML_CHECK(cudaMalloc(&in_dev, bytes));
+    CML_CHECK(cudaMalloc(&out_dev, bytes));
+    pin(in, bytes);
+    pin(out, bytes);
+    cudaStream_t streams[kStreams] = {};
+    for (cudaStream_t& stream : streams) CML_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+    // Chunk c goes to stream c % kStreams: within a stream its copy in, polynomial and copy back run in order,
+    // and the copy engines and the SMs take work from whichever stream has some ready.
+    const int chunk = cml::ceil_div(n, kChunks);
+    for (int c = 0; c < kChunks && c * chunk < n; ++c) {
+        const int first = c * chunk;
+        const int count = std::min(chunk, n - first);
+        const std::size_t chunk_bytes = std::size_t(count) * sizeof(float);
+        cudaStream_t stream = streams[c % kStreams];
+        CML_CHECK(cudaMemcpyAsync(in_dev + first, in + first, chunk_bytes, cudaMemcpyHostToDevice, stream));
+        launch_polynomial(in_dev + first, out_dev + first, count, stream);
+        CML_CHECK(cudaMemcpyAsync(out + first, out_dev + first, chunk_bytes, cudaMemcpyDeviceToHost, stream));
+    }
+
+    for (cudaStream_t stream : streams) {
+        CML_CHECK(cudaStreamSynchronize(stream));
+        CML_CHECK(cudaStreamDestroy(stream));
+    }
+    unpin(in);
+    unpin(out);
+    CML_CHECK(cudaFree(in_dev));
+    CML_CHECK(cudaFree(out_dev));
+}
+
+// ---- Part C: managed memory ----
+
+void pipeline_managed(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_managed = nullptr;
+    float* out_managed = nullptr;
+    CML_CHECK(cudaMallocManaged(&in_managed, bytes));
+    CML_CHECK(cudaMallocManaged(&out_managed, bytes));
+    std::copy(in, in + n, in_managed);  // the host's first touch: the pages are the host's now
+    cudaStream_t stream = nullptr;
+    CML_CHECK(cudaStreamCreate(&stream));
+
+    // Moved in bulk before the kernel, the pages cross the bus at a copy's speed; left where they are, each page
+    // the kernel touches first stops its warps for a fault, and the driver moves it alone. The output too: a
+    // page the GPU writes first is a fault as well.
+    CML_CHECK(cudaMemPrefetchAsync(in_managed, bytes, on_device(), 0, stream));
+    CML_CHECK(cudaMemPrefetchAsync(out_managed, bytes, on_device(), 0, stream));
+    launch_polynomial(in_managed, out_managed, n, stream);
+    // The results back in one move, rather than a fault per page of the host's reads below.
+    CML_CHECK(cudaMemPrefetchAsync(out_managed, bytes, on_host(), 0, stream));
+    CML_CHECK(cudaStreamSynchronize(stream));  // the host may touch the managed pages once the stream is done
+    std::copy(out_managed, out_managed + n, out);
+
+    CML_CHECK(cudaStreamDestroy(stream));
+    CML_CHECK(cudaFree(in_managed));
+    CML_CHECK(cudaFree(out_managed));
+}
+
+const bool pipeline_zero_copy_attempted = false;
+
+void pipeline_zero_copy(const float* in, float* out, int n, int passes)
+{
+    (void)in, (void)out, (void)n, (void)passes;
+}

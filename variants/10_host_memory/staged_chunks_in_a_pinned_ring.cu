@@ -1,0 +1,167 @@
+// Lab 10 variant: Part B stages each stream's chunks through a pinned buffer of its own, a chunk long, and waits
+// for a stream's last chunk (cudaStreamSynchronize) before it copies that chunk's results out and fills the
+// buffer again; Parts A and C as the solution.
+#include <algorithm>
+#include <cstring>
+
+#include "host_memory.hpp"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+__global__ void polynomial_kernel(const float* __restrict__ in, float* __restrict__ out, int n)
+{
+    const int i = int(blockIdx.x) * blockDim.x + int(threadIdx.x);
+    if (i < n) out[i] = polynomial(in[i]);
+}
+
+void launch_polynomial(const float* in, float* out, int n, cudaStream_t stream)
+{
+    polynomial_kernel<<<cml::ceil_div(n, kBlock), kBlock, 0, stream>>>(in, out, n);
+    CML_CHECK_LAUNCH();
+}
+
+// Page-locks one of the caller's buffers for the length of one pipeline: the copy engines read and write it
+// directly, instead of through the driver's small pinned buffer a piece at a time. Registration is not free
+// (every page is locked, and mapped for the GPU), and the pipeline's time includes it. It neither reads nor
+// writes the data, so the const input may be registered.
+void pin(const float* host, std::size_t bytes)
+{
+    CML_CHECK(cudaHostRegister(const_cast<float*>(host), bytes, cudaHostRegisterDefault));
+}
+
+void unpin(const float* host) { CML_CHECK(cudaHostUnregister(const_cast<float*>(host))); }
+
+// Where a prefetch moves managed pages: the GPU the pipeline runs on, or the host.
+cudaMemLocation on_device()
+{
+    int device = 0;
+    CML_CHECK(cudaGetDevice(&device));
+    return cudaMemLocation{cudaMemLocationTypeDevice, device};
+}
+
+cudaMemLocation on_host() { return cudaMemLocation{cudaMemLocationTypeHost, 0}; }
+
+// A pinned staging buffer of its own, which the copy engines read and write directly.
+float* pinned_buffer(std::size_t bytes)
+{
+    float* buffer = nullptr;
+    CML_CHECK(cudaMallocHost(&buffer, bytes));
+    return buffer;
+}
+
+}  // namespace
+
+// ---- Part A: pinned memory ----
+
+void pipeline_pinned(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_dev = nullptr;
+    float* out_dev = nullptr;
+    CML_CHECK(cudaMalloc(&in_dev, bytes));
+    CML_CHECK(cudaMalloc(&out_dev, bytes));
+    pin(in, bytes);
+    pin(out, bytes);
+    cudaStream_t stream = nullptr;
+    CML_CHECK(cudaStreamCreate(&stream));
+
+    CML_CHECK(cudaMemcpyAsync(in_dev, in, bytes, cudaMemcpyHostToDevice, stream));
+    launch_polynomial(in_dev, out_dev, n, stream);
+    CML_CHECK(cudaMemcpyAsync(out, out_dev, bytes, cudaMemcpyDeviceToHost, stream));
+    CML_CHECK(cudaStreamSynchronize(stream));  // out is the caller's once the copy back has finished
+
+    CML_CHECK(cudaStreamDestroy(stream));
+    unpin(in);
+    unpin(out);
+    CML_CHECK(cudaFree(in_dev));
+    CML_CHECK(cudaFree(out_dev));
+}
+
+// ---- Part B: copies that overlap the GPU's work ----
+
+void pipeline_overlapped(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_dev = nullptr;
+    float* out_dev = nullptr;
+    CML_CHECK(cudaMalloc(&in_dev, bytes));
+    CML_CHECK(cudaMalloc(&out_dev, bytes));
+    const int chunk = cml::ceil_div(n, kChunks);
+    const std::size_t chunk_bytes_most = std::size_t(chunk) * sizeof(float);
+    // One pinned staging buffer per stream, each a chunk long: the CPU copies a chunk in and its results out,
+    // and the copy engines move it between there and the GPU.
+    cudaStream_t streams[kStreams] = {};
+    float* staged[kStreams] = {};
+    for (int s = 0; s < kStreams; ++s) {
+        CML_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        staged[s] = pinned_buffer(chunk_bytes_most);
+    }
+    int pending[kStreams];  // the first element of the chunk each stream's staging buffer holds, -1 for none
+    for (int& first : pending) first = -1;
+    for (int c = 0; c < kChunks && c * chunk < n; ++c) {
+        const int s = c % kStreams;
+        if (pending[s] >= 0) {  // the buffer's previous chunk: its results out before it is filled again
+            CML_CHECK(cudaStreamSynchronize(streams[s]));
+            const int done = std::min(chunk, n - pending[s]);
+            memcpy(out + pending[s], staged[s], std::size_t(done) * sizeof(float));
+        }
+        const int first = c * chunk;
+        const int count = std::min(chunk, n - first);
+        const std::size_t chunk_bytes = std::size_t(count) * sizeof(float);
+        memcpy(staged[s], in + first, chunk_bytes);
+        CML_CHECK(cudaMemcpyAsync(in_dev + first, staged[s], chunk_bytes, cudaMemcpyHostToDevice, streams[s]));
+        launch_polynomial(in_dev + first, out_dev + first, count, streams[s]);
+        CML_CHECK(cudaMemcpyAsync(staged[s], out_dev + first, chunk_bytes, cudaMemcpyDeviceToHost, streams[s]));
+        pending[s] = first;
+    }
+    for (int s = 0; s < kStreams; ++s) {
+        CML_CHECK(cudaStreamSynchronize(streams[s]));
+        if (pending[s] >= 0)
+            memcpy(out + pending[s], staged[s], std::size_t(std::min(chunk, n - pending[s])) * sizeof(float));
+        CML_CHECK(cudaStreamDestroy(streams[s]));
+        CML_CHECK(cudaFreeHost(staged[s]));
+    }
+    CML_CHECK(cudaFree(in_dev));
+    CML_CHECK(cudaFree(out_dev));
+}
+
+// ---- Part C: managed memory ----
+
+void pipeline_managed(const float* in, float* out, int n)
+{
+    if (n == 0) return;
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    float* in_managed = nullptr;
+    float* out_managed = nullptr;
+    CML_CHECK(cudaMallocManaged(&in_managed, bytes));
+    CML_CHECK(cudaMallocManaged(&out_managed, bytes));
+    std::copy(in, in + n, in_managed);  // the host's first touch: the pages are the host's now
+    cudaStream_t stream = nullptr;
+    CML_CHECK(cudaStreamCreate(&stream));
+
+    // Moved in bulk before the kernel, the pages cross the bus at a copy's speed; left where they are, each page
+    // the kernel touches first stops its warps for a fault, and the driver moves it alone. The output too: a
+    // page the GPU writes first is a fault as well.
+    CML_CHECK(cudaMemPrefetchAsync(in_managed, bytes, on_device(), 0, stream));
+    CML_CHECK(cudaMemPrefetchAsync(out_managed, bytes, on_device(), 0, stream));
+    launch_polynomial(in_managed, out_managed, n, stream);
+    // The results back in one move, rather than a fault per page of the host's reads below.
+    CML_CHECK(cudaMemPrefetchAsync(out_managed, bytes, on_host(), 0, stream));
+    CML_CHECK(cudaStreamSynchronize(stream));  // the host may touch the managed pages once the stream is done
+    std::copy(out_managed, out_managed + n, out);
+
+    CML_CHECK(cudaStreamDestroy(stream));
+    CML_CHECK(cudaFree(in_managed));
+    CML_CHECK(cudaFree(out_managed));
+}
+
+const bool pipeline_zero_copy_attempted = false;
+
+void pipeline_zero_copy(const float* in, float* out, int n, int passes)
+{
+    (void)in, (void)out, (void)n, (void)passes;
+}
