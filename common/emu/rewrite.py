@@ -21,6 +21,11 @@ from itertools import pairwise
 from pathlib import Path
 
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# What the emulator says of what it cannot run, as its headers say it (cml_emu/device.hpp: CML_EMU_LIMIT).
+LIMIT = "cml_emu limit:"
+LIMIT_WHY = (
+    " on the CPU emulator (a limit of the grader's CPU emulator, not a mistake in the kernel: grade it on a GPU)"
+)
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {v: k for k, v in OPENERS.items()}
 
@@ -88,40 +93,61 @@ def split_top_level(code: str, start: int, end: int) -> list[tuple[int, int]]:
     return parts
 
 
-def callee_start(code: str, end: int) -> int:
-    """Start of the kernel expression that ends just before `end`: a name, possibly qualified (a::b) and
-    with template arguments (k<true>), or a parenthesised expression."""
-    i = end
+def skip_space_back(code: str, i: int) -> int:
     while i > 0 and code[i - 1].isspace():
         i -= 1
-    while True:
-        if code[i - 1] == ">":  # template arguments: match the angle brackets backwards
-            depth = 0
-            while i > 0:
-                i -= 1
-                if code[i] == ">":
-                    depth += 1
-                elif code[i] == "<":
-                    depth -= 1
-                    if depth == 0:
-                        break
-        elif code[i - 1] == ")":
-            depth = 0
-            while i > 0:
-                i -= 1
-                if code[i] == ")":
-                    depth += 1
-                elif code[i] == "(":
-                    depth -= 1
-                    if depth == 0:
-                        break
-            return i
+    return i
+
+
+def matching_open_back(code: str, close: int) -> int:
+    """Index of the bracket that opens the one closing at `close`: ), ] or the > of template arguments."""
+    closer = code[close]
+    opener = {")": "(", "]": "[", ">": "<"}[closer]
+    depth = 0
+    for i in range(close, -1, -1):
+        if code[i] == closer:
+            depth += 1
+        elif code[i] == opener:
+            depth -= 1
+            if depth == 0:
+                return i
+    raise RewriteError(f"no opening bracket for '{closer}' at offset {close}")
+
+
+# Words that end the expression before them: `if (c) (*k)<<<...>>>()` launches (*k), not c called.
+IDENTIFIER_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
+KEYWORDS = frozenset({"if", "while", "for", "switch", "return", "else", "do", "case", "throw", "new", "delete"})
+
+
+def callee_start(code: str, end: int) -> int:
+    """Start of the kernel expression that ends just before `end`: a postfix expression, as nvcc takes it
+    before <<<: a name, qualified (a::b) or with template arguments (k<true>), an element of an array of
+    kernels (kernels[which]), a member (s.kernel, p->kernel), a call that returns a kernel (pick(n)), or a
+    parenthesised expression ((*pointer))."""
+    i = start = skip_space_back(code, end)
+    while i > 0:
+        if code[i - 1] in ")]>":  # a call, a subscript, template arguments, or a parenthesised expression
+            opened = matching_open_back(code, i - 1)
+            word = IDENTIFIER_BEFORE.search(code[max(0, opened - 40) : opened])
+            if word and word.group(1) in KEYWORDS and start != skip_space_back(code, end):
+                return start  # `if (c)` before the kernel expression, not a call of it
+            i = start = opened
+            i = skip_space_back(code, i)
+            if i and (code[i - 1].isalnum() or code[i - 1] in "_)]>"):
+                continue
+            return start
+        name_end = i
         while i > 0 and (code[i - 1].isalnum() or code[i - 1] == "_"):
             i -= 1
-        if code[i - 2 : i] == "::":
-            i -= 2
-            continue
-        return i
+        if i == name_end or code[i:name_end] in KEYWORDS:
+            return start
+        start = i
+        i = skip_space_back(code, i)
+        joint = next((j for j in ("::", ".", "->") if code[max(0, i - len(j)) : i] == j), "")
+        if not joint:
+            return start
+        i = skip_space_back(code, i - len(joint))
+    return start
 
 
 def rewrite_launches(text: str, code: str) -> list[tuple[int, int, str]]:
@@ -183,8 +209,8 @@ def rewrite_shared(text: str, code: str) -> list[tuple[int, int, str]]:
                 (
                     start,
                     end + 1,
-                    f'static_assert(false, "cml_emu: __shared__ at namespace scope '
-                    f'(line {line}) is not emulated; declare it inside the kernel");',
+                    f'static_assert(false, "{LIMIT} __shared__ at namespace scope (line {line}) is not emulated'
+                    f'{LIMIT_WHY}; inside the kernel it is");',
                 )
             )
             continue
@@ -260,10 +286,14 @@ def main(argv: list[str]) -> int:
         # this script, judges the file's characters.
         body = rewrite(source.read_text(encoding="utf-8", errors="surrogateescape"))
     except RewriteError as error:
-        print(f"{source}: cml_emu rewrite: {error}", file=sys.stderr)
+        # nvcc built the file (the grader builds it with nvcc first), so what rewrite.py cannot read is its limit.
+        print(f"{source}: {LIMIT} rewrite.py cannot read this file ({error}){LIMIT_WHY}", file=sys.stderr)
         return 1
-    # Debug information and diagnostics name the original file and its lines.
-    target.write_text(f'#line 1 "{source.resolve()}"\n{body}', encoding="utf-8", errors="surrogateescape")
+    # nvcc includes cuda_runtime.h before the file, and with it what device code may call; debug information and
+    # diagnostics name the original file and its lines.
+    target.write_text(
+        f'#include <cuda_runtime.h>\n#line 1 "{source.resolve()}"\n{body}', encoding="utf-8", errors="surrogateescape"
+    )
     return 0
 
 

@@ -8,7 +8,6 @@ the GPU, as CUPTI counts them on a GPU. No GPU is needed."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from itertools import pairwise
@@ -17,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from grader.execution import proc
-from grader.steps import build, sanitize
+from grader.steps import sanitize
 from grader.steps.integrity import elf, symbols
+from grader.tests.emulator_builds import built_on_the_emulator
 
 EVERY_CALL = Path(__file__).parent / "kernels" / "every_runtime_call.cu"
 COPIES = Path(__file__).parent / "kernels" / "copies_every_way.cu"
@@ -49,38 +49,6 @@ def test_the_file_makes_every_allowed_runtime_call_and_nothing_else(built_tree, 
     assert nvcc, f"{command[0]} not found"
     assert called | (toolkit_renames(Path(nvcc)) & RUNTIME_CALLS) == RUNTIME_CALLS
     assert symbols.calls(obj) == []
-
-
-def intro_target(tree: build.BuildTree, name: str) -> dict:
-    targets = json.loads((tree.directory / "meson-info" / "intro-targets.json").read_text())
-    (target,) = [t for t in targets if t["name"] == name]
-    return target
-
-
-def filled(command: list[str], **paths: Path) -> list[str]:
-    """A Meson custom target's command with @INPUT@ and @OUTPUT@ filled in, and no depfile written."""
-    out = [arg for arg in command if arg not in ("-MD", "-MF", "@DEPFILE@")]
-    return [str(paths[arg.strip("@").lower()]) if arg in ("@INPUT@", "@OUTPUT@") else arg for arg in out]
-
-
-def built_on_the_emulator(emulator, config, source: Path, folder: Path) -> Path:
-    """`source` built as meson.build builds the emulator's self-test kernels, and linked as the self-test is."""
-    built = proc.run(["meson", "compile", "-C", str(emulator.directory), "cml_emu", "cml_common_emu"],
-                     config.timeouts["build"])  # fmt: skip
-    assert built.ok, build.compiler_errors(built)
-    rewritten, objected, program = folder / f"{source.stem}.cpp", folder / f"{source.stem}.o", folder / source.stem
-    (rewrite,) = intro_target(emulator, "cml_emu_selftest_cpp")["target_sources"]
-    (compile_,) = intro_target(emulator, "cml_emu_selftest_o")["target_sources"]
-    _, link = intro_target(emulator, "cml_emu_selftest")["target_sources"]
-    steps = [
-        filled(rewrite["compiler"], input=source, output=rewritten),
-        filled(compile_["compiler"], input=rewritten, output=objected),
-        [*link["linker"], str(objected), "-o", str(program), *link["parameters"]],
-    ]
-    for step in steps:
-        ran = proc.run(step, config.timeouts["build"], cwd=emulator.directory)
-        assert ran.ok, build.compiler_errors(ran)
-    return program
 
 
 @pytest.fixture(scope="module")

@@ -23,10 +23,13 @@ struct Launch {
     unsigned long long blocks = 0;
     std::size_t closure_bytes = 0;
     GlobalMemory global;                  // what global memory the kernel may touch
+    bool cooperative = false;             // cudaLaunchCooperativeKernel: every block at once, grid.sync() allowed
     int profile_group = 0;                // profile.hpp
 };
 
-enum class Status : std::uint8_t { ready, at_barrier, at_warp, done };
+// Where a thread waits: __syncthreads(), a warp-level call, a barrier of part of the block (a named barrier with
+// a count, a tile of more than 32 threads), a grid-wide barrier.
+enum class Status : std::uint8_t { ready, at_barrier, at_warp, at_partial, at_grid, done };
 
 struct ThreadState {
     uint3 index{};
@@ -45,6 +48,8 @@ struct ThreadState {
     int argument = 0;
     int width = kWarpSize;
     int predicate = 0;
+    std::uint64_t key = 0;  // of the barrier of part of the block it waits at
+    std::vector<AsyncCopy> copies;  // cooperative_groups::memcpy_async's, not yet waited for
     // racecheck: what this thread knows of each lane of its warp (a vector clock, advanced by __syncwarp).
     std::uint32_t clock[kWarpSize] = {};
 };
@@ -53,6 +58,13 @@ struct WarpState {
     unsigned exists = 0;   // lanes the block has
     unsigned done = 0;     // lanes that returned
     unsigned arrived = 0;  // lanes waiting in a warp-level call
+};
+
+// A barrier of part of the block: the threads that called with one key, until `expected` of them have.
+struct PartialBarrier {
+    std::uint64_t key = 0;
+    int expected = 0;
+    int arrived = 0;
 };
 
 struct Block {
@@ -66,7 +78,11 @@ struct Block {
     int barrier_result = 0;   // of __syncthreads_count, _and, _or
     int barrier_all = 0;
     int barrier_any = 0;
-    bool faulted = false;     // a thread made an access outside every allocation, and no memcheck runs
+    int at_grid = 0;          // threads waiting at a grid-wide barrier
+    std::vector<PartialBarrier> partial;
+    // Why the block stopped early: a thread made an access outside every allocation with no memcheck to
+    // report it (cudaErrorIllegalAddress), or trapped (cudaErrorLaunchFailure).
+    cudaError_t fault = cudaSuccess;
 
     // Threads ready to run, in the order they run: each runs until it waits or returns.
     void push(int rank)

@@ -13,18 +13,28 @@ constexpr std::size_t kGuardBytes = 4096;
 
 StackPool::~StackPool()
 {
-    for (char* top : stacks_) munmap(top - bytes_ - kGuardBytes, bytes_ + kGuardBytes);
+    for (const auto& [memory, bytes] : mappings_) munmap(memory, bytes);
+}
+
+void StackPool::reserve(std::size_t count)
+{
+    if (stacks_.size() >= count) return;
+    const std::size_t guard = guarded_ ? kGuardBytes : 0;
+    const std::size_t stacks = guarded_ ? 1 : count - stacks_.size();
+    while (stacks_.size() < count) {
+        const std::size_t bytes = stacks * (bytes_ + guard);
+        void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (memory == MAP_FAILED) fatal("out of memory for thread stacks");
+        if (guarded_) mprotect(memory, kGuardBytes, PROT_NONE);  // an overflow faults instead of corrupting another
+        mappings_.emplace_back(memory, bytes);
+        for (std::size_t i = 0; i < stacks; ++i)
+            stacks_.push_back(static_cast<char*>(memory) + (i + 1) * (bytes_ + guard));
+    }
 }
 
 char* StackPool::stack(std::size_t index)
 {
-    while (stacks_.size() <= index) {
-        void* memory = mmap(nullptr, bytes_ + kGuardBytes, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (memory == MAP_FAILED) fatal("out of memory for thread stacks");
-        mprotect(memory, kGuardBytes, PROT_NONE);  // a stack overflow faults instead of corrupting another
-        stacks_.push_back(static_cast<char*>(memory) + kGuardBytes + bytes_);
-    }
+    reserve(index + 1);
     return stacks_[index];
 }
 

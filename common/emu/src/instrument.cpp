@@ -50,25 +50,25 @@ const Region g_image = program_image();
 void memory_error(Worker& worker, const ThreadState& thread, FindingKind kind, Space space, std::uintptr_t address,
                   unsigned size, bool store, const void* pc, const Allocation* nearest)
 {
-    worker.findings.add(Site{kind, store, worker.block.launch->kernel, pc, nullptr}, [&] {
+    worker.findings.add(Site{kind, store, worker.block().launch->kernel, pc, nullptr}, [&] {
     Finding f;
     f.kind = kind;
     f.space = space;
-    f.kernel = worker.block.launch->kernel;
+    f.kernel = worker.block().launch->kernel;
     f.store = store;
     f.size = size;
     f.pc = pc;
     f.thread = thread.index;
-    f.block = worker.block.index;
+    f.block = worker.block().index;
     f.address = address;
     if (nearest) {
         f.nearest = *nearest;
         f.has_nearest = true;
     }
     if (space == Space::shared) {
-        f.shared_offset = std::ptrdiff_t(address - worker.shared.base());
-        f.detail = std::to_string(worker.shared.static_bytes()) + " bytes of __shared__ variables and " +
-                   std::to_string(worker.shared.dynamic_bytes()) + " of extern __shared__ (at the end of " +
+        f.shared_offset = std::ptrdiff_t(address - worker.shared().base());
+        f.detail = std::to_string(worker.shared().static_bytes()) + " bytes of __shared__ variables and " +
+                   std::to_string(worker.shared().dynamic_bytes()) + " of extern __shared__ (at the end of " +
                    std::to_string(SharedMemory::kCapacity) + ")";
     }
     return f;
@@ -81,7 +81,7 @@ void memory_error(Worker& worker, const ThreadState& thread, FindingKind kind, S
 {
     const bool memcheck = options().memcheck;
     if (memcheck) {
-        const Allocation* nearest = kind == FindingKind::invalid_global ? worker.block.launch->global.nearest(address)
+        const Allocation* nearest = kind == FindingKind::invalid_global ? worker.block().launch->global.nearest(address)
                                                                         : nullptr;
         memory_error(worker, thread, kind, space, address, size, store, pc, nearest);
     }
@@ -94,7 +94,7 @@ const Region* global_region(Worker& worker, std::uintptr_t address, unsigned siz
 {
     if (worker.found[0].holds(address, size)) return &worker.found[0];
     if (!worker.found[1].holds(address, size)) {
-        const Region* region = worker.block.launch->global.find(address, size);
+        const Region* region = worker.block().launch->global.find(address, size);
         if (!region) return nullptr;
         worker.found[1] = *region;
     }
@@ -118,13 +118,13 @@ __attribute__((noinline)) void check_access(std::uintptr_t address, unsigned siz
     Worker& worker = *t_worker;
     const bool store = op != Op::load;
     Space space;
-    if (worker.shared.contains(address)) {
+    if (worker.shared().contains(address)) {
         space = Space::shared;
-        if (!worker.shared.holds(address, size))
+        if (!worker.shared().holds(address, size))
             refuse(worker, *thread, FindingKind::invalid_shared, space, address, size, store, pc);
-        if (!g_watching) t_fast.add(shared_region(worker.shared, address), address);
-        if (worker.shadow)
-            worker.shadow->access(worker.block, *thread, worker.shared.base(), address - worker.shared.base(), size,
+        if (!g_watching) t_fast.add(shared_region(worker.shared(), address), address);
+        if (worker.resident->shadow)
+            worker.resident->shadow->access(worker.block(), *thread, worker.shared().base(), address - worker.shared().base(), size,
                                   store, op == Op::atomic, pc, worker.findings);
     } else if (thread->stack.holds(address, size)) {
         return;  // local memory: no memory space that a check or counter looks at
@@ -144,7 +144,7 @@ __attribute__((noinline)) void check_access(std::uintptr_t address, unsigned siz
     if (o.memcheck && address % size != 0)
         memory_error(worker, *thread, FindingKind::misaligned, space, address, size, store, pc, nullptr);
     if (!o.profile.empty())
-        worker.profile.record(pc, thread->warp, thread->lane, space, store, op == Op::atomic, address, size);
+        worker.resident->profile.record(pc, thread->warp, thread->lane, space, store, op == Op::atomic, address, size);
 }
 
 // With no check nor counter asked for, an access to what the block touched last needs nothing more: this

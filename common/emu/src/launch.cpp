@@ -1,5 +1,6 @@
 // A launch: its blocks spread over worker threads, one per core, each running one block at a time
-// (block_threads.cpp), and what the checks and counters found, gathered when the last block is done.
+// (block_threads.cpp), or for a cooperative launch every block at once, in turns between its grid.sync()s;
+// and what the checks and counters found, gathered when the last block is done.
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,22 +34,24 @@ public:
         for (unsigned i = 1; i < count; ++i) std::thread([this, i] { serve(*workers_[i]); }).detach();
     }
 
-    // Every block of the launch; what a GPU would say of the launch (run_block).
+    // Every block of the launch; what a GPU would say of the launch (run_resident).
     cudaError_t run(const Launch& launch)
     {
-        const unsigned long long helpers = std::min<unsigned long long>(workers_.size() - 1, launch.blocks - 1);
+        const unsigned long long sharing = std::min<unsigned long long>(workers_.size(), launch.blocks);
         {
             std::lock_guard<std::mutex> lock(mutex_);
             launch_ = &launch;
             next_block_ = 0;
             failure_ = cudaSuccess;
             static_shared_ = 0;
-            busy_ = int(helpers);
-            wanted_ = int(helpers);
+            busy_ = int(sharing) - 1;
+            wanted_ = int(sharing) - 1;
+            sharing_ = unsigned(sharing);
+            parked_ = finished_ = arrived_ = 0;
             ++generation_;
         }
         start_.notify_all();
-        work(*workers_[0], launch);
+        work(*workers_[0], 0, launch);
         std::unique_lock<std::mutex> lock(mutex_);
         done_.wait(lock, [this] { return busy_ == 0; });
         launch_ = nullptr;
@@ -60,21 +63,94 @@ public:
     std::size_t static_shared() const { return static_shared_; }
 
 private:
-    void work(Worker& worker, const Launch& launch)
+    void note(Worker& worker, Resident& resident, cudaError_t error)
+    {
+        for (std::size_t seen = static_shared_, now = resident.shared.static_bytes();
+             now > seen && !static_shared_.compare_exchange_weak(seen, now);) {
+        }
+        if (error != cudaSuccess) {
+            cudaError_t none = cudaSuccess;
+            failure_.compare_exchange_strong(none, error);
+            next_block_ = worker.resident->block.launch->blocks;  // like a GPU, stop the kernel at its first fault
+        }
+    }
+
+    void work(Worker& worker, unsigned index, const Launch& launch)
     {
         t_worker = &worker;
-        for (unsigned long long b; (b = next_block_.fetch_add(1)) < launch.blocks;) {
-            const cudaError_t error = run_block(worker, launch, b);
-            for (std::size_t seen = static_shared_, now = worker.shared.static_bytes();
-                 now > seen && !static_shared_.compare_exchange_weak(seen, now);) {
-            }
-            if (error != cudaSuccess) {
-                cudaError_t none = cudaSuccess;
-                failure_.compare_exchange_strong(none, error);
-                next_block_ = launch.blocks;  // like a GPU, stop the kernel at its first fault
+        if (launch.cooperative) {
+            work_cooperatively(worker, index, launch);
+        } else {
+            for (unsigned long long b; (b = next_block_.fetch_add(1)) < launch.blocks;) {
+                begin_block(worker, worker.own, launch, b);
+                bool parked = false;
+                const cudaError_t error = run_resident(worker, worker.own, parked);
+                end_block(worker, worker.own);
+                note(worker, worker.own, error);
             }
         }
         t_worker = nullptr;
+    }
+
+    // A cooperative launch: every block of the grid stays on the workers (this one has blocks index,
+    // index + sharing_, ...), each runs until its threads wait at grid.sync() or return; when every block has,
+    // the workers let them past it together, as a GPU's grid-wide barrier does.
+    void work_cooperatively(Worker& worker, unsigned index, const Launch& launch)
+    {
+        std::vector<Resident*> mine;
+        for (unsigned long long b = index; b < launch.blocks; b += sharing_) {
+            if (worker.cooperative.size() <= mine.size())
+                worker.cooperative.push_back(std::make_unique<Resident>(worker.own.stacks.bytes(), false));
+            Resident& resident = *worker.cooperative[mine.size()];
+            begin_block(worker, resident, launch, b);
+            mine.push_back(&resident);
+        }
+        std::vector<bool> finished(mine.size(), false);
+        for (bool again = true; again;) {
+            int parked = 0, returned = 0;
+            for (std::size_t i = 0; i < mine.size() && failure_ == cudaSuccess; ++i) {
+                if (finished[i]) continue;
+                bool waits = false;
+                const cudaError_t error = run_resident(worker, *mine[i], waits);
+                note(worker, *mine[i], error);
+                parked += waits;
+                finished[i] = !waits;
+                returned += !waits;
+            }
+            again = grid_barrier(parked, returned, mine.empty() ? nullptr : mine.front());
+            if (again)
+                for (std::size_t i = 0; i < mine.size(); ++i)
+                    if (!finished[i]) release_grid_barrier(*mine[i]);
+        }
+        for (Resident* resident : mine) end_block(worker, *resident);
+    }
+
+    // Where the workers of a cooperative launch meet after each turn: true when they go on past a grid.sync()
+    // that every block reached. A grid.sync() that waits for blocks that returned waits forever on a GPU: the
+    // launch fails, as one whose threads wait for each other does.
+    bool grid_barrier(int parked, int returned, const Resident* some)
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        parked_ += parked;
+        finished_ += returned;
+        const std::uint64_t turn = turn_;
+        if (++arrived_ < sharing_) {
+            turn_changed_.wait(lock, [&] { return turn_ != turn; });
+        } else {
+            go_on_ = parked_ > 0 && failure_ == cudaSuccess;
+            if (go_on_ && finished_ > 0) {
+                if (some)
+                    report_barrier_error(some->block.launch->kernel, some->block.index,
+                                         std::to_string(parked_) + " blocks wait at grid.sync() for " +
+                                             std::to_string(finished_) + " that returned");
+                failure_ = cudaErrorLaunchFailure;
+                go_on_ = false;
+            }
+            parked_ = arrived_ = 0;
+            ++turn_;
+            turn_changed_.notify_all();
+        }
+        return go_on_;
     }
 
     void serve(Worker& worker)
@@ -82,14 +158,15 @@ private:
         std::uint64_t seen = 0;
         for (;;) {
             const Launch* launch;
+            unsigned index;  // the helpers of a launch take 1 to sharing_ - 1, in the order they wake
             {
                 std::unique_lock<std::mutex> lock(mutex_);
                 start_.wait(lock, [&] { return generation_ != seen && wanted_ > 0; });
                 seen = generation_;
-                --wanted_;
+                index = unsigned(wanted_--);
                 launch = launch_;
             }
-            work(worker, *launch);
+            work(worker, index, *launch);
             std::lock_guard<std::mutex> lock(mutex_);
             if (--busy_ == 0) done_.notify_one();
         }
@@ -97,10 +174,13 @@ private:
 
     std::vector<std::unique_ptr<Worker>> workers_;
     std::mutex mutex_;
-    std::condition_variable start_, done_;
+    std::condition_variable start_, done_, turn_changed_;
     const Launch* launch_ = nullptr;
-    std::uint64_t generation_ = 0;
+    std::uint64_t generation_ = 0, turn_ = 0;
     int busy_ = 0, wanted_ = 0;
+    unsigned sharing_ = 1, arrived_ = 0;
+    int parked_ = 0, finished_ = 0;
+    bool go_on_ = false;
     std::atomic<unsigned long long> next_block_{0};
     std::atomic<cudaError_t> failure_{cudaSuccess};
     std::atomic<std::size_t> static_shared_{0};
@@ -158,11 +238,9 @@ cudaError_t run_kernel(const void* kernel, const LaunchConfig& config, ThreadBod
     launch.global = GlobalMemory::now();
     launch.threads_per_block = unsigned(threads);
     launch.blocks = blocks;
+    launch.cooperative = config.cooperative;
     if (!o.profile.empty()) launch.profile_group = note_launch(kernel, {threads, blocks, config.shared_bytes});
     Pool& p = pool();
-    if (o.shared_tracking())
-        for (auto& w : p.workers())
-            if (!w->shadow) w->shadow = std::make_unique<SharedShadow>();
     schedule::kernel(config.stream, closure, closure_bytes);
     const cudaError_t failure = p.run(launch);
     note_static_shared(kernel, p.static_shared());

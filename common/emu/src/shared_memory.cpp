@@ -42,13 +42,13 @@ void* SharedMemory::variable(SharedSlot& slot, std::size_t bytes, std::size_t al
 void* shared_memory(SharedSlot& slot, std::size_t bytes, std::size_t alignment)
 {
     if (!t_worker) fatal("a __shared__ variable used outside a kernel");
-    return t_worker->shared.variable(slot, bytes, alignment);
+    return t_worker->shared().variable(slot, bytes, alignment);
 }
 
 void* dynamic_shared_memory()
 {
     if (!t_worker) fatal("extern __shared__ memory used outside a kernel");
-    return t_worker->shared.dynamic();
+    return t_worker->shared().dynamic();
 }
 
 }  // namespace cml_emu

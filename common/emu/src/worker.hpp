@@ -1,5 +1,6 @@
-// An OS thread that runs blocks, one at a time, with what it keeps from block to block: the threads'
-// stacks, the shared memory, and what the checks and counters gathered in the current launch.
+// An OS thread that runs blocks, one at a time (or, for a cooperative launch, several in turns), with what it
+// keeps from block to block: the threads' stacks, the shared memory, and what the checks and counters gathered
+// in the current launch.
 #pragma once
 
 #include <algorithm>
@@ -16,18 +17,31 @@
 
 namespace cml_emu {
 
-struct Worker {
-    explicit Worker(std::size_t stack_bytes) : stacks(stack_bytes) {}
+// A block on a worker, with what it keeps while it runs: its threads' stacks, its shared memory, and what the
+// checks and counters gather per block. A worker has one, reused from block to block; a cooperative launch
+// keeps every block of the grid on the workers at once (a grid-wide barrier needs them all), one each.
+struct Resident {
+    Resident(std::size_t stack_bytes, bool guarded_stacks) : stacks(stack_bytes, guarded_stacks) {}
+    Block block;
     StackPool stacks;
     SharedMemory shared;
     std::unique_ptr<SharedShadow> shadow;  // with racecheck or initcheck
     BlockProfile profile;
+};
+
+struct Worker {
+    explicit Worker(std::size_t stack_bytes) : own(stack_bytes, true), resident(&own) {}
+    Resident own;
+    Resident* resident;  // the block running now
+    std::vector<std::unique_ptr<Resident>> cooperative;  // the blocks of a cooperative launch given to this worker
     LineTotals counters;
     Findings findings;
-    Block block;
     // For the access check (instrument.cpp): where this OS thread's built-in variables and the running
     // launch's arguments are, and the last two global regions that a look-up found.
     Region builtins, arguments, found[2];
+
+    Block& block() { return resident->block; }
+    SharedMemory& shared() { return resident->shared; }
 };
 
 // What the access check (instrument.cpp) settles with no look-up, per OS thread. For the pages the running
@@ -66,10 +80,17 @@ extern __thread Worker* t_worker;        // the worker of this OS thread, while 
 extern __thread ThreadState* t_thread;   // the GPU thread running on it, null between threads
 extern __thread FastRegions t_fast;
 
-// Runs block `linear` (x fastest) of `launch` on `worker`. What a GPU would then say of the launch:
-// cudaSuccess, cudaErrorLaunchFailure (its threads wait for each other) or cudaErrorIllegalAddress (a thread
-// made an access outside every allocation, with no memcheck to report it).
-cudaError_t run_block(Worker& worker, const Launch& launch, unsigned long long linear);
+// Makes block `linear` (x fastest) of `launch` the resident's: its threads, ready to run, and its shared memory.
+void begin_block(Worker& worker, Resident& resident, const Launch& launch, unsigned long long linear);
+// Runs the resident's threads until each has returned, or waits at a grid-wide barrier (`parked`), or none can
+// go on. What a GPU would then say of the launch: cudaSuccess, cudaErrorLaunchFailure (its threads wait for
+// each other) or cudaErrorIllegalAddress (a thread made an access outside every allocation, with no memcheck to
+// report it).
+cudaError_t run_resident(Worker& worker, Resident& resident, bool& parked);
+// Lets the threads of a parked block past the grid-wide barrier.
+void release_grid_barrier(Resident& resident);
+// Destroys the resident's threads (those that can never go on are unwound) and counts its block's requests.
+void end_block(Worker& worker, Resident& resident);
 
 // The running thread made an access outside everything it may touch; the access is not made. With
 // `launch_fails` the block stops there and the launch fails (cudaErrorIllegalAddress); otherwise (memcheck

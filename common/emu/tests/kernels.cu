@@ -364,3 +364,46 @@ void fetch_points(unsigned long long texture, const float* x, const float* y, fl
 {
     fetch_points_kernel<<<1, 64>>>(texture, x, y, out, n);
 }
+
+namespace {
+
+__global__ void grid_sync_neighbours_kernel(int* out, int blocks)
+{
+    cg::grid_group grid = cg::this_grid();
+    const int b = int(blockIdx.x);
+    if (threadIdx.x == 0) out[b] = b + 1;
+    grid.sync();
+    if (threadIdx.x == 0) out[blocks + b] = out[b] + out[(b + 1) % blocks];
+}
+
+__global__ void grid_sync_missing_block_kernel(int* out)
+{
+    if (blockIdx.x == 0) return;
+    cg::this_grid().sync();
+    out[blockIdx.x] = 1;
+}
+
+__global__ void grid_sync_plain_kernel(int* out)
+{
+    cg::this_grid().sync();
+    out[blockIdx.x] = 1;
+}
+
+}  // namespace
+
+void grid_sync_neighbours(int* out, int blocks)
+{
+    void* args[] = {&out, &blocks};
+    cudaLaunchCooperativeKernel(grid_sync_neighbours_kernel, dim3(blocks), dim3(64), args, 0, nullptr);
+}
+
+void grid_sync_without_block_zero(int* out, int blocks)
+{
+    void* args[] = {&out};
+    cudaLaunchCooperativeKernel(grid_sync_missing_block_kernel, dim3(blocks), dim3(32), args, 0, nullptr);
+}
+
+void grid_sync_not_cooperative(int* out)
+{
+    grid_sync_plain_kernel<<<2, 32>>>(out);
+}

@@ -85,3 +85,14 @@ void deadlock(int* out);
 
 // out[k] = tex2D<float>(texture, x[k], y[k]) for 0 <= k < n: one thread per point (texture: a texture object).
 void fetch_points(unsigned long long texture, const float* x, const float* y, float* out, int n);
+
+// A cooperative launch of `blocks` blocks of 64: block b writes out[b] = b + 1, all wait at grid.sync(), then
+// block b adds the next block's value: out[blocks + b] = b + 1 + (b + 1) % blocks + 1. More blocks than the
+// emulator has workers: every block stays on them across the grid-wide barrier.
+void grid_sync_neighbours(int* out, int blocks);
+
+// A cooperative launch whose block 0 returns while the others wait at grid.sync(): a GPU waits forever.
+void grid_sync_without_block_zero(int* out, int blocks);
+
+// grid.sync() in a launch that is not cooperative, which a GPU leaves undefined.
+void grid_sync_not_cooperative(int* out);

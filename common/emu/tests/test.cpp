@@ -280,6 +280,29 @@ TEST_CASE("mapped host memory: the caller's memory registered with the mapped fl
     cudaGetLastError();
 }
 
+TEST_CASE("a cooperative launch keeps every block across grid.sync(), more blocks than workers")
+{
+    constexpr int kBlocks = 9;
+    cml::DeviceBuffer<int> out(2 * kBlocks);
+    grid_sync_neighbours(out.data(), kBlocks);
+    const std::vector<int> got = out.download();
+    for (int b = 0; b < kBlocks; ++b) CHECK(got[std::size_t(kBlocks + b)] == b + 1 + (b + 1) % kBlocks + 1);
+}
+
+TEST_CASE("a grid.sync() that waits for a block that returned fails its launch instead of hanging" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(4);
+    grid_sync_without_block_zero(out.data(), 4);
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
+TEST_CASE("grid.sync() in a launch that is not cooperative fails it" * doctest::skip())
+{
+    cml::DeviceBuffer<int> out(2);
+    grid_sync_not_cooperative(out.data());
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+}
+
 TEST_CASE("a block whose threads wait for each other fails its launch instead of hanging" * doctest::skip())
 {
     cml::DeviceBuffer<int> out(32);

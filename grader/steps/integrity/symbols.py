@@ -47,8 +47,11 @@ C_LIBRARY = re.compile(
     r"|__memset_chk|puts|putchar|malloc|calloc|realloc|free"
     r"|aligned_alloc|posix_memalign"
     r"|(sqrt|cbrt|hypot|exp|exp2|expm1|log|log2|log10|log1p|pow|sin|cos|tan|sincos|asin|acos|atan|atan2|sinh|cosh"
-    r"|tanh|erf|erfc|tgamma|lgamma|fabs|fmod|remainder|fma|fmin|fmax|floor|ceil|trunc|round|lround|llround|rint"
-    r"|lrint|nearbyint|ldexp|frexp|modf|copysign|nextafter|scalbn|ilogb|logb)[fl]?)$"
+    r"|asinh|acosh|atanh"
+    r"|tanh|erf|erfc|tgamma|lgamma|fabs|fmod|remainder|remquo|fma|fmin|fmax|fdim|floor|ceil|trunc|round|lround"
+    r"|llround|rint|lrint|llrint|nearbyint|ldexp|frexp|modf|copysign|nextafter|scalbn|scalbln|ilogb|logb|nan"
+    # what the CUDA Math API has of the C library's extensions (common/emu/device_api.txt)
+    r"|exp10|j0|j1|jn|y0|y1|yn)[fl]?)$"
 )
 # The C++ runtime's own, on demangled names: allocation, exceptions (what a throw or a CML_CHECK needs, with
 # std::string), guards of function-local statics, unwinding.

@@ -16,11 +16,12 @@ struct LaunchConfig {
     dim3 block;
     std::size_t shared_bytes;
     cudaStream_t stream;
+    bool cooperative;  // cudaLaunchCooperativeKernel: every block on the device at once, grid.sync() allowed
 };
 
 inline LaunchConfig config(dim3 grid, dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr)
 {
-    return {grid, block, shared_bytes, stream};
+    return {grid, block, shared_bytes, stream, false};
 }
 
 // Runs `thread_body(closure)` once for every thread of the grid. `kernel` names the kernel in reports; the
@@ -72,11 +73,13 @@ template <class... Params>
 cudaError_t launch_from_pointers(const LaunchConfig& config, void (*kernel)(Params...), void** args, bool cooperative)
 {
     if (!kernel || (sizeof...(Params) > 0 && !args)) return refuse_launch(cudaErrorInvalidValue);
+    LaunchConfig how = config;
     if (cooperative) {
         const cudaError_t error = check_cooperative_launch(reinterpret_cast<const void*>(kernel), config);
         if (error != cudaSuccess) return refuse_launch(error);
+        how.cooperative = true;
     }
-    return launch_with(config, kernel, arguments_at<Params...>(args, std::index_sequence_for<Params...>{}));
+    return launch_with(how, kernel, arguments_at<Params...>(args, std::index_sequence_for<Params...>{}));
 }
 
 }  // namespace cml_emu
