@@ -32,10 +32,16 @@ class Evidence:
     the problem's size; `per` left out: `min` events. Short of it, a ratio measures nothing (0 bank conflicts over 0
     shared loads), and the check fails with `says`, the lesson the kernel did not use."""
 
-    metric: str
+    metric: str  # a metric, or a sum of them (metric_parts)
     min: float
     says: str
     per: str = ""
+
+
+def metric_parts(expression: str) -> list[str]:
+    """The metrics a counter of labs.toml adds up: one name, or several joined by " + " (a GPU counts an atomic whose
+    old value is used as an ATOM, one whose value is not as a RED, under two metrics: Lab 11 counts both)."""
+    return [part.strip() for part in expression.split("+") if part.strip()]
 
 
 # What the schedule check reports, one aspect a check (common/schedule/findings.hpp).
@@ -54,7 +60,8 @@ class MechanismCheck:
     hint: str = ""
     # ncu: the ratio is numerator / denominator over the student's launches, or, with relative_to =
     # "baseline", the numerator of the student's launches over that of the baseline's, or with neither, the
-    # numerator itself (a count of blocks, say); it must lie in [min, max] (either bound may be left out).
+    # numerator itself (a count of blocks, say); it must lie in [min, max] (either bound may be left out). Each
+    # is a metric, or a sum of metrics "a + b" (metric_parts).
     numerator: str = ""
     denominator: str = ""
     relative_to: str = ""
@@ -119,7 +126,7 @@ class MechanismCheck:
         if self.tool == "occupancy":
             return list(LAUNCH_SHAPE)
         named = [self.numerator, self.denominator, *(e.metric for e in self.used), *(e.per for e in self.used)]
-        return list(dict.fromkeys(name for name in named if name))
+        return list(dict.fromkeys(part for name in named for part in metric_parts(name)))
 
     @property
     def roles(self) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from grader.core.config import LAUNCH_SHAPE, Lab, MechanismCheck, Thresholds
+from grader.core.config import LAUNCH_SHAPE, Lab, MechanismCheck, Thresholds, metric_parts
 from grader.core.model import BenchResult, Category, Check, KernelResources, Status, ratio
 from grader.steps import occupancy
 from grader.steps.bench import BenchRun
@@ -102,13 +102,18 @@ def _bounds(low: float | None, high: float | None) -> str:
     )
 
 
+def _counted(run: CounterRun, expression: str) -> float:
+    """A counter of labs.toml in `run`: its metric, or the sum of its metrics (config.metric_parts)."""
+    return sum(run.totals[part] for part in metric_parts(expression))
+
+
 def _unused(mechanism: MechanismCheck, student: CounterRun, baseline: CounterRun | None) -> str:
     """Why the student's counts show the check's mechanism unused (labs.toml: `used`), or "" where they do not.
     A ratio over no events passes any upper bound, and says nothing about the lesson."""
     for evidence in mechanism.used:
-        value = student.totals[evidence.metric]
+        value = _counted(student, evidence.metric)
         if evidence.per:
-            yardstick = baseline.totals[evidence.per] if baseline else 0.0
+            yardstick = _counted(baseline, evidence.per) if baseline else 0.0
             needed = evidence.min * yardstick
             basis = f"{evidence.min:g} x the baseline's {evidence.per}, {yardstick:.0f}"
         else:
@@ -138,14 +143,16 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
     if not alone:
         needed.append((baseline, mechanism.numerator) if compared else (student, mechanism.denominator))
     needed += [(student, e.metric) for e in mechanism.used] + [(baseline, e.per) for e in mechanism.used if e.per]
-    absent = sorted({name for run, name in needed if run is None or name not in run.totals})
+    absent = sorted(
+        {part for run, name in needed for part in metric_parts(name) if run is None or part not in run.totals}
+    )
     if absent:
         detail = f"{student.tool} gave no value for {', '.join(absent)}"
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
     unused = _unused(mechanism, student, baseline)
     if unused:
         return Check(mechanism.name, Category.MECHANISM, Status.FAILED, unused, mechanism.hint)
-    numerator = student.totals[mechanism.numerator]
+    numerator = _counted(student, mechanism.numerator)
     if alone:
         passed = _within(numerator, mechanism.min, mechanism.max)
         detail = (
@@ -158,9 +165,9 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
         )
     if compared:
         assert baseline is not None  # else its numerator would be absent, above
-        denominator, of = baseline.totals[mechanism.numerator], f"the baseline's {mechanism.numerator}"
+        denominator, of = _counted(baseline, mechanism.numerator), f"the baseline's {mechanism.numerator}"
     else:
-        denominator, of = student.totals[mechanism.denominator], mechanism.denominator
+        denominator, of = _counted(student, mechanism.denominator), mechanism.denominator
     if denominator == 0 and not compared:  # nothing to take a ratio over: the mechanism was not used
         detail = f"not used: {of} counted 0, so there is no ratio to measure"
         return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
