@@ -129,6 +129,14 @@ class MechanismCheck:
         return list(dict.fromkeys(part for name in named for part in metric_parts(name)))
 
     @property
+    def reads_machine_code(self) -> bool:
+        """Whether the check reads the machine code of nvcc's object (grader/steps/sass.py): a sass check, and a
+        resources check that bounds the stack frame or local memory, which a frame allocated at run time (alloca)
+        uses with no report declaring it."""
+        bounds_local = self.max_stack_bytes is not None or self.max_local_bytes is not None
+        return self.tool == "sass" or (self.tool == "resources" and bounds_local)
+
+    @property
     def roles(self) -> list[str]:
         """The checked launches whose counters it reads: the student's, and those it compares with (relative_to),
         which hold its evidence's yardsticks too; the baseline's where only the evidence compares."""

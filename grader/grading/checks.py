@@ -198,9 +198,11 @@ def unreadable(mechanism: MechanismCheck, problem: str, no_tool: bool) -> Check:
     return Check(mechanism.name, Category.MECHANISM, status, problem, "" if no_tool else mechanism.hint)
 
 
-def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
-    """Every kernel of the student's object within the check's bounds, by the compiler's resource report. An
-    unreadable report fails (the object is the submission's), unless the machine has no tool to read it."""
+def resource_check(mechanism: MechanismCheck, report: ResourceReport, code: SassReport | None = None) -> Check:
+    """Every kernel of the student's object within the check's bounds, by the compiler's resource report; and, where
+    the check bounds the stack frame or local memory, no function of the machine code (`code`) reading or writing
+    local memory that the report does not declare. An unreadable report or listing fails (the object is the
+    submission's), unless the machine has no tool to read it."""
     if not report.read:
         return unreadable(mechanism, report.problem, report.no_tool)
     if not report.kernels:
@@ -221,6 +223,14 @@ def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
     if over:
         shown = over[:5] + ([f"... and {len(over) - 5} more"] if len(over) > 5 else [])
         return Check(mechanism.name, Category.MECHANISM, Status.FAILED, "\n".join(shown), mechanism.hint)
+    if mechanism.reads_machine_code:
+        code = code or SassReport(problem="the machine code was not read")
+        if not code.read:
+            problem = f"the resource report cannot show a frame allocated at run time, and {code.problem}"
+            return unreadable(mechanism, problem, code.no_tool)
+        hidden = undeclared_local_memory(report, code)
+        if hidden:
+            return Check(mechanism.name, Category.MECHANISM, Status.FAILED, hidden, mechanism.hint)
     bounds = ", ".join(
         f"{unit} <= {getattr(mechanism, bound_name)}"
         for bound_name, _, unit in RESOURCE_BOUNDS
@@ -228,6 +238,24 @@ def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
     )
     detail = f"all {len(report.kernels)} kernel(s) within bounds ({bounds})"
     return Check(mechanism.name, Category.MECHANISM, Status.PASSED, detail)
+
+
+def undeclared_local_memory(report: ResourceReport, code: SassReport) -> str:
+    """Local memory the machine code reads or writes (LDL, STL) in a function whose resource report declares no stack
+    frame and no local memory, or that has no report of its own: a frame allocated at run time (alloca) is in no
+    report. '' where there is none."""
+    declared = {kernel.name for kernel in report.kernels if kernel.stack_bytes or kernel.local_bytes}
+    hidden = [
+        f"{function}: {count} loads and stores of local memory (LDL, STL)"
+        for function, count in code.local_accesses.items()
+        if count and function not in declared
+    ]
+    if not hidden:
+        return ""
+    return (
+        "the machine code reads and writes local memory that the resource report declares no frame for (a frame "
+        "allocated on the stack at run time, by alloca, is in no report): " + "; ".join(hidden[:5])
+    )
 
 
 def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:

@@ -138,7 +138,7 @@ def object_check(
     """A check judged from nvcc's object alone: its resource report, or its machine code (None: not read)."""
     if mechanism.tool == "sass":
         return checks.sass_check(mechanism, code or sass.SassReport(problem=f"{sass.UNREADABLE}: not read"))
-    return checks.resource_check(mechanism, report)
+    return checks.resource_check(mechanism, report, code)
 
 
 def stretch_check(
