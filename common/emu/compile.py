@@ -77,7 +77,9 @@ def main(arguments: list[str]) -> None:
     compiler, flags, source, output = split(arguments)
     clang = compiler[-1]
     with tempfile.TemporaryDirectory(dir=Path(output).resolve().parent, prefix=".emu-compile-") as scratch:
-        read, wide, optimised, counted = (Path(scratch) / name for name in ("read.ll", "wide.ll", "opt.ll", "counted.ll"))
+        read, wide, optimised, counted = (
+            Path(scratch) / name for name in ("read.ll", "wide.ll", "opt.ll", "counted.ll")
+        )
         run([*compiler, *source_flags(flags, output), "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm",
              source, "-o", str(read)])  # fmt: skip
         wide.write_text(access_widths.widen(read.read_text()))

@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 import llvm_ir
 
 CONSTANT_SECTION = "cml_emu_constant"  # where the emulator puts __constant__ variables (cml_emu/device.hpp)
-COVERAGE = re.compile(r"^(?P<head>\s+(?:tail )?call void )@__sanitizer_cov_(?P<op>load|store)(?P<bytes>\d+)\((?P<operand>.*)\)")
+COVERAGE = re.compile(
+    r"^(?P<head>\s+(?:tail )?call void )@__sanitizer_cov_(?P<op>load|store)(?P<bytes>\d+)\((?P<operand>.*)\)"
+)
 RUNTIME_CALLBACK = re.compile(r"^\s+(?:tail )?call void @__cml_emu_(?:constant_load\d+|load|store|atomic)\(")
 LOAD = re.compile(r"^\s+%\S+ = load (?P<rest>.*)$")
 STORE = re.compile(r"^\s+store (?P<rest>.*)$")
@@ -203,7 +205,9 @@ def runtime_copy(module: Module, line: str, function: str) -> list[str]:
         fill = arguments[1]
         call = f"{pointers[0][0]}, {fill.replace('i8 ', 'i8 zeroext ', 1)}, i64 {size}, i64 {alignment}"
     else:
-        callee = module.declare(f"__cml_emu_{'copy' if found['kind'] == 'memcpy' else 'move'}", f"{byte}, {byte}, i64, i64")
+        callee = module.declare(
+            f"__cml_emu_{'copy' if found['kind'] == 'memcpy' else 'move'}", f"{byte}, {byte}, i64, i64"
+        )
         call = f"{pointers[0][0]}, {pointers[1][0]}, i64 {size}, i64 {alignment}"
     out.append(f"{indent}call void @{callee}({call}){llvm_ir.location(line)}")
     return out
@@ -265,7 +269,9 @@ def check_function(module: Module, function: llvm_ir.Function) -> list[str]:
 def count_accesses(text: str) -> str:
     """The module with every access to memory counted, or Refused."""
     lines = text.splitlines()
-    module = Module(llvm_ir.is_opaque(text), llvm_ir.source_lines(lines), llvm_ir.globals_in_section(lines, CONSTANT_SECTION))
+    module = Module(
+        llvm_ir.is_opaque(text), llvm_ir.source_lines(lines), llvm_ir.globals_in_section(lines, CONSTANT_SECTION)
+    )
     for line in lines:
         if line.startswith("module asm ") and line.split(" ", 2)[2].strip('" '):
             raise Refused(f"assembly outside any function ({line[11:70]})")

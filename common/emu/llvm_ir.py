@@ -124,4 +124,6 @@ def location(line: str) -> str:
 def globals_in_section(lines: list[str], section: str) -> set[str]:
     """The names of the global variables the module puts in `section`."""
     marker = f'section "{section}"'
-    return {found.group(0) for line in lines if line.startswith("@") and marker in line if (found := GLOBAL.match(line))}
+    return {
+        found.group(0) for line in lines if line.startswith("@") and marker in line if (found := GLOBAL.match(line))
+    }

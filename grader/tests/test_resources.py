@@ -119,7 +119,8 @@ def test_no_tool_is_not_run_and_no_kernel_fails():
 def listing(function: str, *opcodes: str) -> str:
     """cuobjdump -sass's listing of one function, an instruction a line, as it prints them."""
     code = "".join(
-        f"        /*{16 * at:04x}*/                   {op} ;  /* 0x0000000000000000 */\n" for at, op in enumerate(opcodes)
+        f"        /*{16 * at:04x}*/                   {op} ;  /* 0x0000000000000000 */\n"
+        for at, op in enumerate(opcodes)
     )
     return f"\t\tFunction : {function}\n{code}"
 

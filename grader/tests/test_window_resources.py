@@ -94,7 +94,9 @@ def test_a_window_from_alloca_has_no_frame_in_the_report_and_local_memory_in_the
     skeleton = (REPO_ROOT / "labs" / LAB / "kernel.cu").read_text()
     window = "    float window[kMaxTaps];\n"
     assert window in skeleton
-    hidden = skeleton.replace(window, "    float* window = static_cast<float*>(__builtin_alloca(taps * sizeof(float)));\n")
+    hidden = skeleton.replace(
+        window, "    float* window = static_cast<float*>(__builtin_alloca(taps * sizeof(float)));\n"
+    )
     nvcc, tool = nvcc_and_cuobjdump()
     includes = [REPO_ROOT / "common", REPO_ROOT / "tests" / LAB]
     (check,) = [m for m in load_config().lab("08").mechanisms if m.tool == "resources"]
@@ -107,6 +109,11 @@ def test_a_window_from_alloca_has_no_frame_in_the_report_and_local_memory_in_the
         found = checks.resource_check(check, report, code)
         assert found.status is verdict, found.detail
     assert all(kernel.stack_bytes == kernel.local_bytes == 0 for kernel in report.kernels)  # the solution's
-    assert "loads and stores of local memory (LDL, STL)" in checks.resource_check(
-        check, resources.read_report(tmp_path / "alloca.o", tool), sass.read_report(tmp_path / "alloca.o", [tool.parent])
-    ).detail
+    assert (
+        "loads and stores of local memory (LDL, STL)"
+        in checks.resource_check(
+            check,
+            resources.read_report(tmp_path / "alloca.o", tool),
+            sass.read_report(tmp_path / "alloca.o", [tool.parent]),
+        ).detail
+    )
