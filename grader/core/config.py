@@ -51,6 +51,9 @@ SCHEDULE_ASPECTS = ("pinned", "overlap", "returned", "prefetched")
 RUNTIME_CALL = re.compile(r"^cuda[A-Z]\w*$")  # what a lab's allowed_calls may name: the CUDA runtime's calls
 SASS_RULES = ("read-only gathers", "texture fetches", "cp.async copies")
 LAUNCH_SHAPE = ("launch__block_size", "launch__grid_size", "launch__shared_mem_per_block_dynamic")
+# What a machine-code check's group is counted with where no other check counts it: it is counted for the names of
+# the kernels its checked launch made (CounterRun.launched), and every lab's kernels store to global memory.
+LAUNCHED_ONLY = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
 
 
 @dataclass
@@ -93,7 +96,9 @@ class MechanismCheck:
     # A check of the stretch's kernel: graded as the stretch's test cases are, for no points, and skipped when
     # the stretch is not attempted. Only checks read from nvcc's object (FROM_NVCC) may be one.
     stretch: bool = False
-    # sass: what the machine code of the student's object must show (grader/steps/sass.py), one of SASS_RULES:
+    # sass: with a `group`, the rule reads the kernels the student's checked launch of that group made (as the
+    # benchmark's counted run names them: CounterRun.launched), not every kernel of the object; without, every one.
+    # What the machine code of the student's object must show (grader/steps/sass.py), one of SASS_RULES:
     # "read-only gathers", every load whose address comes from a loaded value takes the read-only path, and at
     # least one whose value is read does; "texture fetches", at least one texture fetch whose value is read;
     # "cp.async copies", every kernel named by `kernel` copies global memory to shared with LDGSTS (cp.async).
@@ -125,6 +130,8 @@ class MechanismCheck:
         """Every metric the check reads, of the student's launches or the baseline's."""
         if self.tool == "occupancy":
             return list(LAUNCH_SHAPE)
+        if self.tool == "sass":
+            return [LAUNCHED_ONLY] if self.group else []
         named = [self.numerator, self.denominator, *(e.metric for e in self.used), *(e.per for e in self.used)]
         return list(dict.fromkeys(part for name in named for part in metric_parts(name)))
 

@@ -7,7 +7,7 @@ import re
 
 from grader.core.config import LAUNCH_SHAPE, Lab, MechanismCheck, Thresholds, metric_parts
 from grader.core.model import BenchResult, Category, Check, KernelResources, Status, ratio
-from grader.steps import occupancy
+from grader.steps import occupancy, sass
 from grader.steps.bench import BenchRun
 from grader.steps.profile import CounterRun
 from grader.steps.resources import ResourceReport
@@ -258,23 +258,38 @@ def undeclared_local_memory(report: ResourceReport, code: SassReport) -> str:
     )
 
 
-def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:
-    """The rule of labs.toml on the machine code of the student's object (grader/steps/sass.py). An unreadable
+def sass_check(mechanism: MechanismCheck, report: SassReport, launched: CounterRun | None = None) -> Check:
+    """The rule of labs.toml on the machine code of the student's object (grader/steps/sass.py): of the kernels the
+    checked launch made, where `launched` (the counted run of it) names them, else of every kernel. An unreadable
     listing fails (the object is the submission's), unless the machine has no tool to read it."""
     name = mechanism.name
 
+    scope = ""  # which kernels were judged, where the launch named them
+
     def failed(detail: str) -> Check:
-        return Check(name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
+        return Check(name, Category.MECHANISM, Status.FAILED, detail + scope, mechanism.hint)
+
+    def passed(detail: str) -> Check:
+        return Check(name, Category.MECHANISM, Status.PASSED, detail + scope)
 
     if not report.read:
         return unreadable(mechanism, report.problem, report.no_tool)
+    if launched is not None:
+        if not launched.launched:
+            detail = f"{launched.tool} named no kernel of the checked launch: {launched.outcome.how_it_ended()}"
+            return Check(name, Category.MECHANISM, Status.NOT_RUN, detail)
+        report = sass.of_kernels(report, launched.launched, signature=launched.tool != "ncu")
+        if not report.kernels:
+            shown = ", ".join(launched.launched[:3])
+            return failed(f"none of the kernels the checked launch made ({shown}) is in the machine code")
+        scope = f" (of the kernels the checked launch made: {', '.join(report.kernels[:3])})"
     if mechanism.sass == "texture fetches":
         fetches = report.fetches()
         if not any(load.value_read for load in fetches):
             shown = f"{len(fetches)} texture fetches, none whose value is read" if fetches else "no texture fetch"
             return failed(f"the machine code makes {shown} (TEX, TLD)")
         kernels = sorted({load.kernel for load in fetches})
-        return Check(name, Category.MECHANISM, Status.PASSED, f"{len(fetches)} texture fetches in {', '.join(kernels)}")
+        return passed(f"{len(fetches)} texture fetches in {', '.join(kernels)}")
     if mechanism.sass == "cp.async copies":
         return async_copy_check(mechanism, report)
     gathers = report.gathers()
@@ -289,7 +304,7 @@ def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:
         return failed(
             "the machine code makes no gathered load whose value is read: no load's address comes from a loaded index"
         )
-    return Check(name, Category.MECHANISM, Status.PASSED, f"all {len(gathers)} gathered loads are LDG.E.CONSTANT")
+    return passed(f"all {len(gathers)} gathered loads are LDG.E.CONSTANT")
 
 
 def async_copy_check(mechanism: MechanismCheck, report: SassReport) -> Check:

@@ -25,11 +25,12 @@ import io
 import json
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.execution import proc, sandbox
 from grader.steps import suite
+from grader.steps.integrity.elf import demangle
 
 # The counters recorder, as the benchmark sees it: CUDA loads it (CUDA_INJECTION64_PATH), and NVTX hands its
 # ranges to CUPTI through it (NVTX_INJECTION64_PATH).
@@ -40,6 +41,10 @@ ONLY_NCU = "launch__"  # metrics Nsight Compute derives from a launch's shape, w
 # Characters Nsight Compute's NVTX filter reads as quantifiers: in a range's name they take a backslash.
 NVTX_QUANTIFIERS = "@,[]/*+"
 PROFILE_LIMIT = 4 << 20  # bytes of the CPU emulator's counters read: a few kB for each kernel a lab launches
+# Of the kernels the recorder names for one launch: as many as it counts (cupti_counters.cpp), and a mangled name's
+# characters past what any lab's kernel needs.
+MOST_NAMES = 64
+NAME_CHARS = 4096
 
 
 @dataclass
@@ -49,6 +54,7 @@ class CounterRun:
     kernels: int  # how many launches were profiled
     tool: str = "ncu"  # what counted them, for reports
     problem: str = ""  # why there are no counts, where the tool said (the recorder's own failure)
+    launched: list[str] = field(default_factory=list)  # the kernels the launches made, as the tool names them
 
 
 def nvtx_name(name: str) -> str:
@@ -99,6 +105,24 @@ def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
     return {name: (totals[name], len(launches[name])) for name in totals}
 
 
+def launched_kernel(kernel_name: str) -> str:
+    """The kernel itself of the name ncu gives a launch ("range/kernel(arguments)", launch_range)."""
+    head, paren, arguments = kernel_name.partition("(")
+    return head.rpartition("/")[2] + paren + arguments
+
+
+def launched_in_csv(text: str) -> dict[str, list[str]]:
+    """Per innermost NVTX range of a launch (its role), the kernels its launches made, each once, in order."""
+    rows = [line for line in text.splitlines() if line.startswith('"')]
+    found: dict[str, list[str]] = {}
+    for row in csv_rows("\n".join(rows)):
+        name = row.get("Kernel Name", "")
+        kernels = found.setdefault(launch_range(name), [])
+        if launched_kernel(name) not in kernels:
+            kernels.append(launched_kernel(name))
+    return found
+
+
 def csv_rows(text: str) -> Iterator[dict[str, str]]:
     reader = csv.DictReader(io.StringIO(text))
     with contextlib.suppress(csv.Error):
@@ -132,8 +156,8 @@ def read_counters(
     with suite.run_folder() as scratch:
         program = suite.program_run(bench, scratch, profiled)
         outcome = suite.run_program(program, timeout_s, tool)
-    found = parse_csv(outcome.stdout)
-    return {role: CounterRun(outcome, *found.get(role, ({}, 0))) for role in roles}
+    found, launched = parse_csv(outcome.stdout), launched_in_csv(outcome.stdout)
+    return {role: CounterRun(outcome, *found.get(role, ({}, 0)), launched=launched.get(role, [])) for role in roles}
 
 
 def parse_emulator_json(data: dict, metrics: list[str], role: str, group: str = "") -> tuple[dict[str, float], int]:
@@ -153,6 +177,19 @@ def parse_emulator_json(data: dict, metrics: list[str], role: str, group: str = 
     except (AttributeError, TypeError, ValueError):
         return {}, 0
     return totals, launches
+
+
+def emulator_launched(data: dict, role: str, group: str = "") -> list[str]:
+    """The kernels the launches in exactly `role`'s ranges in `group` made, as the CPU emulator names them."""
+    try:
+        names = [
+            str(k.get("name", ""))
+            for k in data.get("kernels", [])
+            if k.get("nvtx_range", "") == nvtx_stack(role, group)
+        ]
+    except (AttributeError, TypeError):
+        return []
+    return list(dict.fromkeys(name for name in names if name))
 
 
 def run_emulator_profile(
@@ -189,7 +226,12 @@ def read_emulated_counters(
     """The checked launches read_counters profiles, from the CPU emulator's build of the benchmark, at `size`."""
     outcome, data = run_emulator_profile(bench, ("--profile", "--size", str(size)), timeout_s)
     return {
-        role: CounterRun(outcome, *parse_emulator_json(data, metrics, role, group), tool="the CPU emulator")
+        role: CounterRun(
+            outcome,
+            *parse_emulator_json(data, metrics, role, group),
+            tool="the CPU emulator",
+            launched=emulator_launched(data, role, group),
+        )
         for role in roles
     }
 
@@ -260,13 +302,18 @@ def read_recorded(counting: Counting, outcome: proc.Outcome) -> RecordedCounters
             values = [None if value is None else float(value) for value in said["values"]]
             if len(values) != len(counting.metrics):
                 raise ValueError("a value per metric")
+            names = [str(name)[:NAME_CHARS] for name in said.get("names", [])[:MOST_NAMES]]
         except (ValueError, KeyError, IndexError, TypeError, RecursionError):
             failure = failure or f"a line of the recorder's could not be read: {proc.bounded(line, 200)}"
             continue
         if dropped:
             failure = failure or f"CUPTI dropped {dropped} kernels of a counted launch"
         run.kernels += kernels
+        run.launched = list(dict.fromkeys(run.launched + names))
         for name, value in zip(counting.metrics, values, strict=True):
             if value is not None:  # no value is unknown, never 0 (counter_check)
                 run.totals[name] = run.totals.get(name, 0.0) + value
+    readable = demangle(sorted({name for run in runs.values() for name in run.launched}))
+    for run in runs.values():  # as c++filt writes them, as the machine code's listing names its kernels
+        run.launched = [readable.get(name, name) for name in run.launched]
     return RecordedCounters(runs, failure)

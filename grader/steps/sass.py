@@ -40,6 +40,9 @@ INSTRUCTION = re.compile(
     r"^\s*+/\*[0-9a-f]{4,}+\*/\s++(?P<guard>@!?U?P[T0-9]++\s++)?(?P<opcode>[A-Z][A-Z0-9_.]*+)(?P<operands>[^;]*+);"
 )
 REGISTER = re.compile(r"(?<![\w.])U?R\d++(?:\.64)?")
+# An anonymous namespace as c++filt and Nsight Compute write it; the CPU emulator's names leave it out.
+ANONYMOUS = re.compile(r"\(anonymous namespace\)::|<unnamed>::")
+TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*+>")
 # Loads of data from memory: their values seed the dependence of a gather's addresses.
 LOADS = re.compile(r"^(LDG|LD|LDS|LDL|LDSM|ATOM|ATOMG|ATOMS)(\.|$)")
 GLOBAL_LOADS = re.compile(r"^(LDG|LD)(\.|$)")  # LD: a generic load, which may reach global memory
@@ -99,6 +102,30 @@ class SassReport:
 
     def fetches(self) -> list[Load]:
         return [load for load in self.loads if TEXTURE_FETCHES.match(load.opcode)]
+
+
+def kernel_key(name: str, signature: bool = True) -> str:
+    """A kernel's name as the listing and a record of launches both give it: no anonymous namespace and no spaces;
+    without `signature`, no parameters and no template arguments either (Nsight Compute writes types its own way,
+    `const float *`, where c++filt and the CPU emulator write `float const*`)."""
+    name = ANONYMOUS.sub("", name[:NAME_LIMIT])
+    if not signature:
+        name = name.partition("(")[0]
+        while TEMPLATE_ARGUMENTS.search(name):
+            name = TEMPLATE_ARGUMENTS.sub("", name)
+    return "".join(name.split())
+
+
+def of_kernels(report: SassReport, launched: list[str], signature: bool = True) -> SassReport:
+    """The report of the kernels among `launched` (names as a record of launches gives them) alone."""
+    wanted = {kernel_key(name, signature) for name in launched}
+    kept = [kernel for kernel in report.kernels if kernel_key(kernel, signature) in wanted]
+    return SassReport(
+        loads=[load for load in report.loads if load.kernel in kept],
+        kernels=kept,
+        async_copies={kernel: count for kernel, count in report.async_copies.items() if kernel in kept},
+        local_accesses={kernel: count for kernel, count in report.local_accesses.items() if kernel in kept},
+    )
 
 
 def read_report(obj: Path, folders: list[Path]) -> SassReport:
