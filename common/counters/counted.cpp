@@ -76,6 +76,8 @@ std::string count_line(const std::string& mark, const Count& count)
     line << "CML COUNTERS " << mark << " {\"launch\": " << count.launch << ", \"kernels\": " << count.kernels
          << ", \"dropped\": " << count.dropped << ", \"values\": [";
     for (std::size_t i = 0; i < count.values.size(); ++i) line << (i ? ", " : "") << number(count.values[i]);
+    line << "], \"names\": [";
+    for (std::size_t i = 0; i < count.names.size(); ++i) line << (i ? ", " : "") << quoted(count.names[i]);
     line << "]}";
     return line.str();
 }

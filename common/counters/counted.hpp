@@ -33,6 +33,7 @@ struct Count {
     std::size_t kernels = 0;     // kernels profiled in its ranges
     std::size_t dropped = 0;     // kernels CUPTI could not keep: the sums then miss them
     std::vector<double> values;  // per metric; NaN where CUPTI gave none
+    std::vector<std::string> names;  // the kernels launched in its ranges, as CUDA names them (mangled), each once
 };
 
 // The line the grader reads on the program's stderr: "CML COUNTERS <mark> {json}", where `mark` is the word

@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 #include <generated_nvtx_meta.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -54,6 +55,7 @@ struct Recorder {
     // The launch being counted: from its role's range opening to its closing.
     CUpti_RangeProfiler_Object* profiler = nullptr;
     std::vector<std::uint8_t> counter_data;
+    std::vector<std::string> launched;  // the kernels launched in its ranges, by the names CUDA gives them
     int counting = -1;      // index in `launches`
     std::size_t depth = 0;  // the stack's size with the role's range open
 };
@@ -225,6 +227,7 @@ void end(Recorder& r)
 {
     Count count;
     count.launch = r.counting;
+    count.names.swap(r.launched);
     r.counting = -1;
     auto stop = CML_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
     stop.pRangeProfilerObject = r.profiler;
@@ -258,10 +261,25 @@ void end(Recorder& r)
     if (!r.failed) print(cml::counters::count_line(r.mark, count));
 }
 
+// A kernel launched while a counted launch's ranges are open: its name, for the checks that read the machine code
+// of the kernels a checked launch made (grader/grading/checks.py: sass_check).
+void launched(Recorder& r, const CUpti_CallbackData* call)
+{
+    if (r.counting < 0 || call->callbackSite != CUPTI_API_ENTER || !call->symbolName) return;
+    const std::string name = call->symbolName;
+    if (r.launched.size() < kMostKernels && std::find(r.launched.begin(), r.launched.end(), name) == r.launched.end())
+        r.launched.push_back(name);
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data)
 {
-    if (domain != CUPTI_CB_DOMAIN_NVTX) return;
     Recorder& r = recorder();
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        std::lock_guard<std::mutex> lock(r.mutex);
+        launched(r, static_cast<const CUpti_CallbackData*>(data));
+        return;
+    }
+    if (domain != CUPTI_CB_DOMAIN_NVTX) return;
     std::lock_guard<std::mutex> lock(r.mutex);
     const auto* nvtx = static_cast<const CUpti_NvtxData*>(data);
     if (id == CUPTI_CBID_NVTX_nvtxRangePushA) {
@@ -297,5 +315,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void)
     if (!ok(r, cuptiSubscribe(&subscriber, on_callback, nullptr), "cuptiSubscribe")) return 1;
     ok(r, cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePushA), "NVTX push");
     ok(r, cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePop), "NVTX pop");
+    // Every way a kernel.cu launches a kernel (<<<>>> is cudaLaunchKernel): the kernels a counted launch makes.
+    for (CUpti_CallbackId launch : {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+                                    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060})
+        ok(r, cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, launch), "a kernel's launch");
     return 1;
 }

@@ -32,10 +32,16 @@ class Evidence:
     the problem's size; `per` left out: `min` events. Short of it, a ratio measures nothing (0 bank conflicts over 0
     shared loads), and the check fails with `says`, the lesson the kernel did not use."""
 
-    metric: str
+    metric: str  # a metric, or a sum of them (metric_parts)
     min: float
     says: str
     per: str = ""
+
+
+def metric_parts(expression: str) -> list[str]:
+    """The metrics a counter of labs.toml adds up: one name, or several joined by " + " (a GPU counts an atomic whose
+    old value is used as an ATOM, one whose value is not as a RED, under two metrics: Lab 11 counts both)."""
+    return [part.strip() for part in expression.split("+") if part.strip()]
 
 
 # What the schedule check reports, one aspect a check (common/schedule/findings.hpp).
@@ -45,6 +51,9 @@ SCHEDULE_ASPECTS = ("pinned", "overlap", "returned", "prefetched")
 RUNTIME_CALL = re.compile(r"^cuda[A-Z]\w*$")  # what a lab's allowed_calls may name: the CUDA runtime's calls
 SASS_RULES = ("read-only gathers", "texture fetches", "cp.async copies")
 LAUNCH_SHAPE = ("launch__block_size", "launch__grid_size", "launch__shared_mem_per_block_dynamic")
+# What a machine-code check's group is counted with where no other check counts it: it is counted for the names of
+# the kernels its checked launch made (CounterRun.launched), and every lab's kernels store to global memory.
+LAUNCHED_ONLY = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
 
 
 @dataclass
@@ -54,7 +63,8 @@ class MechanismCheck:
     hint: str = ""
     # ncu: the ratio is numerator / denominator over the student's launches, or, with relative_to =
     # "baseline", the numerator of the student's launches over that of the baseline's, or with neither, the
-    # numerator itself (a count of blocks, say); it must lie in [min, max] (either bound may be left out).
+    # numerator itself (a count of blocks, say); it must lie in [min, max] (either bound may be left out). Each
+    # is a metric, or a sum of metrics "a + b" (metric_parts).
     numerator: str = ""
     denominator: str = ""
     relative_to: str = ""
@@ -86,7 +96,9 @@ class MechanismCheck:
     # A check of the stretch's kernel: graded as the stretch's test cases are, for no points, and skipped when
     # the stretch is not attempted. Only checks read from nvcc's object (FROM_NVCC) may be one.
     stretch: bool = False
-    # sass: what the machine code of the student's object must show (grader/steps/sass.py), one of SASS_RULES:
+    # sass: with a `group`, the rule reads the kernels the student's checked launch of that group made (as the
+    # benchmark's counted run names them: CounterRun.launched), not every kernel of the object; without, every one.
+    # What the machine code of the student's object must show (grader/steps/sass.py), one of SASS_RULES:
     # "read-only gathers", every load whose address comes from a loaded value takes the read-only path, and at
     # least one whose value is read does; "texture fetches", at least one texture fetch whose value is read;
     # "cp.async copies", every kernel named by `kernel` copies global memory to shared with LDGSTS (cp.async).
@@ -119,8 +131,18 @@ class MechanismCheck:
         """Every metric the check reads, of the student's launches or the baseline's."""
         if self.tool == "occupancy":
             return list(LAUNCH_SHAPE)
+        if self.tool == "sass":
+            return [LAUNCHED_ONLY] if self.group else []
         named = [self.numerator, self.denominator, *(e.metric for e in self.used), *(e.per for e in self.used)]
-        return list(dict.fromkeys(name for name in named if name))
+        return list(dict.fromkeys(part for name in named for part in metric_parts(name)))
+
+    @property
+    def reads_machine_code(self) -> bool:
+        """Whether the check reads the machine code of nvcc's object (grader/steps/sass.py): a sass check, and a
+        resources check that bounds the stack frame or local memory, which a frame allocated at run time (alloca)
+        uses with no report declaring it."""
+        bounds_local = self.max_stack_bytes is not None or self.max_local_bytes is not None
+        return self.tool == "sass" or (self.tool == "resources" and bounds_local)
 
     @property
     def roles(self) -> list[str]:

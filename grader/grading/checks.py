@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 import re
 
-from grader.core.config import LAUNCH_SHAPE, Lab, MechanismCheck, Thresholds
+from grader.core.config import LAUNCH_SHAPE, Lab, MechanismCheck, Thresholds, metric_parts
 from grader.core.model import BenchResult, Category, Check, KernelResources, Status, ratio
-from grader.steps import occupancy
+from grader.steps import occupancy, sass
 from grader.steps.bench import BenchRun
 from grader.steps.profile import CounterRun
 from grader.steps.resources import ResourceReport
@@ -102,13 +102,18 @@ def _bounds(low: float | None, high: float | None) -> str:
     )
 
 
+def _counted(run: CounterRun, expression: str) -> float:
+    """A counter of labs.toml in `run`: its metric, or the sum of its metrics (config.metric_parts)."""
+    return sum(run.totals[part] for part in metric_parts(expression))
+
+
 def _unused(mechanism: MechanismCheck, student: CounterRun, baseline: CounterRun | None) -> str:
     """Why the student's counts show the check's mechanism unused (labs.toml: `used`), or "" where they do not.
     A ratio over no events passes any upper bound, and says nothing about the lesson."""
     for evidence in mechanism.used:
-        value = student.totals[evidence.metric]
+        value = _counted(student, evidence.metric)
         if evidence.per:
-            yardstick = baseline.totals[evidence.per] if baseline else 0.0
+            yardstick = _counted(baseline, evidence.per) if baseline else 0.0
             needed = evidence.min * yardstick
             basis = f"{evidence.min:g} x the baseline's {evidence.per}, {yardstick:.0f}"
         else:
@@ -138,14 +143,16 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
     if not alone:
         needed.append((baseline, mechanism.numerator) if compared else (student, mechanism.denominator))
     needed += [(student, e.metric) for e in mechanism.used] + [(baseline, e.per) for e in mechanism.used if e.per]
-    absent = sorted({name for run, name in needed if run is None or name not in run.totals})
+    absent = sorted(
+        {part for run, name in needed for part in metric_parts(name) if run is None or part not in run.totals}
+    )
     if absent:
         detail = f"{student.tool} gave no value for {', '.join(absent)}"
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, detail)
     unused = _unused(mechanism, student, baseline)
     if unused:
         return Check(mechanism.name, Category.MECHANISM, Status.FAILED, unused, mechanism.hint)
-    numerator = student.totals[mechanism.numerator]
+    numerator = _counted(student, mechanism.numerator)
     if alone:
         passed = _within(numerator, mechanism.min, mechanism.max)
         detail = (
@@ -158,9 +165,9 @@ def counter_check(mechanism: MechanismCheck, student: CounterRun, baseline: Coun
         )
     if compared:
         assert baseline is not None  # else its numerator would be absent, above
-        denominator, of = baseline.totals[mechanism.numerator], f"the baseline's {mechanism.numerator}"
+        denominator, of = _counted(baseline, mechanism.numerator), f"the baseline's {mechanism.numerator}"
     else:
-        denominator, of = student.totals[mechanism.denominator], mechanism.denominator
+        denominator, of = _counted(student, mechanism.denominator), mechanism.denominator
     if denominator == 0 and not compared:  # nothing to take a ratio over: the mechanism was not used
         detail = f"not used: {of} counted 0, so there is no ratio to measure"
         return Check(mechanism.name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
@@ -191,9 +198,11 @@ def unreadable(mechanism: MechanismCheck, problem: str, no_tool: bool) -> Check:
     return Check(mechanism.name, Category.MECHANISM, status, problem, "" if no_tool else mechanism.hint)
 
 
-def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
-    """Every kernel of the student's object within the check's bounds, by the compiler's resource report. An
-    unreadable report fails (the object is the submission's), unless the machine has no tool to read it."""
+def resource_check(mechanism: MechanismCheck, report: ResourceReport, code: SassReport | None = None) -> Check:
+    """Every kernel of the student's object within the check's bounds, by the compiler's resource report; and, where
+    the check bounds the stack frame or local memory, no function of the machine code (`code`) reading or writing
+    local memory that the report does not declare. An unreadable report or listing fails (the object is the
+    submission's), unless the machine has no tool to read it."""
     if not report.read:
         return unreadable(mechanism, report.problem, report.no_tool)
     if not report.kernels:
@@ -214,6 +223,14 @@ def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
     if over:
         shown = over[:5] + ([f"... and {len(over) - 5} more"] if len(over) > 5 else [])
         return Check(mechanism.name, Category.MECHANISM, Status.FAILED, "\n".join(shown), mechanism.hint)
+    if mechanism.reads_machine_code:
+        code = code or SassReport(problem="the machine code was not read")
+        if not code.read:
+            problem = f"the resource report cannot show a frame allocated at run time, and {code.problem}"
+            return unreadable(mechanism, problem, code.no_tool)
+        hidden = undeclared_local_memory(report, code)
+        if hidden:
+            return Check(mechanism.name, Category.MECHANISM, Status.FAILED, hidden, mechanism.hint)
     bounds = ", ".join(
         f"{unit} <= {getattr(mechanism, bound_name)}"
         for bound_name, _, unit in RESOURCE_BOUNDS
@@ -223,23 +240,56 @@ def resource_check(mechanism: MechanismCheck, report: ResourceReport) -> Check:
     return Check(mechanism.name, Category.MECHANISM, Status.PASSED, detail)
 
 
-def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:
-    """The rule of labs.toml on the machine code of the student's object (grader/steps/sass.py). An unreadable
+def undeclared_local_memory(report: ResourceReport, code: SassReport) -> str:
+    """Local memory the machine code reads or writes (LDL, STL) in a function whose resource report declares no stack
+    frame and no local memory, or that has no report of its own: a frame allocated at run time (alloca) is in no
+    report. '' where there is none."""
+    declared = {kernel.name for kernel in report.kernels if kernel.stack_bytes or kernel.local_bytes}
+    hidden = [
+        f"{function}: {count} loads and stores of local memory (LDL, STL)"
+        for function, count in code.local_accesses.items()
+        if count and function not in declared
+    ]
+    if not hidden:
+        return ""
+    return (
+        "the machine code reads and writes local memory that the resource report declares no frame for (a frame "
+        "allocated on the stack at run time, by alloca, is in no report): " + "; ".join(hidden[:5])
+    )
+
+
+def sass_check(mechanism: MechanismCheck, report: SassReport, launched: CounterRun | None = None) -> Check:
+    """The rule of labs.toml on the machine code of the student's object (grader/steps/sass.py): of the kernels the
+    checked launch made, where `launched` (the counted run of it) names them, else of every kernel. An unreadable
     listing fails (the object is the submission's), unless the machine has no tool to read it."""
     name = mechanism.name
 
+    scope = ""  # which kernels were judged, where the launch named them
+
     def failed(detail: str) -> Check:
-        return Check(name, Category.MECHANISM, Status.FAILED, detail, mechanism.hint)
+        return Check(name, Category.MECHANISM, Status.FAILED, detail + scope, mechanism.hint)
+
+    def passed(detail: str) -> Check:
+        return Check(name, Category.MECHANISM, Status.PASSED, detail + scope)
 
     if not report.read:
         return unreadable(mechanism, report.problem, report.no_tool)
+    if launched is not None:
+        if not launched.launched:
+            detail = f"{launched.tool} named no kernel of the checked launch: {launched.outcome.how_it_ended()}"
+            return Check(name, Category.MECHANISM, Status.NOT_RUN, detail)
+        report = sass.of_kernels(report, launched.launched, signature=launched.tool != "ncu")
+        if not report.kernels:
+            shown = ", ".join(launched.launched[:3])
+            return failed(f"none of the kernels the checked launch made ({shown}) is in the machine code")
+        scope = f" (of the kernels the checked launch made: {', '.join(report.kernels[:3])})"
     if mechanism.sass == "texture fetches":
         fetches = report.fetches()
         if not any(load.value_read for load in fetches):
             shown = f"{len(fetches)} texture fetches, none whose value is read" if fetches else "no texture fetch"
             return failed(f"the machine code makes {shown} (TEX, TLD)")
         kernels = sorted({load.kernel for load in fetches})
-        return Check(name, Category.MECHANISM, Status.PASSED, f"{len(fetches)} texture fetches in {', '.join(kernels)}")
+        return passed(f"{len(fetches)} texture fetches in {', '.join(kernels)}")
     if mechanism.sass == "cp.async copies":
         return async_copy_check(mechanism, report)
     gathers = report.gathers()
@@ -254,7 +304,7 @@ def sass_check(mechanism: MechanismCheck, report: SassReport) -> Check:
         return failed(
             "the machine code makes no gathered load whose value is read: no load's address comes from a loaded index"
         )
-    return Check(name, Category.MECHANISM, Status.PASSED, f"all {len(gathers)} gathered loads are LDG.E.CONSTANT")
+    return passed(f"all {len(gathers)} gathered loads are LDG.E.CONSTANT")
 
 
 def async_copy_check(mechanism: MechanismCheck, report: SassReport) -> Check:

@@ -189,8 +189,8 @@ def read_resources(ctx: Context, lab: Lab, variant: str) -> resources.ResourceRe
 
 
 def read_machine_code(ctx: Context, lab: Lab, variant: str) -> sass.SassReport:
-    """The loads and texture fetches of the nvcc object's machine code, read only for a lab that checks them."""
-    if not any(m.tool == "sass" for m in lab.mechanisms):
+    """What the nvcc object's machine code does with memory, read only for a lab whose checks read it."""
+    if not any(m.reads_machine_code for m in lab.mechanisms):
         return sass.SassReport(problem="not read: no check of this lab reads the machine code")
     folders = [folder for _, folder in ctx.tree.compilers()]
     return sass.read_report(ctx.kernel_object(lab.name, variant), folders)

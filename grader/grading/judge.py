@@ -16,6 +16,7 @@ from grader.grading.evidence import LabEvidence
 from grader.grading.plan import FROM_NVCC, need
 from grader.reporting.score import correctness_passed, score
 from grader.steps import bench, occupancy, resources, sanitize, sass
+from grader.steps.profile import CounterRun
 
 INTEGRITY = "integrity: the lab's own work (no library doing it, no other file, nothing of the harness)"
 INTEGRITY_HINT = (
@@ -120,6 +121,12 @@ def mechanism_check(
         return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, needed.not_run)
     if needed.kind not in ("run", "counters"):  # read from nvcc's object, the same with a GPU or without one
         return withheld_unless(object_check(mechanism, report, code), correct)
+    if mechanism.tool == "sass":  # nvcc's object, at the kernels the counted run of its checked launch names
+        runs = evidence.counters.get(needed.name)
+        if runs is None:
+            return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, "no counted run of it was recorded")
+        launched = runs["student"]
+        return withheld_unless(object_check(mechanism, report, code, launched), correct)
     if needed.kind == "run":
         if needed.name not in evidence.runs:
             return Check(mechanism.name, Category.MECHANISM, Status.NOT_RUN, "no run of it was recorded")
@@ -147,12 +154,16 @@ def mechanism_check(
 
 
 def object_check(
-    mechanism: MechanismCheck, report: resources.ResourceReport, code: sass.SassReport | None = None
+    mechanism: MechanismCheck,
+    report: resources.ResourceReport,
+    code: sass.SassReport | None = None,
+    launched: CounterRun | None = None,
 ) -> Check:
-    """A check judged from nvcc's object alone: its resource report, or its machine code (None: not read)."""
+    """A check judged from nvcc's object: its resource report, or its machine code (None: not read), at the kernels
+    `launched` names where it is given."""
     if mechanism.tool == "sass":
-        return checks.sass_check(mechanism, code or sass.SassReport(problem=f"{sass.UNREADABLE}: not read"))
-    return checks.resource_check(mechanism, report)
+        return checks.sass_check(mechanism, code or sass.SassReport(problem=f"{sass.UNREADABLE}: not read"), launched)
+    return checks.resource_check(mechanism, report, code)
 
 
 def stretch_check(

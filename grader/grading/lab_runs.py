@@ -15,7 +15,7 @@ from grader.execution import gpu_turn, proc
 from grader.execution.gpu_lock import Mutex
 from grader.grading.context import Context
 from grader.grading.evidence import Facts, Timing
-from grader.grading.plan import counted_by_recorder, counted_groups, needed_runs, schedule_aspects
+from grader.grading.plan import counted, counted_by_recorder, counted_groups, needed_runs, schedule_aspects
 from grader.steps import bench, profile, sanitize, time_limits
 
 WAITING_TO_BUILD = "waiting to build"  # another lab of the run is building in the same folder
@@ -191,8 +191,7 @@ class LabCounters:
         roles, metrics = counted_groups(self.lab)[group]
         if ctx.emulator:
             bench_program = ctx.program(self.lab.name, self.variant, "bench", emulated=True)
-            counted = ("ncu", "occupancy")
-            size = max(m.profile_size for m in self.lab.mechanisms if m.tool in counted and m.group == group)
+            size = max(m.profile_size for m in self.lab.mechanisms if counted(m) and m.group == group)
             timeout = self.steps.limit(self.lab, "profile")
             return profile.read_emulated_counters(bench_program, metrics, roles, group, size, timeout)
         if self.timed.counts(group):

@@ -12,7 +12,7 @@ from grader.grading.evidence import Facts
 from grader.steps import profile, sanitize
 
 COUNTED = ("ncu", "occupancy")  # checks that read a profile of the benchmark's checked launches
-FROM_NVCC = ("resources", "sass")  # checks judged from nvcc's object alone, on every machine
+FROM_NVCC = ("resources", "sass")  # checks judged from nvcc's object, on every machine
 OBJECT = "object"
 
 
@@ -26,10 +26,21 @@ class Need:
     not_run: str = ""
 
 
+def reads_launches(check: MechanismCheck) -> bool:
+    """A machine-code check of the kernels its group's checked launch made, which the counted run of that launch
+    names (config.MechanismCheck: group)."""
+    return check.tool == "sass" and bool(check.group) and not check.stretch
+
+
+def counted(check: MechanismCheck) -> bool:
+    """A check that reads what a counted run of the benchmark's checked launches gives: counters, or names."""
+    return check.tool in COUNTED or reads_launches(check)
+
+
 def counted_groups(lab: Lab) -> dict[str, tuple[list[str], list[str]]]:
-    """Each group of the lab's counted checks (COUNTED): the roles and the metrics its checks name."""
+    """Each group of the lab's counted checks (counted()): the roles and the metrics its checks name."""
     groups: dict[str, tuple[list[str], list[str]]] = {}
-    for check in (m for m in lab.mechanisms if m.tool in COUNTED):
+    for check in (m for m in lab.mechanisms if counted(m)):
         roles, metrics = groups.setdefault(check.group, ([], []))
         roles += [role for role in check.roles if role not in roles]
         metrics += [name for name in check.metrics if name not in metrics]
@@ -49,6 +60,12 @@ def need(lab: Lab, mechanism: MechanismCheck, facts: Facts) -> Need:
     tool = mechanism.tool
     if not facts.run_mechanisms:
         return Need(not_run="turned off (--no-mechanisms)")
+    if reads_launches(mechanism) and (facts.gpu_present or facts.emulator):
+        # nvcc's object, judged at the kernels the checked launch made: a counted run names them.
+        if facts.emulator or mechanism.group in counted_by_recorder(lab, facts) or facts.ncu:
+            return Need("counters", mechanism.group)
+        return Need(not_run="ncu (Nsight Compute) not found, and the build has no counters recorder: which kernels "
+                            "the checked launch made is not known")  # fmt: skip
     if tool in FROM_NVCC:  # read from nvcc's object, the same with a GPU or without one
         return Need(OBJECT)
     if not facts.gpu_present and not facts.emulator:

@@ -32,6 +32,7 @@ from grader.core.access import MAX_FILE_CHARS, MAX_LINES, AccessDataError, LineA
 from grader.core.config import LAUNCH_SHAPE
 from grader.execution import proc, sandbox
 from grader.steps import suite
+from grader.steps.integrity.elf import demangle
 
 # The counters recorder, as the benchmark sees it: CUDA loads it (CUDA_INJECTION64_PATH), and NVTX hands its
 # ranges to CUPTI through it (NVTX_INJECTION64_PATH).
@@ -43,6 +44,10 @@ ONLY_NCU = "launch__"  # metrics Nsight Compute derives from a launch's shape, w
 NVTX_QUANTIFIERS = "@,[]/*+"
 EMULATOR_TOOL = "the CPU emulator"
 PROFILE_LIMIT = 4 << 20  # bytes of the CPU emulator's counters read: a few kB for each kernel a lab launches
+# Of the kernels the recorder names for one launch: as many as it counts (cupti_counters.cpp), and a mangled name's
+# characters past what any lab's kernel needs.
+MOST_NAMES = 64
+NAME_CHARS = 4096
 
 
 @dataclass
@@ -54,6 +59,7 @@ class CounterRun:
     problem: str = ""  # why there are no counts, where the tool said (the recorder's own failure)
     # Per source line, space and direction, with its worst request: where the CPU emulator counted (emulated_lines)
     lines: list[LineAccess] = field(default_factory=list)
+    launched: list[str] = field(default_factory=list)  # the kernels the launches made, as the tool names them
 
 
 def nvtx_name(name: str) -> str:
@@ -104,6 +110,24 @@ def parse_csv(text: str) -> dict[str, tuple[dict[str, float], int]]:
     return {name: (totals[name], len(launches[name])) for name in totals}
 
 
+def launched_kernel(kernel_name: str) -> str:
+    """The kernel itself of the name ncu gives a launch ("range/kernel(arguments)", launch_range)."""
+    head, paren, arguments = kernel_name.partition("(")
+    return head.rpartition("/")[2] + paren + arguments
+
+
+def launched_in_csv(text: str) -> dict[str, list[str]]:
+    """Per innermost NVTX range of a launch (its role), the kernels its launches made, each once, in order."""
+    rows = [line for line in text.splitlines() if line.startswith('"')]
+    found: dict[str, list[str]] = {}
+    for row in csv_rows("\n".join(rows)):
+        name = row.get("Kernel Name", "")
+        kernels = found.setdefault(launch_range(name), [])
+        if launched_kernel(name) not in kernels:
+            kernels.append(launched_kernel(name))
+    return found
+
+
 def csv_rows(text: str) -> Iterator[dict[str, str]]:
     reader = csv.DictReader(io.StringIO(text))
     with contextlib.suppress(csv.Error):
@@ -137,8 +161,8 @@ def read_counters(
     with suite.run_folder() as scratch:
         program = suite.program_run(bench, scratch, profiled)
         outcome = suite.run_program(program, timeout_s, tool)
-    found = parse_csv(outcome.stdout)
-    return {role: CounterRun(outcome, *found.get(role, ({}, 0))) for role in roles}
+    found, launched = parse_csv(outcome.stdout), launched_in_csv(outcome.stdout)
+    return {role: CounterRun(outcome, *found.get(role, ({}, 0)), launched=launched.get(role, [])) for role in roles}
 
 
 def parse_emulator_json(data: dict, metrics: list[str], role: str, group: str = "") -> tuple[dict[str, float], int]:
@@ -198,6 +222,17 @@ def emulated_line(row: dict) -> LineAccess:
             "worst": row.get("worst"),
         }
     )
+def emulator_launched(data: dict, role: str, group: str = "") -> list[str]:
+    """The kernels the launches in exactly `role`'s ranges in `group` made, as the CPU emulator names them."""
+    try:
+        names = [
+            str(k.get("name", ""))
+            for k in data.get("kernels", [])
+            if k.get("nvtx_range", "") == nvtx_stack(role, group)
+        ]
+    except (AttributeError, TypeError):
+        return []
+    return list(dict.fromkeys(name for name in names if name))
 
 
 def run_emulator_profile(
@@ -238,9 +273,16 @@ def read_emulated_counters(
 
 def emulated_run(outcome: proc.Outcome, data: dict, metrics: list[str], role: str, group: str) -> CounterRun:
     """`role`'s counters and lines from the emulator's counters file of one run, with the launch's shape, which
-    the occupancy beside a line's picture reads (grader/grading/access_pictures.py)."""
+    the occupancy beside a line's picture reads (grader/grading/access_pictures.py), and the kernels it made."""
     totals, launches = parse_emulator_json(data, list(dict.fromkeys([*metrics, *LAUNCH_SHAPE])), role, group)
-    return CounterRun(outcome, totals, launches, tool=EMULATOR_TOOL, lines=emulated_lines(data, role, group))
+    return CounterRun(
+        outcome,
+        totals,
+        launches,
+        tool=EMULATOR_TOOL,
+        lines=emulated_lines(data, role, group),
+        launched=emulator_launched(data, role, group),
+    )
 
 
 def counted_in_bench(metrics: list[str]) -> bool:
@@ -309,13 +351,18 @@ def read_recorded(counting: Counting, outcome: proc.Outcome) -> RecordedCounters
             values = [None if value is None else float(value) for value in said["values"]]
             if len(values) != len(counting.metrics):
                 raise ValueError("a value per metric")
+            names = [str(name)[:NAME_CHARS] for name in said.get("names", [])[:MOST_NAMES]]
         except (ValueError, KeyError, IndexError, TypeError, RecursionError):
             failure = failure or f"a line of the recorder's could not be read: {proc.bounded(line, 200)}"
             continue
         if dropped:
             failure = failure or f"CUPTI dropped {dropped} kernels of a counted launch"
         run.kernels += kernels
+        run.launched = list(dict.fromkeys(run.launched + names))
         for name, value in zip(counting.metrics, values, strict=True):
             if value is not None:  # no value is unknown, never 0 (counter_check)
                 run.totals[name] = run.totals.get(name, 0.0) + value
+    readable = demangle(sorted({name for run in runs.values() for name in run.launched}))
+    for run in runs.values():  # as c++filt writes them, as the machine code's listing names its kernels
+        run.launched = [readable.get(name, name) for name in run.launched]
     return RecordedCounters(runs, failure)

@@ -1,6 +1,8 @@
 """What the machine code of a kernel.cu's object does with memory (cuobjdump -sass), read on every machine that
-compiles it, the CPU emulator's included: which path a gather's loads take, whether texture fetches are made, and
-whether global memory is copied to shared by cp.async (LDGSTS, whatever the emulator does with the copy).
+compiles it, the CPU emulator's included: which path a gather's loads take, whether texture fetches are made,
+whether global memory is copied to shared by cp.async (LDGSTS, whatever the emulator does with the copy), and
+where each function reads or writes local memory (LDL, STL: a thread's stack, whatever frame the compiler's
+resource report declares; one allocated at run time, by alloca, is in no report).
 
 A gather reads an array at positions it has loaded from memory (table[index[i]]). Its loads are told apart from
 the others by where their address comes from: registers that depend, instruction by instruction, on a value some
@@ -38,11 +40,15 @@ INSTRUCTION = re.compile(
     r"^\s*+/\*[0-9a-f]{4,}+\*/\s++(?P<guard>@!?U?P[T0-9]++\s++)?(?P<opcode>[A-Z][A-Z0-9_.]*+)(?P<operands>[^;]*+);"
 )
 REGISTER = re.compile(r"(?<![\w.])U?R\d++(?:\.64)?")
+# An anonymous namespace as c++filt and Nsight Compute write it; the CPU emulator's names leave it out.
+ANONYMOUS = re.compile(r"\(anonymous namespace\)::|<unnamed>::")
+TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*+>")
 # Loads of data from memory: their values seed the dependence of a gather's addresses.
 LOADS = re.compile(r"^(LDG|LD|LDS|LDL|LDSM|ATOM|ATOMG|ATOMS)(\.|$)")
 GLOBAL_LOADS = re.compile(r"^(LDG|LD)(\.|$)")  # LD: a generic load, which may reach global memory
 READ_ONLY = ".CONSTANT"  # ld.global.nc: the read-only (non-coherent) path
 ASYNC_COPIES = re.compile(r"^LDGSTS(\.|$)")  # cp.async: global to shared, no register on the way (sm_80 on)
+LOCAL_ACCESSES = re.compile(r"^(LDL|STL)(\.|$)")  # a thread's local memory: its stack
 TEXTURE_FETCHES = re.compile(r"^(TEX|TLD|TLD4|TEXS|TLDS|TLD4S|TMML|TXD)(\.|$)")
 # Instructions whose first operand is read, not written.
 NO_DESTINATION = re.compile(
@@ -83,6 +89,7 @@ class SassReport:
     loads: list[Load] = field(default_factory=list)  # global loads and texture fetches of every kernel
     kernels: list[str] = field(default_factory=list)
     async_copies: dict[str, int] = field(default_factory=dict)  # kernel -> its LDGSTS instructions
+    local_accesses: dict[str, int] = field(default_factory=dict)  # function -> its LDL and STL instructions
     problem: str = ""  # why there is none; "" when it was read
     no_tool: bool = False  # the machine lacks cuobjdump or nvdisasm: not the submission's doing
 
@@ -95,6 +102,30 @@ class SassReport:
 
     def fetches(self) -> list[Load]:
         return [load for load in self.loads if TEXTURE_FETCHES.match(load.opcode)]
+
+
+def kernel_key(name: str, signature: bool = True) -> str:
+    """A kernel's name as the listing and a record of launches both give it: no anonymous namespace and no spaces;
+    without `signature`, no parameters and no template arguments either (Nsight Compute writes types its own way,
+    `const float *`, where c++filt and the CPU emulator write `float const*`)."""
+    name = ANONYMOUS.sub("", name[:NAME_LIMIT])
+    if not signature:
+        name = name.partition("(")[0]
+        while TEMPLATE_ARGUMENTS.search(name):
+            name = TEMPLATE_ARGUMENTS.sub("", name)
+    return "".join(name.split())
+
+
+def of_kernels(report: SassReport, launched: list[str], signature: bool = True) -> SassReport:
+    """The report of the kernels among `launched` (names as a record of launches gives them) alone."""
+    wanted = {kernel_key(name, signature) for name in launched}
+    kept = [kernel for kernel in report.kernels if kernel_key(kernel, signature) in wanted]
+    return SassReport(
+        loads=[load for load in report.loads if load.kernel in kept],
+        kernels=kept,
+        async_copies={kernel: count for kernel, count in report.async_copies.items() if kernel in kept},
+        local_accesses={kernel: count for kernel, count in report.local_accesses.items() if kernel in kept},
+    )
 
 
 def read_report(obj: Path, folders: list[Path]) -> SassReport:
@@ -132,6 +163,7 @@ def parse(text: str) -> SassReport:
     for (_, code), shown in zip(functions, report.kernels, strict=True):
         report.loads += loads_of(shown, code)
         report.async_copies[shown] = sum(bool(ASYNC_COPIES.match(inst.opcode)) for inst in code)
+        report.local_accesses[shown] = sum(bool(LOCAL_ACCESSES.match(inst.opcode)) for inst in code)
     return report
 
 
@@ -253,7 +285,8 @@ def values_read(code: list[Instruction]) -> list[bool]:
 
 
 def summary(report: SassReport) -> list[str]:
-    """Per kernel, its gathered loads by path, its texture fetches and its cp.async copies; or the problem."""
+    """Per kernel, its gathered loads by path, its texture fetches, its cp.async copies and its local memory's loads
+    and stores; or the problem."""
     if not report.read:
         return [report.problem]
     lines = []
@@ -263,6 +296,6 @@ def summary(report: SassReport) -> list[str]:
         read_only = sum(load.read_only for load in gathers)
         lines.append(
             f"{kernel}: {len(gathers)} gathered loads ({read_only} LDG.E.CONSTANT), {len(fetches)} texture fetches, "
-            f"{report.async_copies.get(kernel, 0)} LDGSTS"
+            f"{report.async_copies.get(kernel, 0)} LDGSTS, {report.local_accesses.get(kernel, 0)} LDL and STL"
         )
     return lines

@@ -24,10 +24,15 @@ def filled(command: list[str], **paths: Path) -> list[str]:
     return [str(paths[arg.strip("@").lower()]) if arg in ("@INPUT@", "@OUTPUT@") else arg for arg in out]
 
 
-def kernel_compile_command(emulator: build.BuildTree, source: Path, output: Path) -> list[str]:
-    """clang++'s command for a rewritten .cu, as the emulator's self-test kernels are compiled."""
+def kernel_compile_command(emulator: build.BuildTree, source: Path, output: Path, passes: bool = True) -> list[str]:
+    """The command for a rewritten .cu, as the emulator's self-test kernels are compiled: through the emulator's
+    compile and its passes over the IR (common/emu/compile.py), or with `passes` False clang++'s own command with
+    the same flags, for what reads the source alone (the preprocessor, a check of the syntax)."""
     (compile_,) = intro_target(emulator, "cml_emu_selftest_o")["target_sources"]
-    return without_cache(filled(compile_["compiler"], input=source, output=output))
+    command = without_cache(filled(compile_["compiler"], input=source, output=output))
+    if not passes:
+        command = command[next(at for at, arg in enumerate(command) if arg.endswith("compile.py")) + 1 :]
+    return command
 
 
 def built_on_the_emulator(
@@ -41,9 +46,10 @@ def built_on_the_emulator(
     (rewrite,) = intro_target(emulator, "cml_emu_selftest_cpp")["target_sources"]
     _, link = intro_target(emulator, "cml_emu_selftest")["target_sources"]
     compile_ = kernel_compile_command(emulator, rewritten, objected)
+    at = compile_.index("-c")  # the include folders among the compiler's flags (compile.py's command ends -c IN -o OUT)
     steps = [
         filled(rewrite["compiler"], input=source, output=rewritten),
-        [*compile_[:1], *(f"-I{folder}" for folder in include), *compile_[1:]],
+        [*compile_[:at], *(f"-I{folder}" for folder in include), *compile_[at:]],
         [*link["linker"], str(objected), "-o", str(program), *link["parameters"]],
     ]
     for step in steps:

@@ -25,7 +25,11 @@ EMULATED_METRICS = {
         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op",
         "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op",
     )
-} | {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "smsp__sass_inst_executed_op_shared_atom.sum"}  # atomics
+} | {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "smsp__sass_inst_executed_op_shared_atom.sum",
+}  # atomics
 TRANSPOSE = {m.name: m for lab, m in COUNTER_CHECKS if lab == "05_padded_transpose"}
 LOAD_CONFLICTS = "ncu: shared-memory bank conflicts per shared load (padding)"
 STORE_CONFLICTS = "ncu: shared-memory bank conflicts per shared store (padding)"

@@ -23,11 +23,12 @@ from grader.grading.judge import EMULATED
 from grader.grading.sizes import lab_sizes
 from grader.reporting.report import shipped_skeletons
 from grader.reporting.score import score
-from grader.steps import build, profile, sanitize, suite
+from grader.steps import profile, sanitize, suite
 from grader.steps.build_tree import BuildTree
 from grader.steps.student_steps import StudentWork
 from grader.tests.fixture_kernels import write_measured_labs
 from grader.tests.support.cases import Case, judge_case, recorded_lab
+from grader.tests.support.emulator_runs import emulator_counters, kernel_lines, selftest_program
 from grader.tests.support.grading import (
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded,
     built_programs,
@@ -61,27 +62,12 @@ def built(tree: BuildTree, config, lab: str, variant: str, kind: str, work: Stud
     return built_programs(tree, config, lab, variant, emulated=True, work=work)[kind]
 
 
-def emulator_counters(command: list, config, env: dict | None = None) -> dict:
-    """The counters file of one run of an emulator build, which must succeed."""
-    bench, *args = (str(part) for part in command)
-    outcome, counters = profile.run_emulator_profile(Path(bench), tuple(args), config.timeouts["profile"], env)
-    assert outcome.ok and counters, outcome.tail(20)
-    return counters
-
-
-def kernel_lines(counters: dict, kernel: str, role: str = "") -> list[dict]:
-    (found,) = [k for k in counters["kernels"] if k["name"].startswith(kernel + "(") and k["nvtx_range"] == role]
-    return found["lines"]
-
-
 # ---- the emulator itself ----
 
 
 @pytest.fixture(scope="session")
 def selftest(emulator, config) -> str:
-    outcome = build.compile_targets(emulator, ["cml_emu_selftest"], config.timeouts["build"])
-    assert outcome.ok, build.compiler_errors(outcome)
-    return str(emulator.directory / "cml_emu_selftest")
+    return selftest_program(emulator, config)
 
 
 def test_the_emulator_passes_its_own_tests_and_its_checks_find_nothing_there(selftest, config):

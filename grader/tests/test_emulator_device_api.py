@@ -95,7 +95,7 @@ def probe_errors(emulator_tree: build.BuildTree, folder: Path) -> tuple[dict[int
     source, by_line = device_api.probe_source(device_api.entries())
     probe = folder / "probe.cpp"
     probe.write_text(source)
-    command = kernel_compile_command(emulator_tree, probe, folder / "probe.o")
+    command = kernel_compile_command(emulator_tree, probe, folder / "probe.o", passes=False)
     command = [arg for arg in command if arg not in ("-c", "-o", str(folder / "probe.o"))]
     done = subprocess.run([*command, "-fsyntax-only", "-ferror-limit=0"], capture_output=True, text=True)
     errors: dict[int, str] = {}
@@ -135,7 +135,7 @@ MARKER_LINE = re.compile(r'^# \d+ "(?P<file>[^"]*)"')
 def expanded(emulator_tree: build.BuildTree, program: Path, folder: Path) -> str:
     """The program's own text with its macros expanded (half.cu pastes each name from `half` or `bfloat16`): its
     lines of clang's preprocessed output, less those of the headers it includes."""
-    command = kernel_compile_command(emulator_tree, program, folder / "unused.o")
+    command = kernel_compile_command(emulator_tree, program, folder / "unused.o", passes=False)
     command = [arg for arg in command if arg not in ("-c", "-o", str(folder / "unused.o"), str(program))]
     done = subprocess.run([*command, f"-I{PROGRAMS_DIR}", "-x", "c++", "-E", str(program)], capture_output=True,
                           text=True, check=False)  # fmt: skip

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.core.config import REPO_ROOT
-from grader.steps.integrity import emulator
+from grader.steps.integrity import elf, emulator
 from grader.tests.fixture_kernels import write_labs
 from grader.tests.support.grading import (
     assert_passes_every_test_and_mechanism_and_no_speed_is_graded,
@@ -154,3 +154,20 @@ def test_a_correct_kernel_with_a_latin_1_byte_in_a_comment_gets_every_mark_the_e
     assert grade.points > 0 and grade.points == pytest.approx(grade.max_points - grade.ungraded_points), [
         (c.name, c.status.value, c.points, c.max_points) for c in grade.checks
     ]
+
+
+def test_a_library_defines_what_any_member_defines_whichever_member_comes_first(tmp_path):
+    """The emulator's runtime defines blockIdx in one member and refers to it in a later one: the name is the
+    runtime's own, which the check of a kernel.cu's calls leaves out, not a call of the kernel.cu's."""
+    compiler = shutil.which("cc") or shutil.which("clang")
+    if not compiler:
+        pytest.skip("needs a C compiler")
+    (tmp_path / "defines.c").write_text("__thread int blockIdx;\n")
+    (tmp_path / "refers.c").write_text("extern __thread int blockIdx;\nint read_it(void) { return blockIdx; }\n")
+    for name in ("refers", "defines"):
+        subprocess.run([compiler, "-c", str(tmp_path / f"{name}.c"), "-o", str(tmp_path / f"{name}.o")], check=True)
+    for order in (("defines", "refers"), ("refers", "defines")):
+        library = tmp_path / f"lib{'_'.join(order)}.a"
+        subprocess.run(["ar", "rcs", str(library), *(str(tmp_path / f"{name}.o") for name in order)], check=True)
+        symbols = elf.read_symbols(library)
+        assert "blockIdx" in elf.defined_globals(symbols) and "read_it" in elf.defined_globals(symbols), order

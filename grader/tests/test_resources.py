@@ -16,7 +16,7 @@ from grader.grading import checks, judge
 from grader.grading.evidence import Facts, LabEvidence
 from grader.reporting import report
 from grader.reporting.export.html import render_html
-from grader.steps import resources
+from grader.steps import resources, sass
 from grader.tests.support.grading import compile_object, nvcc_and_cuobjdump
 
 # cuobjdump 13's report of an object with two kernels, as it prints it (the headers of each ELF included).
@@ -116,6 +116,48 @@ def test_no_tool_is_not_run_and_no_kernel_fails():
     assert empty.read and checks.resource_check(NO_STACK, empty).status is Status.FAILED
 
 
+def listing(function: str, *opcodes: str) -> str:
+    """cuobjdump -sass's listing of one function, an instruction a line, as it prints them."""
+    code = "".join(
+        f"        /*{16 * at:04x}*/                   {op} ;  /* 0x0000000000000000 */\n"
+        for at, op in enumerate(opcodes)
+    )
+    return f"\t\tFunction : {function}\n{code}"
+
+
+NO_FRAME = resources.parse(REPORT.replace("STACK:464", "STACK:0"))  # neither kernel declares a frame
+ALLOCA = sass.parse(
+    listing("_Z5lightPf", "S2R R0, SR_TID.X", "STG.E [R2.64], R0", "EXIT")
+    + listing("_Z5heavyPKfPfi", "STL [R9], R6", "LDL R5, [R5]", "LDL R13, [R13]", "STG.E [R2.64], R5", "EXIT")
+)
+
+
+def test_local_memory_in_the_machine_code_that_no_report_declares_fails_and_names_its_function():
+    found = checks.resource_check(NO_STACK, NO_FRAME, ALLOCA)
+    assert found.status is Status.FAILED and found.hint == "h"
+    assert "heavy(float const*, float*, int): 3 loads and stores of local memory (LDL, STL)" in found.detail
+    assert "allocated on the stack at run time" in found.detail and "light" not in found.detail
+    clean = sass.parse(listing("_Z5heavyPKfPfi", "LDG.E R5, [R2.64]", "STG.E [R2.64], R5", "EXIT"))
+    assert checks.resource_check(NO_STACK, NO_FRAME, clean).status is Status.PASSED
+
+
+def test_local_memory_of_a_declared_frame_is_judged_by_its_bound_alone():
+    declared = MechanismCheck("r", "resources", max_stack_bytes=512)
+    assert checks.resource_check(declared, resources.parse(REPORT), ALLOCA).status is Status.PASSED
+    assert checks.resource_check(declared, NO_FRAME, ALLOCA).status is Status.FAILED
+
+
+def test_a_check_of_the_frame_without_the_machine_code_is_never_passed():
+    no_tool = sass.SassReport(problem=f"{sass.UNREADABLE}: nvdisasm not found", no_tool=True)
+    assert checks.resource_check(NO_STACK, NO_FRAME, no_tool).status is Status.NOT_RUN
+    broken = sass.SassReport(problem=f"{sass.UNREADABLE}: more than 200000 instructions")
+    found = checks.resource_check(NO_STACK, NO_FRAME, broken)
+    assert found.status is Status.FAILED and "more than 200000 instructions" in found.detail
+    assert checks.resource_check(NO_STACK, NO_FRAME).status is Status.FAILED  # none given: not read
+    registers = MechanismCheck("r", "resources", max_registers=32)  # no frame bounded: the code is not needed
+    assert not registers.reads_machine_code and checks.resource_check(registers, NO_FRAME).status is Status.PASSED
+
+
 def test_a_resources_check_with_no_bound_is_refused():
     with pytest.raises(ValueError, match="names no bound"):
         MechanismCheck(name="r", tool="resources")
@@ -132,13 +174,17 @@ def test_a_spilling_kernel_fails_the_check_and_a_plain_one_passes(tmp_path):
     nvcc, tool = nvcc_and_cuobjdump()
     source = tmp_path / "kernels.cu"
     source.write_text(KERNELS)
-    report = resources.read_report(compile_object(nvcc, source, tmp_path / "kernels.o"), tool)
-    assert report.read, report.problem
+    obj = compile_object(nvcc, source, tmp_path / "kernels.o")
+    report, code = resources.read_report(obj, tool), sass.read_report(obj, [tool.parent])
+    assert report.read and code.read, report.problem + code.problem
     by_name = {kernel.name.split("(")[0]: kernel for kernel in report.kernels}
     assert by_name["heavy"].stack_bytes > 0 and by_name["light"].stack_bytes == 0
-    assert checks.resource_check(NO_STACK, report).status is Status.FAILED
+    assert checks.resource_check(NO_STACK, report, code).status is Status.FAILED
     light_only = resources.ResourceReport([by_name["light"]])
-    assert checks.resource_check(NO_STACK, light_only).status is Status.PASSED
+    assert code.local_accesses["light(float*)"] == 0 and code.local_accesses["heavy(float const*, float*, int)"]
+    assert checks.resource_check(NO_STACK, light_only, code).status is Status.FAILED  # the spill's LDL, no report
+    light_code = sass.SassReport(kernels=["light(float*)"], local_accesses={"light(float*)": 0})
+    assert checks.resource_check(NO_STACK, light_only, light_code).status is Status.PASSED
 
 
 def test_bytes_that_are_no_object_give_the_reason(tmp_path):
@@ -200,7 +246,7 @@ def test_grading_runs_a_resources_check_from_labs_toml_withheld_until_the_kernel
     light = resources.ResourceReport(heavy.kernels[:1])
 
     def judged(report: resources.ResourceReport, correct: bool) -> Status:
-        return judge.mechanism_check(lab, NO_STACK, correct, evidence, report).status
+        return judge.mechanism_check(lab, NO_STACK, correct, evidence, report, sass.SassReport()).status
 
     assert judged(light, True) is Status.PASSED and judged(heavy, True) is Status.FAILED
     assert judged(light, False) is Status.WITHHELD

@@ -21,7 +21,8 @@ from grader.tests.support.cases import Case, judge_case, recorded_lab
 GRADED = {
     # A lab whose lesson the emulator's counters, racecheck or the compiler's report show: a wrong variant, and a
     # correct one written another way than the solution.
-    "01_vector_add": ["block_index_fastest", "grid_stride_sm_sized"],
+    # float4_vectorized: one 16-byte load per lane (LDG.E.128 on a GPU), counted as one request of its width.
+    "01_vector_add": ["block_index_fastest", "grid_stride_sm_sized", "float4_vectorized"],
     "02_dot_product": ["harris5_legacy_warp_unroll", "cg_reduce_four_per_thread"],
     "03_smoothing_halo": ["tile_loaded_but_unused", "pmpp_edge_threads_block512"],
     "06_warp_reduction": ["syncwarp_between_lines", "cg_tiled_partition"],

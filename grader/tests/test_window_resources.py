@@ -9,7 +9,7 @@ import re
 import pytest
 
 from grader.core.config import REPO_ROOT
-from grader.steps import resources
+from grader.steps import resources, sass
 from grader.tests.support.grading import compile_object, nvcc_and_cuobjdump
 
 LAB = "08_registers_local_memory"
@@ -81,3 +81,39 @@ def test_a_spill_moved_to_shared_memory_leaves_no_stack_frame_and_still_fails(tm
     found = checks.resource_check(check, report)
     assert found.status is Status.FAILED and "enable_smem_spilling" in found.detail
     assert not resources.read_report(compile_object(nvcc, SOLUTION, tmp_path / "s.o", includes), tool).spills_to_shared
+
+
+def test_a_window_from_alloca_has_no_frame_in_the_report_and_local_memory_in_the_code(tmp_path):
+    """A window taken from the stack at run time (__builtin_alloca, sized by the filter's length) is in no report:
+    the report shows 0 B of stack and of local memory for every kernel, and the machine code loads and stores local
+    memory for every output. The check reads the code, so it fails it; the solution passes with the code read."""
+    from grader.core.config import load_config
+    from grader.core.model import Status
+    from grader.grading import checks
+
+    skeleton = (REPO_ROOT / "labs" / LAB / "kernel.cu").read_text()
+    window = "    float window[kMaxTaps];\n"
+    assert window in skeleton
+    hidden = skeleton.replace(
+        window, "    float* window = static_cast<float*>(__builtin_alloca(taps * sizeof(float)));\n"
+    )
+    nvcc, tool = nvcc_and_cuobjdump()
+    includes = [REPO_ROOT / "common", REPO_ROOT / "tests" / LAB]
+    (check,) = [m for m in load_config().lab("08").mechanisms if m.tool == "resources"]
+    for name, source, verdict in (("alloca", hidden, Status.FAILED), ("solution", SOLUTION.read_text(), Status.PASSED)):
+        path = tmp_path / f"{name}.cu"
+        path.write_text(source)
+        obj = compile_object(nvcc, path, tmp_path / f"{name}.o", includes)
+        report, code = resources.read_report(obj, tool), sass.read_report(obj, [tool.parent])
+        assert report.read and code.read, report.problem + code.problem
+        found = checks.resource_check(check, report, code)
+        assert found.status is verdict, found.detail
+    assert all(kernel.stack_bytes == kernel.local_bytes == 0 for kernel in report.kernels)  # the solution's
+    assert (
+        "loads and stores of local memory (LDL, STL)"
+        in checks.resource_check(
+            check,
+            resources.read_report(tmp_path / "alloca.o", tool),
+            sass.read_report(tmp_path / "alloca.o", [tool.parent]),
+        ).detail
+    )

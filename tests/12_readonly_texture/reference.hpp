@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "cml/parallel.hpp"
@@ -55,20 +56,54 @@ struct Image {
     }
 };
 
-// The image bilinearly interpolated at output pixel (x, y)'s source point, in double. The point is the header's
-// source_point in fp32, as the GPU computes it (up to the contraction of a multiply and an add into one fma,
-// which resample_error_bound allows for).
-inline double resample_reference_at(const Image& image, int x, int y, int out_width, int out_height,
-                                    const Transform& t)
+// The image bilinearly interpolated at output pixel (x, y)'s source point, in double, each weight made by
+// `weight` of the exact one (the exact weight itself, by default). The point is the header's source_point in
+// fp32, as the GPU computes it (up to the contraction of a multiply and an add into one fma, which
+// resample_error_bound allows for).
+template <class Weight>
+double resample_reference_at(const Image& image, int x, int y, int out_width, int out_height, const Transform& t,
+                             Weight weight)
 {
     const float2 p = source_point(t, x, y, image.width, image.height, out_width, out_height);
     const double xb = double(p.x) - 0.5, yb = double(p.y) - 0.5;
     const double fi = std::floor(xb), fj = std::floor(yb);
-    const double a = xb - fi, b = yb - fj;
+    const double a = weight(xb - fi), b = weight(yb - fj);
     const long i = long(fi), j = long(fj);
     const double top = (1 - a) * image.at_clamped(i, j) + a * image.at_clamped(i + 1, j);
     const double bottom = (1 - a) * image.at_clamped(i, j + 1) + a * image.at_clamped(i + 1, j + 1);
     return (1 - b) * top + b * bottom;
+}
+
+inline double resample_reference_at(const Image& image, int x, int y, int out_width, int out_height,
+                                    const Transform& t)
+{
+    return resample_reference_at(image, x, y, out_width, out_height, t, [](double exact) { return exact; });
+}
+
+// The two fractions of output pixel (x, y)'s source point, in steps of the texture's weights (1/256 each).
+inline std::pair<double, double> weight_steps(const Image& image, int x, int y, int out_width, int out_height,
+                                              const Transform& t)
+{
+    const float2 p = source_point(t, x, y, image.width, image.height, out_width, out_height);
+    const double xb = double(p.x) - 0.5, yb = double(p.y) - 0.5;
+    return {(xb - std::floor(xb)) * 256.0, (yb - std::floor(yb)) * 256.0};
+}
+
+// Whether a weight of `steps` 1/256ths lies in the lower part of its step, from a tenth to four tenths of the way:
+// the texture unit then holds the step below it whether it rounds to the nearest step or truncates (the
+// Programming Guide gives the format, not the rounding), and no last bit of the point's fp32 arithmetic moves it
+// to another step.
+inline bool held_below(double steps)
+{
+    const double part = steps - std::floor(steps);
+    return part > 0.1 && part < 0.4;
+}
+
+// The blend the texture unit makes where both weights are held_below: each weight its step below.
+inline double texture_blend_at(const Image& image, int x, int y, int out_width, int out_height, const Transform& t)
+{
+    return resample_reference_at(image, x, y, out_width, out_height, t,
+                                 [](double exact) { return std::floor(exact * 256.0) / 256.0; });
 }
 
 inline std::vector<double> resample_reference(const Image& image, int out_width, int out_height, const Transform& t)

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -164,6 +165,49 @@ TEST_SUITE("B: resample")
                 CHECK_MESSAGE(result.ok, result.describe());
             }
         }
+    }
+
+    TEST_CASE("the texture unit does the blending: where its 9-bit weights are a step off the exact ones, each "
+              "output is the texture's blend, not the exact one" *
+              cml::needs_gpu())
+    {
+        // A blend computed from the four texels by hand, with exact weights, is within the tolerance above but not
+        // the texture's: at the pixels whose weights both lie a tenth to four tenths into a step of 1/256, the
+        // texture's blend (each weight the step below) and the exact one differ by more than the fp32 arithmetic
+        // of either, and the output must lie nearer the texture's. Whatever else the kernel computes, its output
+        // must come from the texture's filtering.
+        const Image image = random_image(97, 61);
+        const Transform t = rotation(23.0, 1.7);
+        constexpr int kOut = 128;
+        {
+            cml::DeviceBuffer<float> image_dev(image.pixels);
+            set_image(image_dev.data(), image.width, image.height);
+        }
+        cml::DeviceBuffer<float> out_dev(kOut * kOut);
+        out_dev.poison();
+        resample(out_dev.data(), kOut, kOut, t);
+        CML_CHECK(cudaDeviceSynchronize());
+        const std::vector<float> out = out_dev.download();
+        int telling = 0, nearer_the_exact = 0;
+        for (int y = 0; y < kOut; ++y) {
+            for (int x = 0; x < kOut; ++x) {
+                const auto [a_steps, b_steps] = weight_steps(image, x, y, kOut, kOut, t);
+                const double texture = texture_blend_at(image, x, y, kOut, kOut, t);
+                const double exact = resample_reference_at(image, x, y, kOut, kOut, t);
+                if (!held_below(a_steps) || !held_below(b_steps) || std::fabs(texture - exact) < 1.0 / 8192) continue;
+                ++telling;
+                const double got = out[std::size_t(y) * kOut + std::size_t(x)];
+                if (std::fabs(got - texture) >= std::fabs(got - exact)) {
+                    if (nearer_the_exact++ == 0)
+                        MESSAGE("pixel (" << x << ", " << y << "): " << got << ", the texture's blend " << texture
+                                          << ", the exact blend " << exact);
+                }
+            }
+        }
+        REQUIRE(telling > 200);  // the image and the rotation give this many pixels that tell the two apart
+        CHECK_MESSAGE(nearer_the_exact == 0, nearer_the_exact << " of " << telling
+                                                              << " outputs lie nearer the exact blend than the "
+                                                                 "texture's: they were not filtered by the texture");
     }
 
     TEST_CASE("clamps points past the edges to the edge texels (an image scaled down to a third, rotated)" *

@@ -38,14 +38,17 @@ TEST_CASE("a counted launch is its role's range innermost, its group's anywhere 
     CHECK(cml::counters::launch_at(launches, {}) == -1);
 }
 
-TEST_CASE("each line carries the run's mark, its values in the order asked, and no value where CUPTI gave none")
+TEST_CASE("each line carries the run's mark, its values in the order asked, no value where CUPTI gave none, and the "
+          "kernels launched")
 {
     Count count;
     count.launch = 1;
     count.kernels = 2;
     count.values = {3.0, 0.5, std::nan("")};
+    count.names = {"_Z6kernelPf", "_Z5other\"x"};
     CHECK(cml::counters::count_line("m4rk", count) ==
-          R"(CML COUNTERS m4rk {"launch": 1, "kernels": 2, "dropped": 0, "values": [3, 0.5, null]})");
+          R"(CML COUNTERS m4rk {"launch": 1, "kernels": 2, "dropped": 0, "values": [3, 0.5, null], )"
+          R"("names": ["_Z6kernelPf", "_Z5other\"x"]})");
     CHECK(cml::counters::failure_line("m4rk", "cuptiX: \"bad\"\n") ==
           R"(CML COUNTERS m4rk {"failure": "cuptiX: \"bad\"\u000a"})");
 }

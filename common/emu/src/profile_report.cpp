@@ -41,15 +41,16 @@ std::map<std::string, unsigned long long> metric_totals(const KernelReport& kern
         {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 0},
         {"cml_emu__constant_requests.sum", 0}, {"cml_emu__constant_addresses.sum", 0},
         {"cml_emu__constant_serialised_requests.sum", 0},
-        {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", 0}, {"smsp__sass_inst_executed_op_shared_atom.sum", 0},
-        {"launch__block_size", kernel.shapes.block_size}, {"launch__grid_size", kernel.shapes.grid_size},
+        {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", 0}, {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", 0},
+        {"smsp__sass_inst_executed_op_shared_atom.sum", 0}, {"launch__block_size", kernel.shapes.block_size}, {"launch__grid_size", kernel.shapes.grid_size},
         {"launch__shared_mem_per_block_dynamic", kernel.shapes.dynamic_shared}};
     for (const LineRow& row : kernel.rows) {
         const LineCounters& c = row.counters;
         const std::string op = c.store ? "st" : "ld";
         if (c.atomic) {
             // A global atomic whose old value is unused is a reduction (RED) on a GPU, the form every lab's atomics
-            // take; one whose value is used is an ATOM there (..._op_atom), which the emulator cannot tell apart.
+            // take; one whose value is used is an ATOM there (..._op_atom), which the emulator does not tell apart:
+            // every global atomic is counted as a RED, and op_atom stays 0, so that their sum is every one.
             if (c.space == Space::global) metrics["l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"] += c.requests;
             if (c.space == Space::shared) metrics["smsp__sass_inst_executed_op_shared_atom.sum"] += c.requests;
         } else if (c.space == Space::global) {

@@ -3,6 +3,8 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
+#include <cstring>
+
 #include "kernels.hpp"
 
 namespace cg = cooperative_groups;
@@ -406,4 +408,66 @@ void grid_sync_without_block_zero(int* out, int blocks)
 void grid_sync_not_cooperative(int* out)
 {
     grid_sync_plain_kernel<<<2, 32>>>(out);
+}
+
+namespace {
+
+struct ThreeFloats {
+    float x, y, z;
+};
+
+__global__ void aggregate_copies_kernel(const float* in, float* out)
+{
+    const int t = threadIdx.x;
+    reinterpret_cast<float4*>(out)[t] = reinterpret_cast<const float4*>(in)[t];
+    reinterpret_cast<ThreeFloats*>(out + 128)[t] = reinterpret_cast<const ThreeFloats*>(in + 128)[t];
+}
+
+__global__ void library_copies_kernel(const float* in, float* out, int bytes)
+{
+    const int t = threadIdx.x;
+    std::memcpy(out + 4 * t, in + 4 * t, bytes);
+    std::memset(out + 128 + 4 * t, 0, bytes);
+}
+
+__constant__ float kCountedTable[kCountedEntries];
+
+__global__ void constant_reads_kernel(float* out, const float* through)
+{
+    const int t = threadIdx.x;
+    out[t] = kCountedTable[t % kCountedEntries] + through[t % kCountedEntries];
+}
+
+__global__ void builtin_atomics_kernel(unsigned* counter)
+{
+    __atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED);
+}
+
+}  // namespace
+
+void aggregate_copies(const float* in, float* out)
+{
+    aggregate_copies_kernel<<<1, 32>>>(in, out);
+}
+
+void library_copies(const float* in, float* out, int bytes)
+{
+    library_copies_kernel<<<1, 32>>>(in, out, bytes);
+}
+
+void set_counted_table(const float* values)
+{
+    cudaMemcpyToSymbol(kCountedTable, values, sizeof kCountedTable);
+}
+
+void constant_reads(float* out)
+{
+    void* through = nullptr;
+    cudaGetSymbolAddress(&through, kCountedTable);
+    constant_reads_kernel<<<1, 32>>>(out, static_cast<const float*>(through));
+}
+
+void builtin_atomics(unsigned* counter)
+{
+    builtin_atomics_kernel<<<1, 32>>>(counter);
 }

@@ -96,3 +96,18 @@ void grid_sync_without_block_zero(int* out, int blocks);
 
 // grid.sync() in a launch that is not cooperative, which a GPU leaves undefined.
 void grid_sync_not_cooperative(int* out);
+
+// What the counters see of accesses clang makes otherwise than a GPU, one warp of 32 lanes each
+// (grader/tests/test_emulator_counts.py reads their counters):
+// lane t copies in[t] to out[t] as a float4, and three floats at in[128 + 3 t] to out[128 + 3 t] as a struct of 3;
+void aggregate_copies(const float* in, float* out);
+// lane t copies `bytes` bytes from in + 4 t to out + 4 t with memcpy (a size no compiler can know), and fills
+// the `bytes` bytes at out + 128 + 4 t with zeros by memset;
+void library_copies(const float* in, float* out, int bytes);
+// out[t] = kCountedTable[t % 4] read by its name, plus through[t % 4], a pointer to the same __constant__ table
+// (cudaGetSymbolAddress); set_counted_table fills it;
+constexpr int kCountedEntries = 4;
+void set_counted_table(const float* values);
+void constant_reads(float* out);
+// every lane adds 1 to *counter by a GCC atomic builtin (a plain atomic instruction, not CUDA's atomicAdd).
+void builtin_atomics(unsigned* counter);

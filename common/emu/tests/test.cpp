@@ -234,6 +234,39 @@ TEST_CASE("textures: clamp repeats the edge texel, border reads 0, point filteri
     CHECK(fetched(cudaFilterModePoint, cudaAddressModeClamp, true, {0.75f}, {0.25f}) == std::vector<float>{1.0f});
 }
 
+TEST_CASE("counted accesses: aggregates copied whole, library copies and fills, __constant__ reads and GCC atomics")
+{
+    std::vector<float> in(256);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = float(i);
+    cml::DeviceBuffer<float> in_dev(in), out(256);
+    out.poison();
+    aggregate_copies(in_dev.data(), out.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    std::vector<float> got = out.download();
+    CHECK(std::equal(in.begin(), in.begin() + 224, got.begin()));  // 32 float4s, then 32 structs of 3 floats
+
+    out.poison();
+    library_copies(in_dev.data(), out.data(), 4 * sizeof(float));
+    CML_CHECK(cudaDeviceSynchronize());
+    got = out.download();
+    CHECK(std::equal(in.begin(), in.begin() + 128, got.begin()));
+    CHECK(std::all_of(got.begin() + 128, got.end(), [](float v) { return v == 0.0f; }));
+
+    const std::vector<float> table = {1.0f, 2.0f, 4.0f, 8.0f};
+    set_counted_table(table.data());
+    cml::DeviceBuffer<float> sums(32);
+    constant_reads(sums.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> summed = sums.download();
+    for (int t = 0; t < 32; ++t) CHECK(summed[t] == 2 * table[t % kCountedEntries]);
+
+    cml::DeviceBuffer<unsigned> counter(1);
+    CML_CHECK(cudaMemset(counter.data(), 0, sizeof(unsigned)));
+    builtin_atomics(counter.data());
+    CML_CHECK(cudaDeviceSynchronize());
+    CHECK(counter.download()[0] == 32u);
+}
+
 TEST_CASE("mapped host memory: kernels write it at the address cudaHostGetDevicePointer gives, until it is freed")
 {
     constexpr std::size_t kBytes = 32 * sizeof(int);

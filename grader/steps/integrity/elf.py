@@ -71,7 +71,7 @@ class ObjectFile:
 
     def undefined(self) -> set[str]:
         """What the object needs from elsewhere (U; w and v when the reference is weak)."""
-        return {name for name, kind in self.symbols.items() if kind in "Uwv"}
+        return {name for name, kind in self.symbols.items() if kind in UNDEFINED}
 
     def function_at(self, section: str, offset: int) -> Function | None:
         return next((f for f in self.functions if f.section == section and f.start == offset), None)
@@ -109,14 +109,18 @@ def binutils(*args: str, stdin: str | None = None) -> str:
     return ran.stdout
 
 
+UNDEFINED = "Uwv"  # nm's kinds of a reference to a symbol defined elsewhere
+
+
 def read_symbols(path: Path) -> dict[str, str]:
-    """nm's POSIX format: `name type [value size]`, one a line; an archive adds a line per member. In an archive
-    one member may call what another defines: the definition is the archive's kind of the name, whichever
-    member comes first."""
+    """nm's POSIX format: `name type [value size]`, one a line; an archive adds a line per member. A name one member
+    defines and another refers to is the definition, whichever member nm lists first."""
     symbols: dict[str, str] = {}
     for line in binutils("nm", "-P", "--no-sort", str(path.resolve())).splitlines():
         fields = line.split()
-        if len(fields) >= 2 and not line.endswith(":") and symbols.get(fields[0], "U") in "Uwv":
+        if len(fields) >= 2 and not line.endswith(":"):
+            if fields[1] in UNDEFINED and symbols.get(fields[0], "U") not in UNDEFINED:
+                continue
             symbols[fields[0]] = fields[1]
     return symbols
 

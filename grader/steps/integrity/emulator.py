@@ -1,11 +1,11 @@
 """Whether the CPU emulator sees every memory access of a kernel.cu, judged on the object clang made of it.
 
-The emulator counts, bounds-checks and race-checks a kernel's accesses through the callbacks clang puts before
-each load and store (-fsanitize-coverage=trace-loads,trace-stores, meson.build). An attribute nvcc ignores,
-such as no_sanitize("coverage"), makes clang leave a function without them: the emulator then counts no
-traffic for it and its memcheck and racecheck see nothing. Attributes have many spellings (macros, pragmas,
-[[clang::...]]), so the check is on the code: a function that reads or writes memory other than its own stack
-frame must call at least one of the callbacks."""
+The emulator counts, bounds-checks and race-checks a kernel's accesses through the callbacks its compile puts
+before each load and store (common/emu/compile.py): clang's coverage where it has one, and the compile's own
+after it (counted_accesses.py, which gives a callback to every access left without one, hands copies and fills
+to the runtime and refuses assembly). That compile runs in the sandbox as the student's step; this check, on the
+object it made, is the second line: a function that reads or writes memory other than its own stack frame must
+call at least one of the callbacks, whatever attribute or assembly tried to leave it without."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ from pathlib import Path
 
 from grader.steps.integrity import elf
 
-CALLBACK = re.compile(r"^__sanitizer_cov_(load|store)(1|2|4|8|16)$")
+# The coverage's callbacks, and those the emulator's compile adds where it has none (common/emu/counted_accesses.py).
+CALLBACK = re.compile(
+    r"^(__sanitizer_cov_(load|store)(1|2|4|8|16)|__cml_emu_(constant_load(1|2|4|8|16)|load|store|atomic|copy|move|fill))$"
+)
 # Words in front of an x86 mnemonic that are not the operation itself.
 PREFIXES = frozenset(
     {"rep", "repz", "repe", "repnz", "repne", "lock", "notrack", "bnd", "data16", "addr32", "cs", "ds"}
