@@ -128,11 +128,8 @@ def built(ctx: Context, lab: Lab, variant: str, emulated: bool) -> BuildEvidence
     found = BuildEvidence()
     if variant != "student":
         outcome = build.build_variant(ctx.tree, lab.name, variant, timeout, emulated)
-        found.compiled = (
-            (ctx.tree.directory / f"{lab.name}_{variant}_emu.o").is_file()
-            if emulated
-            else (ctx.tree.kernel_library(lab.name, variant).exists())
-        )
+        # Ninja's verdict, not the file: a failed build leaves the last good library in place.
+        found.compiled = outcome.ok
         if ctx.static_checks and found.compiled:
             found.integrity = _integrity(ctx, lab, variant, emulated, found.compiled)
     else:

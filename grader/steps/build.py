@@ -91,8 +91,6 @@ def build_objects(tree: BuildTree, objects: list[str], timeout_s: float) -> proc
 def build_variant(tree: BuildTree, lab: str, variant: str, timeout_s: float, emulated: bool = False) -> proc.Outcome:
     """Builds one lab's test and benchmark programs and its checker for a variant of the grader's own (the
     reference solution: alias target NN_name_variant), or their CPU emulator builds (NN_name_variant_emu)."""
-    if not emulated:
-        tree.kernel_library(lab, variant).unlink(missing_ok=True)  # never judge a stale one
     targets = [f"{lab}_{variant}_emu" if emulated else f"{lab}_{variant}"]
     return compile_targets(tree, targets + tree.recorder_targets(emulated), timeout_s)
 

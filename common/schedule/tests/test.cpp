@@ -742,10 +742,10 @@ TEST_CASE("managed memory allocated in a call and not freed when it returns fail
 TEST_CASE("device memory allocated in a call and not freed when it returns fails returned; one made before does not")
 {
     Timeline t;
-    t.device_allocated(0x9000);  // the caller's own buffer, alive throughout
+    t.device_allocated(0x9000, 64);  // the caller's own buffer, alive throughout
     t.range_pushed("cml call: pipeline_pinned; expects: ", 100);
-    t.device_allocated(0x1000);
-    t.device_allocated(0x2000);
+    t.device_allocated(0x1000, 64);
+    t.device_allocated(0x2000, 64);
     t.device_freed(0x2000);
     t.range_popped(1000);
     const Findings f = judged(t, "returned");
