@@ -8,7 +8,7 @@ out=${1:-.results/emu-planted}
 planted=.results/planted
 build="build-emu-planted"
 ./cml list >/dev/null  # installs the environment and doctest
-.venv/bin/python -c 'import sys; from pathlib import Path; from grader.tests.fixture_kernels import write_measured_labs
+.venv/bin/python -c 'import sys; from pathlib import Path; from grader.tests.support.kernels import write_measured_labs
 write_measured_labs(Path(sys.argv[1]))' "$planted"
 export PATH="$PWD/.venv/bin:$PATH"
 mkdir -p "$out"

@@ -1,5 +1,5 @@
 """What device code may call, read off the CUDA toolkit's own headers rather than off the kernels seen so far,
-into common/emu/device_api.txt, which grader/tests/test_emulator_device_api.py holds the CPU emulator to: the
+into common/emu/device_api.txt, which grader/tests/emulator/test_emulator_device_api.py holds the CPU emulator to: the
 CUDA Math API, the intrinsics, the warp functions, the atomics in every scope, the texture fetches, cooperative
 groups, and half and bfloat16 precision. nvcc's own preprocessor reads the headers, for the device and the
 architecture the labs build for (meson.options: gpu_arch), so the list holds what nvcc would compile there.
@@ -324,7 +324,7 @@ def render(declared: list[Declaration], version: str) -> str:
     lines = [
         "# What device code may call, by the CUDA toolkit's own headers: written by tools/emu_device_api.py",
         f"# from CUDA {version} (nvcc -E -arch={ARCH}); do not edit. The CPU emulator declares each (a limit of it",
-        "# says so where it is used), and grader/tests/test_emulator_device_api.py holds it to that.",
+        "# says so where it is used), and grader/tests/emulator/test_emulator_device_api.py holds it to that.",
     ]
     header = ""
     for d in declared:

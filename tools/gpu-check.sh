@@ -4,7 +4,7 @@
 #   tools/gpu-check.sh tests                 the project's tests but the planted bugs (suites, build, units)
 #   tools/gpu-check.sh fixtures [EXPR]       the planted-bug submissions, each graded on a clean build (those matching
 #                                            the pytest -k expression EXPR), in TEST_PROCESSES at once (below)
-#   tools/gpu-check.sh class [batch options] the generated class (grader/tests/class_submissions.py) graded by
+#   tools/gpu-check.sh class [batch options] the generated class (grader/tests/support/classes.py) graded by
 #                                            ./cml batch, then checked against the verdicts each must get
 #                                            (resumable: run again)
 #   tools/gpu-check.sh class-gpus N          N seven-lab students of the generated class graded by ./cml batch on
@@ -69,7 +69,7 @@ in_processes() {  # NAME FILE EXPR
     local name=$1 file=$2 expr=$3 processes=${TEST_PROCESSES:-3} status=0 i
     trap 'kill $(jobs -p) 2>/dev/null; exit 143' TERM INT  # a time limit on this script ends its processes too
     # Through ./cml test, which installs pytest on a fresh machine first.
-    ./cml test --slow --collect-only -q -p no:cacheprovider "$file" ${expr:+-k "$expr"} >"$out/$name-collected.txt" 2>&1
+    ./cml test -n 0 --slow --collect-only -q -p no:cacheprovider "$file" ${expr:+-k "$expr"} >"$out/$name-collected.txt" 2>&1
     mapfile -t cases < <(grep '::' "$out/$name-collected.txt")
     if [ ${#cases[@]} -eq 0 ]; then  # nothing ran is no pass: say why
         echo "no case of $file matches ${expr:-(all)}; pytest said:" | tee "$out/$name.log"
@@ -80,23 +80,27 @@ in_processes() {  # NAME FILE EXPR
         share=()
         for k in "${!cases[@]}"; do [ $((k % processes)) -eq "$i" ] && share+=("${cases[$k]}"); done
         [ ${#share[@]} -gt 0 ] || continue
-        CML_TEST_BUILDS="build-$name-$i" ./cml test --slow -v "${share[@]}" >"$out/$name-$i.log" 2>&1 &
+        # One pytest process each (./cml test otherwise deals its cases out over the cores itself).
+        CML_TEST_BUILDS="build-$name-$i" ./cml test -n 0 --slow -v "${share[@]}" >"$out/$name-$i.log" 2>&1 &
     done
     for job in $(jobs -p); do wait "$job" || status=1; done
     cat "$out/$name"-*.log >"$out/$name.log"
     grep -hE "passed|failed" "$out/$name"-*.log | grep -E "^=+ " | tee -a "$out/$name.log"
+    # The evidence each case recorded on this GPU, to commit beside the emulator's (docs/maintainer.md).
+    find grader/tests/evidence -name '*.json' ! -name '*.cpu-emulator.json' -newer "$out/$name-collected.txt" \
+        -exec cp --parents {} "$out/" \;
     return $status
 }
 
 case "$part" in
     grade) ./cml grade --compare --json "$out/grade.json" "$@" 2>&1 | tee "$out/grade.log" ;;
     tests) ./cml test -v -k "not test_fixtures" "$@" 2>&1 | tee "$out/tests.log" ;;
-    fixtures) in_processes fixtures grader/tests/test_fixtures.py "${1:-}" ;;
+    fixtures) in_processes fixtures grader/tests/cases/test_fixtures.py "${1:-}" ;;
     class)
         ./cml list >/dev/null  # installs the environment
-        [ -d .results/class/submissions ] || .venv/bin/python -m grader.tests.class_submissions make .results/class
+        [ -d .results/class/submissions ] || .venv/bin/python -m grader.tests.support.classes make .results/class
         ./cml batch .results/class/submissions --out .results/class/results "$@" 2>&1 | tee -a "$out/class.log"
-        .venv/bin/python -m grader.tests.class_submissions check .results/class 2>&1 | tee -a "$out/class.log"
+        .venv/bin/python -m grader.tests.support.classes check .results/class 2>&1 | tee -a "$out/class.log"
         # The reports, without the build folders.
         (cd .results/class && tar czf "$out/class-results.tar.gz" expected.json results/results.csv \
             results/results.json results/students) ;;
@@ -105,14 +109,14 @@ case "$part" in
         where=.results/class-gpus
         rm -rf "$where" && mkdir -p "$where"
         ./cml --help >/dev/null  # the environment, installed before the clock starts
-        .venv/bin/python -m grader.tests.class_submissions make "$where" --seven-lab "$students" --only-seven-lab
+        .venv/bin/python -m grader.tests.support.classes make "$where" --seven-lab "$students" --only-seven-lab
         every=$(nvidia-smi -L | grep -c '^GPU ')
         for run in all first; do
             if [ "$run" = all ]; then visible=$(seq -s, 0 $((every - 1))); else visible=0; fi
             echo "== $students students on GPU(s) $visible" | tee -a "$out/class-gpus.log"
             CUDA_VISIBLE_DEVICES=$visible ./cml batch "$where/submissions" --out "$where/$run" "$@" 2>&1 |
                 tee -a "$out/class-gpus.log"
-            .venv/bin/python -m grader.tests.class_submissions check "$where" --results "$where/$run" 2>&1 |
+            .venv/bin/python -m grader.tests.support.classes check "$where" --results "$where/$run" 2>&1 |
                 tee -a "$out/class-gpus.log"
         done
         PYTHONPATH=. .venv/bin/python tools/class_gpus.py "$where/all" "$where/first" | tee "$out/class-gpus.md"
@@ -194,7 +198,7 @@ case "$part" in
         CML_SEED=1 CML_GRADER_SIZES="320x300x310;160x200x250;17x33x65" /usr/bin/time -f "%e s wall" \
             compute-sanitizer --tool racecheck "$build/04_tiled_gemm_solution_test" --duration=true 2>&1 |
             grep -E "^[0-9.]+ s: |SUMMARY|wall" | tee -a "$out/trace.log" ;;
-    attacks) in_processes attacks grader/tests/test_attacks.py "${1:-}" ;;
+    attacks) in_processes attacks grader/tests/cases/test_attacks.py "${1:-}" ;;
     variants)
         seed=${1:?a seed}
         timeout "${VARIANTS_SECONDS:-560}" tools/grade-variants.sh --seed "$seed" --out ".results/variants-$seed" \

@@ -7,7 +7,7 @@ out=${1:?usage: tools/ncu-planted.sh OUT}
 planted=.results/planted
 build="build-planted"
 ./cml list >/dev/null  # installs the environment and doctest
-.venv/bin/python -c 'import sys; from pathlib import Path; from grader.tests.fixture_kernels import write_measured_labs
+.venv/bin/python -c 'import sys; from pathlib import Path; from grader.tests.support.kernels import write_measured_labs
 write_measured_labs(Path(sys.argv[1]))' "$planted"
 export PATH="$PWD/.venv/bin:$PATH"
 tool() { python -c "from grader.execution.gpu import find_tool; print(find_tool('$1') or '$1')"; }

@@ -85,7 +85,7 @@ main() {
     sbatch --test-only --cpus-per-task=8 --wrap=true 2>&1 | sed 's/^/    /' || true
 
     echo "== a class of $(wc -w <<<"$STUDENTS"), Lab 1"
-    (cd "$CML_ROOT" && .venv/bin/python -c "import sys; from pathlib import Path; from grader.tests import class_submissions as c; \
+    (cd "$CML_ROOT" && .venv/bin/python -c "import sys; from pathlib import Path; from grader.tests.support import classes as c; \
 c.make(Path(sys.argv[1]), sys.argv[2].split())" "$WORK/class" "$STUDENTS")
     ls "$WORK/class/submissions"
 

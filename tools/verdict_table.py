@@ -23,7 +23,7 @@ from pathlib import Path
 
 from grader.core.config import REPO_ROOT, load_config
 
-SEED = 20261123  # the suite's: grader/tests/test_attacks.py, test_fixtures.py, test_variants_emulator.py
+SEED = 20261123  # the suite's: grader/tests/cases/test_attacks.py, test_fixtures.py, test_variants_emulator.py
 MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule")
 
 
@@ -50,7 +50,7 @@ def attacks() -> list[Case]:
 
 
 def fixtures() -> list[Case]:
-    from grader.tests.fixture_kernels import fixture_dirs, load_expect, planted_kernel
+    from grader.tests.support.kernels import fixture_dirs, load_expect, planted_kernel
 
     found = []
     for folder in fixture_dirs():
@@ -73,7 +73,7 @@ def variants() -> list[Case]:
 
 
 def graded_variants() -> dict[str, list[str]]:
-    """GRADED of grader/tests/test_variants_emulator.py, read as data (the test module is not imported)."""
+    """GRADED of grader/tests/cases/test_variants_emulator.py, read as data (the test module is not imported)."""
     module = ast.parse((REPO_ROOT / "grader" / "tests" / "test_variants_emulator.py").read_text())
     for node in module.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "GRADED" for t in node.targets):

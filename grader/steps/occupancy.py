@@ -1,7 +1,7 @@
 """Theoretical occupancy: how many blocks of a kernel one SM holds at once, from what each block uses (threads,
 registers per thread, shared memory) and the GPU's limits (gpu_limits.toml, or a GPU's own cudaDeviceProp). The
 rules are those of the CUDA occupancy calculator (cuda_occupancy.h), so that a grade without a GPU says what
-cudaOccupancyMaxActiveBlocksPerMultiprocessor would say on one; grader/tests/test_occupancy.py holds the two
+cudaOccupancyMaxActiveBlocksPerMultiprocessor would say on one; grader/tests/steps/test_occupancy.py holds the two
 side by side."""
 
 from __future__ import annotations

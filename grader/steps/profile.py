@@ -222,6 +222,8 @@ def emulated_line(row: dict) -> LineAccess:
             "worst": row.get("worst"),
         }
     )
+
+
 def emulator_launched(data: dict, role: str, group: str = "") -> list[str]:
     """The kernels the launches in exactly `role`'s ranges in `group` made, as the CPU emulator names them."""
     try:

@@ -15,7 +15,7 @@ inline std::vector<double> reverse_reference(const std::vector<float>& in)
     return std::vector<double>(in.rbegin(), in.rend());
 }
 
-// As grader/gpu_limits.toml gives them (grader/tests/test_occupancy.py checks that the two agree).
+// As grader/gpu_limits.toml gives them (grader/tests/steps/test_occupancy.py checks that the two agree).
 constexpr SmLimits kH100 = {64, 32, 65536, 256, 4, 233472, 232448, 1024, 128};
 constexpr SmLimits kT4 = {32, 16, 65536, 256, 4, 65536, 65536, 0, 256};
 

@@ -1,7 +1,7 @@
 // Worked cases of each occupancy rule, at the boundary of its granularity: for every rule, a calculator that
 // leaves it out (or rounds to another unit) gets at least one of its cases wrong, whatever the run's seed, and a
 // calculator that gives 0 for everything gets all of them wrong. Each count is the toolkit's own calculator's
-// (cuda_occupancy.h); grader/tests/test_occupancy.py reads this file and holds both to it, rule by rule.
+// (cuda_occupancy.h); grader/tests/steps/test_occupancy.py reads this file and holds both to it, rule by rule.
 // Every figure is a literal, {{threads, registers, shared bytes}, blocks per SM}, so that it can be read there.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The emulator's own tests: what CUDA promises for warp-level functions, votes, barrier reductions, shared
 // memory (down to its bytes), atomics, cooperative groups and mapped host memory. The cases skipped by default
-// are planted bugs, each run alone by grader/tests/test_emulator.py: a deadlock reported rather than hung (it
+// are planted bugs, each run alone by grader/tests/emulator/test_emulator.py: a deadlock reported rather than hung (it
 // leaves the runtime failed), and accesses and races that memcheck, initcheck and racecheck must report
 // (CML_EMU_CHECK).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN

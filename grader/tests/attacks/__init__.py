@@ -1,5 +1,5 @@
 """The attack submissions (one folder each, with attack.toml): kernels written to cheat the grader or harm the
-machine that grades them, each with the verdict it must get. grader/tests/test_attacks.py grades them; what
+machine that grades them, each with the verdict it must get. grader/tests/cases/test_attacks.py grades them; what
 each defends against, and what is left, is in SECURITY.md."""
 
 from __future__ import annotations

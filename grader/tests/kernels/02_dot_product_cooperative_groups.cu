@@ -1,5 +1,5 @@
 // Lab 2 written with cooperative groups, as NVIDIA's samples write reductions: a test kernel of
-// grader/tests/test_emulator.py, which grades it on the CPU emulator (it must pass as the solution does).
+// grader/tests/emulator/test_emulator.py, which grades it on the CPU emulator (it must pass as the solution does).
 // dot_product: the block's tree in shared memory, block.sync() between its steps, one atomicAdd per block.
 // dot_product_grid_stride: tiles of 32 sum with cg::reduce, tiles of 8 with shuffles, one atomicAdd per block.
 #include <cooperative_groups.h>

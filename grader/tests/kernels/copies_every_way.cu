@@ -2,7 +2,7 @@
 // cudaMemcpy2DAsync, copies to and from a __constant__ variable), made from pinned memory in a watched call that
 // expects its input carried to a device buffer a kernel is then given, and its output back from one, as Lab 10's
 // test program marks its calls (its caller's buffers here are the pinned buffer itself); and one watched call that
-// copies nothing. grader/tests/test_emulator_api.py runs it on the CPU emulator under the schedule check, which
+// copies nothing. grader/tests/emulator/test_emulator_api.py runs it on the CPU emulator under the schedule check, which
 // must find the last call alone: every other one carried what it had to, by its own calls.
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
 // Every CUDA runtime call a kernel.cu may make (grader/steps/integrity/symbols.py, CUDA_CALLS but for what nvcc
-// itself writes for <<<...>>>), each checked for what CUDA says it does. grader/tests/test_emulator_api.py
+// itself writes for <<<...>>>), each checked for what CUDA says it does. grader/tests/emulator/test_emulator_api.py
 // compiles it with nvcc, and compiles and runs it on the CPU emulator. main returns how many checks failed;
 // what only the emulator promises (its exact numbers, and what it refuses) is under CML_EMULATOR.
 #include <cuda_runtime.h>

@@ -1,6 +1,6 @@
 // Watched calls, each made the way a Lab 10 pipeline might be, for the CPU emulator's schedule check: what orders
 // the work (each stream's order, events, the legacy default stream), what the host waited for (a synchronise, or
-// a loop of queries), and what the host read. grader/tests/test_emulator_api.py runs it under the check and finds
+// a loop of queries), and what the host read. grader/tests/emulator/test_emulator_api.py runs it under the check and finds
 // each call named *_fails in the findings it must make, and no call named *_passes in any.
 #include <cuda_runtime.h>
 

@@ -3,7 +3,7 @@
 // float4 and 16-byte ones, half and bfloat16): 256 threads of two blocks update counters in global memory, and a
 // block's own in shared memory, and the counters' final values (and the old values the calls returned, summed)
 // are compared with the host's sum of the same updates. Run on the CPU emulator by
-// grader/tests/test_emulator_device_api.py; main returns how many checks failed.
+// grader/tests/emulator/test_emulator_device_api.py; main returns how many checks failed.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

@@ -3,7 +3,7 @@
 // static tiles of 1 to 32 threads and of 64 and 128, tiles chosen at run time, the coalesced threads of a branch
 // and their partitions, reduce and the scans with each operator, memcpy_async and its waits, invoke_one. Each
 // thread records what its group calls gave it; the host computes the same from the threads' indices. Run on the
-// CPU emulator by grader/tests/test_emulator_device_api.py; main returns how many checks failed.
+// CPU emulator by grader/tests/emulator/test_emulator_device_api.py; main returns how many checks failed.
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
 #include <cooperative_groups/reduce.h>

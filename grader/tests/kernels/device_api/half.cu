@@ -3,7 +3,7 @@
 // saturating and fused forms, comparisons (ordered and unordered, of pairs, as masks), conversions to and from
 // float, double and integers in every rounding direction, the math functions, shuffles and cached loads.
 // Each result is compared with the host's: the float operation rounded once to the type, by the host's own
-// conversions. Run on the CPU emulator by grader/tests/test_emulator_device_api.py; main returns how many checks
+// conversions. Run on the CPU emulator by grader/tests/emulator/test_emulator_device_api.py; main returns how many checks
 // failed.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -3,7 +3,7 @@
 // for bit, with a reference computed on the host another way: the rounded arithmetic by error-free
 // transformations (the exact error of a sum or product, whose sign says which way to round), the bit and SIMD
 // intrinsics by loops over the bits and parts, the fast approximations against the accurate functions within
-// CUDA's bounds. Run on the CPU emulator by grader/tests/test_emulator_device_api.py; main returns how many
+// CUDA's bounds. Run on the CPU emulator by grader/tests/emulator/test_emulator_device_api.py; main returns how many
 // checks failed.
 #include <cfloat>
 #include <climits>

@@ -2,7 +2,7 @@
 // template instance, an element of an array of kernels, a member of a struct (by . and by ->), a pointer and
 // its dereference, a call that returns a kernel, in an if and after a return. Each kernel adds its own amount
 // to one counter, so the sum says that every launch ran once. Run on the CPU emulator by
-// grader/tests/test_emulator_device_api.py; main returns how many checks failed.
+// grader/tests/emulator/test_emulator_device_api.py; main returns how many checks failed.
 #include "checks.cuh"
 
 namespace kernels {

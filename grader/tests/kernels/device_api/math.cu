@@ -3,7 +3,7 @@
 // host in long double: within the error bound CUDA's Math API documents for the function, in units in the last
 // place (0 where it documents the result as exact). The CUDA-only functions are checked against a definition
 // of their own (erfinv by erf of its result, cyl_bessel_i0 by tabulated values). Run on the CPU emulator by
-// grader/tests/test_emulator_device_api.py; main returns how many checks failed.
+// grader/tests/emulator/test_emulator_device_api.py; main returns how many checks failed.
 #include <cmath>
 #include <cstdlib>
 #include <functional>

@@ -4,7 +4,7 @@
 // uchar4 read as normalized floats, int2); point and linear filtering; clamp, border, wrap and mirror addressing.
 // Each fetch is compared with the texel the host picks, or the blend of two or four texels by weights that are
 // exact multiples of 1/256 (as the hardware keeps them), so the reference is the same on any GPU. Run on the CPU
-// emulator by grader/tests/test_emulator_device_api.py; main returns how many checks failed.
+// emulator by grader/tests/emulator/test_emulator_device_api.py; main returns how many checks failed.
 #include <cuda_fp16.h>
 
 #include "checks.cuh"

@@ -2,7 +2,7 @@
 // and the named barriers, in kernels whose lanes each compute what the function gives them, compared with a
 // host reference of the lanes' values: shuffles of every type and width, votes, __match_any_sync and
 // __match_all_sync, __reduce_*_sync, __activemask in converged and diverged code, __fns, and __barrier_sync of
-// part of a block. Run on the CPU emulator by grader/tests/test_emulator_device_api.py; main returns how many
+// part of a block. Run on the CPU emulator by grader/tests/emulator/test_emulator_device_api.py; main returns how many
 // checks failed.
 #include <cstdint>
 

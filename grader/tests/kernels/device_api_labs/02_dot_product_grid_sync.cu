@@ -2,7 +2,7 @@
 // through a table of kernels (chosen by n), each accumulating with fmaf; dot_product_grid_stride adds no atomics:
 // a cooperative launch whose blocks sum their grid-stride share with cg::reduce, wait for one another at
 // grid.sync(), and whose first thread adds the blocks' sums. A correct kernel: it passes every test on a GPU as
-// on the CPU emulator (grader/tests/test_emulator_device_api.py).
+// on the CPU emulator (grader/tests/emulator/test_emulator_device_api.py).
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 

@@ -2,7 +2,7 @@
 // lanes of a warp that hold the same byte (__match_any_sync), and one of them adds their count to a shared bin
 // with a block-scoped atomic; histogram_per_warp groups them with cooperative groups (labeled_partition of the
 // coalesced threads), and adds its copies to the global bins with system-scoped atomics. A correct kernel: it
-// passes every test on a GPU as on the CPU emulator (grader/tests/test_emulator_device_api.py).
+// passes every test on a GPU as on the CPU emulator (grader/tests/emulator/test_emulator_device_api.py).
 #include <cooperative_groups.h>
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // index array with streaming loads (__ldcs: each index is read once) and the table through the read-only cache
 // (__ldg), summing with fmaf; the resample fetches with tex2DLod at level 0, which a texture without mipmaps
 // reads as tex2D does. A correct kernel: it passes every test on a GPU as on the CPU emulator
-// (grader/tests/test_emulator_device_api.py).
+// (grader/tests/emulator/test_emulator_device_api.py).
 #include "readonly_texture.hpp"
 
 // ---- Part A: a gather with reuse ----
