@@ -17,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.core.config import REPO_ROOT
+from grader.core.config import REPO_ROOT, Lab
 from grader.core.exits import UsageError
 from grader.grading.context import Context
 from grader.grading.gather import built
+from grader.grading.plan import counted
 from grader.grading.session import GradeRequest, start
 from grader.grading.sizes import lab_sizes
 from grader.steps import build, resources, sass
@@ -129,7 +130,22 @@ def prepare(request: RunRequest, say: Callable[[str], None] = lambda _: None) ->
         tool = [str(context.sanitizer), "--tool", request.check]
     if request.profile:
         variables["CML_EMU_PROFILE"] = "-"
-    return Prepared([*request.under, *tool, str(program), *request.arguments], variables)
+    arguments = request.arguments
+    if emulated and request.kind == "bench" and "--size" not in arguments:
+        arguments = [*emulator_size(lab, say), *arguments]
+    return Prepared([*request.under, *tool, str(program), *arguments], variables)
+
+
+def emulator_size(lab: Lab, say: Callable[[str], None]) -> list[str]:
+    """The benchmark's --size on the CPU emulator, where the arguments name none: the size a grade counts the
+    lab's accesses at there (labs.toml: profile_size). At the GPU's size it would run for minutes, and its times
+    are the CPU's all the same."""
+    sizes = [check.profile_size for check in lab.mechanisms if counted(check)]
+    if not sizes:
+        return []
+    size = str(max(sizes))
+    say(f"On the CPU emulator the benchmark runs at --size {size}, the size a grade counts its accesses at there")
+    return ["--size", size]
 
 
 def machine_code(context: Context, lab: str) -> Prepared:

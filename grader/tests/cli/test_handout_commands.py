@@ -16,7 +16,7 @@ import pytest
 from grader import cli
 from grader.core.config import REPO_ROOT, load_config
 from grader.core.exits import UsageError
-from grader.grading import run_program
+from grader.grading import plan, run_program
 from grader.tests.support.grading import load_tool
 
 LABS = load_config().labs
@@ -131,3 +131,13 @@ def test_each_run_a_handout_shows_runs_its_program(words, device, built_tree, tm
 def test_the_slow_runs_cover_every_lab():
     assert {lab.name for lab in LABS if runs(lab)} == {lab.name for lab in LABS}
     assert Path(TOOL.SOURCE).is_file()
+
+
+def test_the_emulators_benchmark_runs_at_the_size_a_grade_counts_at():
+    """At the GPU's size an emulated benchmark runs for minutes; the grade's counted size is the one it knows."""
+    said: list[str] = []
+    for lab in LABS:
+        sizes = [check.profile_size for check in lab.mechanisms if plan.counted(check)]
+        expected = ["--size", str(max(sizes))] if sizes else []
+        assert run_program.emulator_size(lab, said.append) == expected, lab.name
+    assert any("--size" in line for line in said)
