@@ -43,6 +43,7 @@ RULES = (
     ),
     Rule("results/h100-grade*.json", KEEP, "the solutions' graded figures, no code: slides and plots quote them"),
     Rule("results/calibration/h100-textbook-kernels.md", KEEP, "figures of textbook kernels the slides plot"),
+    Rule("results/access/*.png", KEEP, "screenshots of planted kernels' reports, which the README shows: no code"),
     Rule("results/*.md", KEEP, "the measured evidence the handouts and slides cite: tables and commands, no code"),
     Rule("results/calibration/*.md", KEEP, "each kernel the thresholds were set from, with its figures: no code"),
     Rule("results/*", DROP, "grade records and archives of the solutions' and variants' runs, quoting their text"),

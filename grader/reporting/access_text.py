@@ -53,9 +53,10 @@ def line_words(line: LineAccess) -> str:
     return f"{counts}, {line.units:,} {'addresses' if line.space == 'constant' else 'sectors'}"
 
 
-def _row(label: str, line: LineAccess | None, space: str, name: str) -> list[Text]:
-    if line is None or line.worst is None:
-        return [Text(f"  {label:<{LABEL - 2}}{one_line(f'no {name} request of this kind')}"[:WIDTH])]
+def _row(label: str, line: LineAccess | None, space: str, op: str, name: str) -> list[Text]:
+    if line is None or line.worst is None:  # the reference's kernel may have no such access: the baseline's often
+        said = one_line(f"{name} makes no {space} {op} in its checked launch")
+        return [Text(f"  {label:<{LABEL - 2}}{said}"[:WIDTH])]
     found = lane_units(line.worst, space)
     marks = lane_marks(found, space)
     row = Text(f"  {label:<{LABEL - 2}}")
@@ -89,9 +90,9 @@ def figure(picture: AccessPicture, label: str = "yours") -> list[Text]:
         )
         reference = picture.reference_name.removeprefix("the ").removeprefix("lab's ").split()[-1]
         lines.append(Text(f"  {'lane':<{LABEL - 2}}{LANE_RULER}"))
-        lines += _row(label, yours, space, label)
+        lines += _row(label, yours, space, picture.op, label)
         if picture.reference_name:
-            lines += _row(reference, picture.reference, space, picture.reference_name)
+            lines += _row(reference, picture.reference, space, picture.op, picture.reference_name)
         lines += _wrapped(LEGEND[space])
         lines += _wrapped(f"the whole line, {label}: {line_words(yours)}")
         if picture.reference is not None:

@@ -8,7 +8,19 @@ import matplotlib.pyplot as plt
 
 from grader.core.recorded import load_grade
 
-from . import banks, coalescing, constant_cache, gemm_tiles, halo, hierarchy, occupancy, plots, reduction, registers
+from . import (
+    accesses,
+    banks,
+    coalescing,
+    constant_cache,
+    gemm_tiles,
+    halo,
+    hierarchy,
+    occupancy,
+    plots,
+    reduction,
+    registers,
+)
 from .measured import read_calibration, read_grade
 from .svg import GRID, Svg
 
@@ -86,6 +98,7 @@ def write_all(out: Path, calibration: Path, solutions: Path, learner: Path | Non
             )
             _placeholder(lab, reason).save(path)
         written.append(path)
+    written += accesses.write(out, learner)
     return written
 
 

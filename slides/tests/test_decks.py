@@ -48,11 +48,25 @@ def _build(out: Path, learner: Path) -> Path:
     return out / "html"
 
 
+def planted_grades() -> dict:
+    """The grade, as .results/grade.json holds it, of Lab 1 with lanes 32 floats apart and Lab 5 with an unpadded
+    tile: their memory checks, judged from what the CPU emulator recorded of those kernels."""
+    from grader.reporting import report
+    from grader.tests.support import access_samples
+
+    grades = [access_samples.grade(fixture) for fixture in ("01_lanes_32_apart", "05_no_padding")]
+    return report.run_dict(grades, {"seed": grades[0].seed, "cpu_emulator": True})
+
+
 @pytest.fixture(scope="session")
 def learner_results(tmp_path_factory) -> Path:
-    """A learner's .results/grade.json whose kernels are the reference solutions', as if graded on an H100."""
+    """A learner's .results/grade.json whose kernels are the reference solutions', as if graded on an H100; Labs 1
+    and 5 also carry the memory checks of planted kernels' grades, with their pictures of accesses."""
     results = json.loads((ROOT / "results" / "h100-grade.json").read_text())
     results["labs"] = [dict(lab, variant="student") for lab in results["labs"] if lab["variant"] == "solution"]
+    for planted in planted_grades()["labs"]:
+        lab = next(lab for lab in results["labs"] if lab["lab"] == planted["lab"])
+        lab["checks"] = [*lab["checks"], *planted["checks"]]
     path = tmp_path_factory.mktemp("learner") / "grade.json"
     path.write_text(json.dumps(results))
     return path
@@ -84,6 +98,21 @@ def test_plots_are_the_learners_own_when_there_are_results(site):
 def test_without_learner_results_the_slide_says_how_to_get_them(tmp_path):
     html = _build(tmp_path, tmp_path / "no-such-grade.json")
     assert "No timed results of yours" in (html / "_images" / "lab1-yours.svg").read_text()
+    assert "No picture of your own accesses for lab 5" in (html / "_images" / "lab5-accesses.svg").read_text()
+
+
+def test_the_accesses_slides_draw_the_learners_own_warp(tmp_path, monkeypatch):
+    """Labs 1 and 5 graded with lanes 32 floats apart and an unpadded tile: the slides draw those grades' own
+    pictures, the lanes' 32 sectors and the 32-way conflict, as the HTML report does."""
+    learner = tmp_path / "grade.json"
+    learner.write_text(json.dumps(planted_grades()))
+    monkeypatch.syspath_prepend(str(SLIDES))
+    from figures import accesses
+
+    lab1, lab5 = (path.read_text() for path in accesses.write(tmp_path, learner))
+    assert "kernel.cu:17, global load" in lab1 and "32 sectors for 128 B: 4 would do" in lab1
+    assert "kernel.cu:31, shared load" in lab5 and "32-way: 32 wavefronts for 1" in lab5
+    assert "No picture" not in lab1 + lab5
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ LEFT, TOP = 64, 14  # room for the rows' labels, and above the first side
 PANEL_H = 214  # one side's height
 UNIT_TOP = 128  # where the sectors or banks start, below a side's top
 MAX_UNITS = 32  # sectors or addresses drawn; more are counted
+LABEL_SIZE, LABEL_CHAR_W = 9, 6.0  # a unit's offset label: its font size, and the width of one of its characters
 WORD_H = 1.4  # a bank's column grows by this for each word beyond its first: 32 words, about 57 pixels
 WIDTH = LEFT + 32 * (LANE_W + GAP) + 16
 COLOURS = {
@@ -121,19 +122,30 @@ def _units(svg: _Svg, y: float, found: LaneUnits, space: str) -> dict[int, float
     step = 32 * (LANE_W + GAP) / max(len(shown), 1)
     width = min(step - GAP, 4 * LANE_W + 3 * GAP)
     used = found.load if space == "global" else {}
+    step_bytes = SECTOR_BYTES if space == "global" else 4
+    labels = [f"+{(unit - shown[0]) * step_bytes}" for unit in shown]
+    every = labelled_every(max((len(label) for label in labels), default=0), step)
     for index, unit in enumerate(shown):  # each at its place in address order, labelled by its byte offset
         x = LEFT + index * step + (step - GAP - width) / 2
         svg.rect(x, y, width, 20, COLOURS["wasted"] if space == "global" else COLOURS["used"])
         if space == "global":
             fraction = min(used.get(unit, 0), SECTOR_BYTES) / SECTOR_BYTES
             svg.rect(x, y, width * fraction, 20, COLOURS["used"])
-        step_bytes = SECTOR_BYTES if space == "global" else 4
-        label = f"+{(unit - shown[0]) * step_bytes}"
-        svg.text(x + width / 2, y + 32, label, size=9 if len(label) * 5 < step else 7)
+        if index % every == 0:
+            svg.text(x + width / 2, y + 32, labels[index], size=LABEL_SIZE)
         places[unit] = x + width / 2
     if len(found.distinct) > MAX_UNITS:
         svg.text(WIDTH - 8, y + 14, f"+{len(found.distinct) - MAX_UNITS} more", anchor="end")
     return places
+
+
+def labelled_every(longest: int, step: float) -> int:
+    """Which units get their offset written under them (every first, second, fourth ...): as many as fit side by
+    side with a space between, so that 32 sectors' offsets, up to "+3968", do not run into each other."""
+    every = 1
+    while (longest + 1) * LABEL_CHAR_W > every * step and every < MAX_UNITS:
+        every *= 2
+    return every
 
 
 def access_svg(picture: AccessPicture, label: str = "yours") -> str:

@@ -66,6 +66,7 @@ DECK = """# Lab 1
         ("results/h100.md", edition.KEEP),
         ("results/calibration/h200-variants.md", edition.KEEP),
         ("results/calibration/h100-calibrate.log", edition.DROP),
+        ("results/access/lab05-unpadded-tile.png", edition.KEEP),
         ("slides/decks/02_dot_product.md", edition.STRIP_CODE_SLIDES),
     ],
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import json
 import os
 import xml.etree.ElementTree as ET
@@ -195,6 +196,22 @@ def test_the_svg_is_well_formed_draws_32_lanes_a_side_and_escapes_what_the_stude
     assert len(lane_labels) >= 4 * 32  # each side: its lanes and its banks
     red = [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("fill") == "#c44e52"]
     assert len(red) == 1, "one bank of yours holds the 32 words: the one red column"
+
+
+def test_the_offsets_under_32_sectors_do_not_run_into_each_other():
+    """Lab 1's lanes 32 floats apart: 32 sectors, 24 pixels apart, offsets up to "+3968". DejaVu Sans at 9 pixels
+    draws a digit 5.7 pixels wide and "+" 7.5: each offset written lies clear of the next one written."""
+    svg = access_svg(check_of(COALESCING, "01_lanes_32_apart"))
+    labels = [
+        (float(t.get("x") or 0), t.text or "")
+        for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")
+        if (t.text or "").startswith("+")
+    ]
+    yours = labels[: next(i for i, (_, text) in enumerate(labels[1:], 1) if text == "+0")]
+    assert yours[0][1] == "+0" and yours[-1][1].startswith("+3")  # the first and near the last of 32 sectors
+    for (x1, left), (x2, right) in itertools.pairwise(yours):
+        width = 7.5 + 5.7 * (len(left) - 1), 7.5 + 5.7 * (len(right) - 1)
+        assert x2 - x1 > (width[0] + width[1]) / 2, (left, right, x2 - x1)
 
 
 def failing_run(fixture: str) -> dict:
