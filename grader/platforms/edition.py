@@ -36,6 +36,8 @@ RULES = (
     Rule("grader/tests/attacks/*/attack.toml", DROP, "each attack is a solution with a change"),
     Rule("grader/tests/fixtures/*/expect.toml", DROP, "each planted bug quotes the solution's lines it changes"),
     Rule("grader/tests/kernels/02_dot_product_cooperative_groups.cu", DROP, "Lab 2's solution in cooperative groups"),
+    Rule("grader/tests/kernels/device_api_labs/*", DROP, "labs' correct kernels, written with the device API"),
+    Rule("grader/tests/kernels/device_api/*", DROP, "the emulator's device API programs: lines of the solutions"),
     Rule(
         "tests/08_registers_local_memory/capped_window.cuh",
         DROP,

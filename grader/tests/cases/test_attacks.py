@@ -30,7 +30,7 @@ from grader.tests.support.cases import Case, judge_case
 
 SEED = 20261123
 ATTACKS = load_attacks()
-MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule")
+MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule", "machine code")
 
 
 def expectations(attack: Attack, *keys: str) -> list[str]:

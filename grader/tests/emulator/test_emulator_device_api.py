@@ -22,6 +22,7 @@ import pytest
 from grader.core.config import REPO_ROOT, load_config
 from grader.execution import proc
 from grader.steps import build, sanitize
+from grader.steps.build_commands import without_cache
 from grader.steps.integrity import elf, harness_definitions, symbols
 from grader.steps.integrity import emulator as emulator_object
 from grader.tests.support import device_api
@@ -197,11 +198,9 @@ def test_a_kernel_that_traps_fails_its_launch_as_on_a_gpu(on_the_emulator, confi
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.stem)
 def test_each_program_is_a_kernel_nvcc_builds(built_tree, config, tmp_path, program):
     # Compiled as the grader compiles a kernel.cu (Lab 1's command, with the program in and its object out).
-    step = built_tree.kernel_compile("01_vector_add", "student")
+    step = without_cache(built_tree.kernel_compile("01_vector_add", "student").command)
     replaced = {"-c": str(program), "-o": str(tmp_path / "program.o"), "-MF": str(tmp_path / "program.d")}
-    command = (
-        step.command[:1] + [f"-I{PROGRAMS_DIR}"] + [replaced.get(flag, arg) for flag, arg in pairwise(step.command)]
-    )
+    command = step[:1] + [f"-I{PROGRAMS_DIR}"] + [replaced.get(flag, arg) for flag, arg in pairwise(step)]
     compiled = proc.run(
         command, config.timeouts["build"], cwd=built_tree.directory, env={"PATH": built_tree.tool_path()}
     )

@@ -16,7 +16,8 @@ from grader.core.config import REPO_ROOT
 # wrapped between the two is one citation: "(issue" at a line's end, "# 17)" on the next.
 ISSUE = re.compile(r"\bissue(?:\s*(?:#|//|\*)?\s*\n\s*(?:#|//|\*|>)*)?\s*#?\d+(?!\.\d)", re.IGNORECASE)
 # An absolute path on a development machine: not a folder of that name inside another path ("$container/root/").
-MACHINE_PATH = re.compile(r"(?<![\w$}./-])/(?:work|root|home)/")
+# After a placeholder of the recorded evidence ("<work>/work/submission/...") a path is relative to it.
+MACHINE_PATH = re.compile(r"(?<![\w$}./>-])/(?:work|root|home)/")
 RECORDED = "results/"  # a program's output, as written: it names the paths of the machine it ran on
 
 
