@@ -24,7 +24,7 @@ from pathlib import Path
 from grader.core.config import REPO_ROOT, load_config
 
 SEED = 20261123  # the suite's: grader/tests/cases/test_attacks.py, test_fixtures.py, test_variants_emulator.py
-MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule")
+MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule", "machine code")
 
 
 @dataclass
