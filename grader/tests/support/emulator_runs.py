@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.execution import proc
 from grader.steps import build, profile
 from grader.steps.build_tree import BuildTree
 
 
 def selftest_program(tree: BuildTree, config) -> str:
-    """The emulator's self-test (common/emu/tests), built in `tree`."""
-    outcome = proc.run(["meson", "compile", "-C", str(tree.directory), "cml_emu_selftest"], config.timeouts["build"])
+    """The emulator's self-test (common/emu/tests), built in `tree` under its lock: a test process that built it
+    unlocked relinked it while another ran it."""
+    outcome = build.compile_targets(tree, ["cml_emu_selftest"], config.timeouts["build"])
     assert outcome.ok, build.compiler_errors(outcome)
     return str(tree.directory / "cml_emu_selftest")
 
