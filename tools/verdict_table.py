@@ -24,7 +24,6 @@ from pathlib import Path
 from grader.core.config import REPO_ROOT, load_config
 
 SEED = 20261123  # the suite's: grader/tests/cases/test_attacks.py, test_fixtures.py, test_variants_emulator.py
-MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule", "machine code")
 
 
 @dataclass
@@ -37,12 +36,12 @@ class Case:
 
 
 def attacks() -> list[Case]:
-    from grader.tests.attacks import load_attacks
+    from grader.tests.attacks import load_attacks, needs_mechanisms
 
     found = []
     for attack in load_attacks():
         wanted = [p for key in ("fail", "pass", "emulator_fail") for p in attack.spec.get(key, [])]
-        mechanisms = any(p.startswith(MECHANISM_TOOLS) for p in wanted)
+        mechanisms = needs_mechanisms(wanted)
         if "lto_assembler_option" in attack.spec or attack.spec.get("solution_first"):
             continue  # made anew by this machine's gcc, or graded beside the solution: not a plain submission
         found.append(Case("attacks", attack.name, attack.lab, attack.kernel().encode(), mechanisms))

@@ -46,6 +46,15 @@ class Attack:
         return folder
 
 
+# The tools of the checks that run only with the mechanisms on, as their names begin.
+MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule", "machine code")
+
+
+def needs_mechanisms(patterns: list[str]) -> bool:
+    """Whether an attack expecting these checks' names must be graded with the mechanisms on."""
+    return any(pattern.startswith(MECHANISM_TOOLS) for pattern in patterns)
+
+
 def load_attacks() -> list[Attack]:
     return [
         Attack(path.parent.name, tomllib.loads(path.read_text())) for path in sorted(ATTACKS_DIR.glob("*/attack.toml"))

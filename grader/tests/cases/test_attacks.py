@@ -25,12 +25,11 @@ from grader.platforms.edition import NO_SOLUTIONS, has_solutions
 if not has_solutions():  # read as the module is imported, which no marker can skip
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
 
-from grader.tests.attacks import VICTIMS, Attack, load_attacks
+from grader.tests.attacks import VICTIMS, Attack, load_attacks, needs_mechanisms
 from grader.tests.support.cases import Case, judge_case
 
 SEED = 20261123
 ATTACKS = load_attacks()
-MECHANISM_TOOLS = ("racecheck", "memcheck", "ncu", "synccheck", "initcheck", "resources", "schedule", "machine code")
 
 
 def expectations(attack: Attack, *keys: str) -> list[str]:
@@ -72,7 +71,7 @@ def case(attack: Attack, whole: bool, static_checks: bool = True) -> Case:
         kernel=attack.kernel().encode(),
         seed=SEED,
         static_checks=static_checks,
-        mechanisms=any(p.startswith(MECHANISM_TOOLS) for p in wanted),
+        mechanisms=needs_mechanisms(wanted),
         variants=("solution", "student") if attack.spec.get("solution_first") else ("student",),
         end_to_end=observed or (whole and static_checks and attack.spec.get("end_to_end", False)),
         recorded="lto_assembler_option" not in attack.spec,  # its compiler IR is this machine's gcc's, made anew
