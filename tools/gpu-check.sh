@@ -86,9 +86,10 @@ in_processes() {  # NAME FILE EXPR
     for job in $(jobs -p); do wait "$job" || status=1; done
     cat "$out/$name"-*.log >"$out/$name.log"
     grep -hE "passed|failed" "$out/$name"-*.log | grep -E "^=+ " | tee -a "$out/$name.log"
-    # The evidence each case recorded on this GPU, to commit beside the emulator's (docs/maintainer.md).
-    find grader/tests/evidence -name '*.json' ! -name '*.cpu-emulator.json' -newer "$out/$name-collected.txt" \
-        -exec cp --parents {} "$out/" \;
+    # The evidence each case recorded on this GPU, to commit beside the emulator's (docs/maintainer.md), in one
+    # file (the device tool brings back few files, none deeper than two folders).
+    find grader/tests/evidence -name '*.json' ! -name '*.cpu-emulator.json' -newer "$out/$name-collected.txt" |
+        tar czf "$out/$name-evidence.tar.gz" -T -
     return $status
 }
 

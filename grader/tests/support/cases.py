@@ -10,6 +10,7 @@ than the kernel, the harness or the grader's code, it is stale, and the case say
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from dataclasses import asdict, dataclass, field
@@ -92,7 +93,10 @@ def current_inputs(case: Case, machine: str) -> KeyInputs:
 
 
 def commit() -> str:
-    """The commit the evidence is recorded at, and '+changes' where the checkout differs from it."""
+    """The commit the evidence is recorded at, and '+changes' where the checkout differs from it. A copy of the
+    checkout without its history (a lent GPU machine's) is named by CML_SOURCE_COMMIT, set where it was copied."""
+    if not (REPO_ROOT / ".git").exists() and os.environ.get("CML_SOURCE_COMMIT"):
+        return os.environ["CML_SOURCE_COMMIT"]
     head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain"], cwd=REPO_ROOT, capture_output=True, text=True)
     return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "") if head.returncode == 0 else "unknown"
