@@ -26,7 +26,7 @@ if not has_solutions():  # read as the module is imported, which no marker can s
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
 
 from grader.tests.attacks import VICTIMS, Attack, load_attacks, needs_mechanisms
-from grader.tests.support.cases import Case, judge_case
+from grader.tests.support.cases import Case, gpu_evidence, judge_case
 
 SEED = 20261123
 ATTACKS = load_attacks()
@@ -214,6 +214,40 @@ def test_with_the_static_checks_off_the_next_defence_holds(
         assert listener.close() == b"", "the submission reached a port of the grading machine"
     if "flood_bytes" in spec:
         assert memory_grown_mb < spec["flood_bytes"] / 10 / 1e6, f"the grader grew by {memory_grown_mb:.0f} MB"
+
+
+# What only a GPU shows of an attack (a timed launch, ncu's counters, the sanitizers, the timeline that CUPTI
+# records): with the static checks on (gpu_fail), or off (gpu_unguarded_fail).
+ON_A_GPU = [
+    pytest.param(attack, guarded, id=attack.name if guarded else f"{attack.name}.unguarded")
+    for attack in ATTACKS
+    for guarded, key in ((True, "gpu_fail"), (False, "gpu_unguarded_fail"))
+    if key in attack.spec
+]
+
+
+@pytest.mark.parametrize(("attack", "guarded"), ON_A_GPU)
+def test_without_a_gpu_what_only_a_gpu_shows_is_judged_from_evidence_recorded_on_one(
+    attack, guarded, device, record_property
+):
+    """A machine without a GPU judges an attack's GPU verdict from the evidence a GPU recorded of it, against that
+    GPU's thresholds, and says so; with none recorded, or none recorded since the attack, the harness or the
+    grader's code changed, it says that the case needs a GPU again, and skips it."""
+    if device.present:
+        pytest.skip("graded on this GPU by the tests above")
+    found = gpu_evidence(case(attack, whole=False, static_checks=guarded))
+    if not found:
+        pytest.skip(f"needs a GPU: {device.reason}; and no evidence recorded on one")
+    prefix = "" if guarded else "unguarded_"
+    for _, judged in found:
+        if isinstance(judged, str):
+            pytest.skip(f"needs a GPU: {device.reason}; {judged}")
+        record_property("evidence", judged.how)
+        lab = judged.student
+        for pattern in expectations(attack, f"{prefix}fail", f"gpu_{prefix}fail"):
+            assert "failed" in statuses(lab, pattern), f"{pattern} should have failed ({judged.how}): {lab['checks']}"
+        for pattern in expectations(attack, f"{prefix}pass"):
+            assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed ({judged.how}): {lab['checks']}"
 
 
 def compiled_alone(attack: Attack, tree, folder) -> Path:
