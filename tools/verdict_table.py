@@ -73,7 +73,7 @@ def variants() -> list[Case]:
 
 def graded_variants() -> dict[str, list[str]]:
     """GRADED of grader/tests/cases/test_variants_emulator.py, read as data (the test module is not imported)."""
-    module = ast.parse((REPO_ROOT / "grader" / "tests" / "test_variants_emulator.py").read_text())
+    module = ast.parse((REPO_ROOT / "grader" / "tests" / "cases" / "test_variants_emulator.py").read_text())
     for node in module.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "GRADED" for t in node.targets):
             return ast.literal_eval(node.value)

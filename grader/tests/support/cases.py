@@ -167,11 +167,28 @@ def judge_case(case: Case, build_dir: Path, work_dir: Path, device: Gpu) -> Judg
     if recorded and not case.end_to_end and recorded.get("key") == inputs.key():
         return Judged(judged(recorded, machine), f"judged from evidence recorded on {machine} at {recorded['commit']}")
     labs, made = graded(case, build_dir, work_dir, device)
+    if recorded and recorded.get("key") == inputs.key() and machine == EMULATOR:
+        # A sample graded whole beside the judgement of its recorded evidence: the split into evidence and
+        # judgement is proven in every run where both exist. (On a GPU, timings move between runs.)
+        assert_same_checks(labs, judged(recorded, machine))
     changed = inputs.changed(recorded["inputs"]) if recorded else ["no evidence recorded"]
     if case.recorded and not (recorded and recorded.get("key") == inputs.key()):
         # Evidence of the same key stays as it was recorded.
         record(path, inputs, machine, made, {"work": work_dir, "build": build_dir})
     return Judged(labs, "graded end to end", [] if case.end_to_end else changed)
+
+
+def assert_same_checks(whole: list[dict], from_evidence: list[dict]) -> None:
+    """The lab entries of a whole grade and of its recorded evidence judged now give each check the same status,
+    and each lab the same verdict."""
+
+    def statuses(labs: list[dict]) -> dict[str, object]:
+        return {
+            f"{lab['variant']} {lab['lab']}": (lab["verdict"], {c["name"]: c["status"] for c in lab["checks"]})
+            for lab in labs
+        }
+
+    assert statuses(whole) == statuses(from_evidence), "the whole grade and its recorded evidence, judged, differ"
 
 
 # What a recorded file names of the machine that made it, in the programs' own words (a sanitizer's report quotes
