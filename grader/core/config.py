@@ -208,6 +208,8 @@ class Lab:
     group_baselines: dict[str, str] = field(default_factory=dict)
     # Where the skeleton starts from a working but slow kernel: what it passes untouched pays only with the lesson.
     lessons: list[Lesson] = field(default_factory=list)
+    # The benchmark's --size on the CPU emulator where it counts none of the lab's accesses (labs.toml).
+    emulator_bench_size: int | None = None
 
     def __post_init__(self) -> None:
         odd = [name for name in self.allowed_calls if not RUNTIME_CALL.match(name)]
@@ -315,6 +317,7 @@ def load_config(path: Path = LABS_TOML) -> Config:
             allowed_calls=frozenset(entry.get("allowed_calls", [])),
             group_baselines=entry.get("group_baselines", {}),
             lessons=[Lesson(**lesson) for lesson in entry.get("lesson", [])],
+            emulator_bench_size=entry.get("emulator_bench_size"),
         )
         for name, entry in sorted(data["lab"].items())
     ]

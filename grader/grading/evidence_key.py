@@ -37,6 +37,8 @@ JUDGEMENT = (
     "grader/__main__.py",
     "grader/targets",
     "grader/tests",
+    "grader/requirements-test.txt",  # the test runner's and the linters' packages: no grade imports them
+    "grader/requirements-lint.txt",
 )
 HARNESS = ("common", "meson.build", "meson.options", "grader/requirements.txt")
 # The tools a grade builds and runs with: each one's first line of --version. cuobjdump and nvdisasm are the

@@ -136,18 +136,13 @@ def prepare(request: RunRequest, say: Callable[[str], None] = lambda _: None) ->
     return Prepared([*request.under, *tool, str(program), *arguments], variables)
 
 
-# The benchmarks' sizes on the CPU emulator for the labs it counts no accesses of: each as the benchmark reads
-# --size (Lab 8's the side of its image, the others' a count of floats), a thousandth or so of the GPU's, which
-# the emulator runs in seconds where the GPU's size takes it a quarter of an hour.
-UNCOUNTED_EMULATOR_SIZES = {"02_dot_product": 1 << 16, "08_registers_local_memory": 256, "10_host_memory": 1 << 16}
-
-
 def emulator_size(lab: Lab, say: Callable[[str], None]) -> list[str]:
     """The benchmark's --size on the CPU emulator, where the arguments name none: the size a grade counts the
-    lab's accesses at there (labs.toml: profile_size), or a small one of its own for a lab it counts nothing of.
+    lab's accesses at there (labs.toml: profile_size), or a small one of its own for a lab it counts nothing of
+    (labs.toml: emulator_bench_size).
     At the GPU's size it would run for minutes, and its times are the CPU's all the same."""
     sizes = [check.profile_size for check in lab.mechanisms if counted(check) and not check.gpu_only]
-    size = str(max(sizes)) if sizes else str(UNCOUNTED_EMULATOR_SIZES.get(lab.name, ""))
+    size = str(max(sizes)) if sizes else str(lab.emulator_bench_size or "")
     if not size:
         return []
     say(f"On the CPU emulator the benchmark runs at --size {size}, a small size of its own (--size N for another)")
