@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -152,8 +153,15 @@ def test_a_second_run_grades_nothing_again(graded):
 
 
 @pytest.mark.slow
-def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path):
-    _, submissions, _ = graded
+def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, built_tree, tmp_path):
+    # Three of the class: one correct, one that does not compile, one refused unread; each task grades its share
+    # in the tests' build folder, where the harness is built already.
+    _, everyone, _ = graded
+    submissions = tmp_path / "submissions"
+    submissions.mkdir()
+    for student in ("alice_correct", "heidi_does_not_compile", "wendy_symlink_to_solution"):
+        shutil.copytree(everyone / student, submissions / student, symlinks=True)
+    shared = ["--build-dir", str(built_tree.directory)]
     out = tmp_path / "slurm"
     written = cml("slurm", str(submissions), "--out", str(out), "--lab", "1", "--tasks", "2")
     assert written.returncode == 0, written.stdout + written.stderr
@@ -169,7 +177,7 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, tmp_path
     assert pending["wendy_symlink_to_solution"]["01_vector_add_verdict"] == "not graded yet"
     for task in ("0", "1"):  # as Slurm would start them, one after the other here
         env = {"SLURM_ARRAY_TASK_ID": task, "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_JOB_ID": "42"}
-        ran = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1", env=env)
+        ran = cml("batch-task", str(submissions), "--out", str(out), "--lab", "1", *shared, env=env)
         assert ran.returncode in (0, 1), ran.stdout + ran.stderr
         assert f"Slurm array task {task} of 2" in ran.stdout
     merged = cml("collect", str(out))

@@ -6,9 +6,7 @@ correctness suites take."""
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -436,25 +434,3 @@ def test_the_divergent_constant_memory_lookup_is_reported_serialised(planted, em
     # by 954,410, one request per distinct address beyond the first of each warp's read (results/emulator.md).
     assert table_read["addresses"] - table_read["requests"] == 954_410
     assert found["solution"] == []  # the table in global memory: no constant-cache reads at all
-
-
-# ---- time ----
-
-
-@pytest.mark.needs_solutions
-@pytest.mark.slow
-def test_every_solutions_correctness_suite_passes_on_the_emulator_and_its_time_is_printed(emulator, config):
-    # The time is a figure to record (results/emulator.md), not a limit: a wall clock asserted here failed on a
-    # loaded machine (CI's two test processes side by side) while every suite passed.
-    binaries = [built(emulator, config, lab, "solution", "test") for lab in LABS]
-    seconds = {}
-    for lab, binary in zip(LABS, binaries, strict=True):
-        started = time.monotonic()
-        run = suite.run_suite(binary, emulator.checker(lab), config.timeouts["tests"])
-        seconds[lab] = time.monotonic() - started
-        assert run.outcome.ok and all(case.passed for case in run.cases if case.ran), run.outcome.tail()
-    total = sum(seconds.values())
-    print(
-        f"correctness suites of the {len(LABS)} solutions on the CPU emulator ({os.cpu_count()} cores): {total:.1f} s; "
-        + ", ".join(f"{lab[:2]} {s:.1f} s" for lab, s in seconds.items())
-    )

@@ -22,6 +22,8 @@ if not has_solutions():  # read as the module is imported, which no marker can s
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
 
 LAB = "01_vector_add"
+# Every kernel.cu below is compiled once, by the module's first test to ask: its tests run in one process.
+pytestmark = pytest.mark.xdist_group("the integrity check's compiled kernels")
 SOLUTION = (REPO_ROOT / "solutions" / LAB / "kernel.cu").read_text()
 # The rest of a kernel.cu around one piece under test: the interface, and one kernel launched by vector_add.
 HEADER = '#include "vector_add.hpp"\n'
