@@ -216,18 +216,19 @@ def test_with_the_static_checks_off_the_next_defence_holds(
         assert memory_grown_mb < spec["flood_bytes"] / 10 / 1e6, f"the grader grew by {memory_grown_mb:.0f} MB"
 
 
-# What only a GPU shows of an attack (a timed launch, ncu's counters, the sanitizers, the timeline that CUPTI
-# records): with the static checks on (gpu_fail), or off (gpu_unguarded_fail).
+# An attack's grade on a GPU, as its evidence recorded there shows it: with the static checks on, and off where the
+# attack is graded so too. What only a GPU shows (a timed launch, ncu's counters, the sanitizers, the timeline
+# that CUPTI records) is named by gpu_fail and gpu_unguarded_fail.
 ON_A_GPU = [
     pytest.param(attack, guarded, id=attack.name if guarded else f"{attack.name}.unguarded")
     for attack in ATTACKS
-    for guarded, key in ((True, "gpu_fail"), (False, "gpu_unguarded_fail"))
-    if key in attack.spec
+    for guarded in (True, False)
+    if guarded or any(key.startswith(("unguarded_", "gpu_unguarded_")) for key in attack.spec)
 ]
 
 
 @pytest.mark.parametrize(("attack", "guarded"), ON_A_GPU)
-def test_without_a_gpu_what_only_a_gpu_shows_is_judged_from_evidence_recorded_on_one(
+def test_without_a_gpu_its_grade_on_a_gpu_is_judged_from_evidence_recorded_on_one(
     attack, guarded, device, record_property
 ):
     """A machine without a GPU judges an attack's GPU verdict from the evidence a GPU recorded of it, against that
@@ -237,7 +238,9 @@ def test_without_a_gpu_what_only_a_gpu_shows_is_judged_from_evidence_recorded_on
         pytest.skip("graded on this GPU by the tests above")
     found = gpu_evidence(case(attack, whole=False, static_checks=guarded))
     if not found:
-        pytest.skip(f"needs a GPU: {device.reason}; and no evidence recorded on one")
+        wanted = "gpu_fail" if guarded else "gpu_unguarded_fail"
+        what = "what only a GPU shows" if wanted in attack.spec else "its grade on a GPU"
+        pytest.skip(f"{what} needs a GPU: {device.reason}; and no evidence recorded on one")
     prefix = "" if guarded else "unguarded_"
     for _, judged in found:
         if isinstance(judged, str):

@@ -12,7 +12,7 @@ if not has_solutions():  # read as the module is imported, which no marker can s
     pytest.skip(NO_SOLUTIONS, allow_module_level=True)
 
 from grader.steps.time_limits import from_reference, step_limit
-from grader.tests.support.cases import Case, gpu_evidence, judge_case
+from grader.tests.support.cases import Case, Judged, gpu_evidence, judge_case
 from grader.tests.support.kernels import FIXTURES_DIR, fixture_dirs, load_expect, planted_kernel
 
 SEED = 20261123  # fixed, so that a fixture's recorded evidence is what a grade of it makes now
@@ -70,6 +70,11 @@ def test_planted_bug_gets_its_verdict(folder, device, built_tree, whole_grades, 
     judged_here = judge_case(case, built_tree.directory, tmp_path, device)
     record_property("evidence", judged_here.how)
     assert_verdict(expect, judged_here.student, on_a_gpu=device.present)
+    if not device.present:  # and as a GPU graded it, where one did
+        for _, found in gpu_evidence(case):
+            if isinstance(found, Judged):
+                record_property("evidence", found.how)
+                assert_verdict(expect, found.student, on_a_gpu=True)
 
 
 def assert_verdict(expect: dict, lab: dict, on_a_gpu: bool) -> None:

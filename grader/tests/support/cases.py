@@ -94,11 +94,18 @@ def current_inputs(case: Case, machine: str) -> KeyInputs:
 
 def commit() -> str:
     """The commit the evidence is recorded at, and '+changes' where the checkout differs from it. A copy of the
-    checkout without its history (a lent GPU machine's) is named by CML_SOURCE_COMMIT, set where it was copied."""
-    if not (REPO_ROOT / ".git").exists() and os.environ.get("CML_SOURCE_COMMIT"):
+    checkout (a lent GPU machine's) is named by CML_SOURCE_COMMIT, set where it was copied: its own history, where
+    it has one, may be older than its files."""
+    if os.environ.get("CML_SOURCE_COMMIT"):
         return os.environ["CML_SOURCE_COMMIT"]
     head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=REPO_ROOT, capture_output=True, text=True)
+    # The evidence files a run writes are no part of any key: they do not make the checkout differ.
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", ".", f":!{EVIDENCE_DIR.relative_to(REPO_ROOT)}"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
     return head.stdout.strip() + ("+changes" if dirty.stdout.strip() else "") if head.returncode == 0 else "unknown"
 
 
