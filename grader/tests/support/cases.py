@@ -104,7 +104,7 @@ def commit() -> str:
     head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True)
     # The evidence files a run writes are no part of any key: they do not make the checkout differ.
     dirty = subprocess.run(
-        ["git", "status", "--porcelain", "--", ".", f":!{EVIDENCE_DIR.relative_to(REPO_ROOT)}"],
+        ["git", "status", "--porcelain", "--", ".", ":!grader/tests/evidence"],
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
@@ -192,7 +192,7 @@ def assert_same_checks(whole: list[dict], from_evidence: list[dict]) -> None:
     """The lab entries of a whole grade and of its recorded evidence judged now give each check the same status,
     and each lab the same verdict."""
 
-    def statuses(labs: list[dict]) -> dict[str, object]:
+    def statuses(labs: list[dict]) -> dict[str, tuple[str, dict[str, str]]]:
         return {
             f"{lab['variant']} {lab['lab']}": (lab["verdict"], {c["name"]: c["status"] for c in lab["checks"]})
             for lab in labs
