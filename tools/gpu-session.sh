@@ -4,8 +4,9 @@
 # The device tool brings back at most eight files of $OUT, none deeper than two folders, and what a call stopped at
 # its limit had written there. So every part writes to a scratch folder, and once a minute (and at the end) that
 # folder, with the evidence the suite's cases recorded on this GPU so far, is tarred into $OUT/session.tar.gz.
-# Unpacked in the checkout (tar xzf session.tar.gz evidence), the evidence files go where the suite reads them;
-# a later call then judges those cases from them rather than grading them again.
+# The evidence lies in the tarball under evidence/, at its path in the checkout: unpacked elsewhere, its
+# evidence/grader folder copied over the checkout's puts each file where the suite reads it, and a later call
+# then judges those cases from them rather than grading them again.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 final=${OUT:-.results}
