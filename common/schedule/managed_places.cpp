@@ -45,10 +45,13 @@ void ManagedPlaces::prefetched(std::uintptr_t start, std::size_t bytes, bool to_
 bool ManagedPlaces::unprefetched(std::uintptr_t start, const Pages& pages, const void* out, std::size_t out_bytes,
                                  const Order& order)
 {
+    // Never given to a kernel (prefetched to the host, say, at size 0): the host's own bytes, with no last kernel
+    // to be ordered after.
     const bool results = pages.last_kernel && out && out_bytes > 0 && out_bytes <= pages.bytes &&
                          std::memcmp(reinterpret_cast<const void*>(start), out, out_bytes) == 0;
+    if (!results) return false;
     const bool brought_back = pages.placed && !pages.on_device && order.before(*pages.last_kernel, *pages.placed);
-    return results && !brought_back;
+    return !brought_back;
 }
 
 bool ManagedPlaces::freed_unprefetched(std::uintptr_t start, const void* out, std::size_t out_bytes,

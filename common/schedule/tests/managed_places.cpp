@@ -107,6 +107,12 @@ TEST_CASE("managed: results the host read need a prefetch to the host after the 
     unused.allocated(m.start(), m.bytes());
     CHECK_FALSE(unused.freed_unprefetched(m.start(), out.data(), m.bytes(), o));
     CHECK_FALSE(unused.holds(m.start()));
+    // Prefetched to the host but never given to a kernel: no last kernel to be ordered after, and nothing asked.
+    ManagedPlaces prefetched_only;
+    prefetched_only.allocated(m.start(), m.bytes());
+    prefetched_only.prefetched(m.start(), m.bytes(), false, o.issue(kA));
+    CHECK_FALSE(prefetched_only.alive_unprefetched(out.data(), m.bytes(), o));
+    CHECK_FALSE(prefetched_only.freed_unprefetched(m.start(), out.data(), m.bytes(), o));
     // Kept past the call, judged as the call returns.
     ManagedPlaces kept = after([](ManagedPlaces&) {});
     CHECK(kept.alive_unprefetched(out.data(), m.bytes(), o));
