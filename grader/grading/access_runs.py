@@ -50,7 +50,7 @@ def drawn(ctx: Context, lab: Lab, variant: str, evidence: LabEvidence, steps: St
             bench = ctx.program(lab.name, variant, "bench", emulated=True)
             # Not a step with a time limit of its own: its time is kept out of the counters' (calibrate reads them).
             runs.emulated = profile.read_emulated_counters(
-                bench, metrics, access.drawn_roles(roles), group, size, limit
+                bench, metrics, access.drawn_roles(roles), group, size, limit, {"CML_SEED": str(evidence.seed)}
             )
         if solution_built:
             bench = ctx.tree.binary(lab.name, "solution", "bench", emulated=True)

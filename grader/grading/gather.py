@@ -97,7 +97,7 @@ def _make(ctx: Context, lab: Lab, variant: str, evidence: LabEvidence, steps: St
     if tests.outcome.timed_out:
         return
 
-    timed = LabBench(ctx, lab, variant, steps, facts)
+    timed = LabBench(ctx, lab, variant, steps, facts, seed={"CML_SEED": env["CML_SEED"]})
     counters = LabCounters(ctx, lab, variant, steps, timed)
     test_runs = LabTestRuns(ctx, lab, variant, steps, env, facts)
     for mechanism in lab.mechanisms:

@@ -146,8 +146,9 @@ class LabBench:
     counters recorder counts in that run (grader/steps/profile.py), else by the benchmark step, which reads the
     same run either way."""
 
-    def __init__(self, ctx: Context, lab: Lab, variant: str, steps: Steps, facts: Facts):
+    def __init__(self, ctx: Context, lab: Lab, variant: str, steps: Steps, facts: Facts, seed: dict | None = None):
         self.ctx, self.lab, self.variant, self.steps = ctx, lab, variant, steps
+        self.seed = seed or {}  # the grade's CML_SEED: the benchmark's inputs are drawn again in a replay
         self.made: bench.BenchRun | None = None
         self.counting = self._counting(facts)
 
@@ -172,7 +173,8 @@ class LabBench:
         binary = self.ctx.program(self.lab.name, self.variant, "bench")
         timeout = self.steps.limit(self.lab, "bench")
         with self.steps.gpu_then_alone() as hold:
-            timed = bench.run_bench(binary, timeout, hold, counting, printed_only(self.ctx.thresholds_of(self.lab)))
+            only_printed = printed_only(self.ctx.thresholds_of(self.lab))
+            timed = bench.run_bench(binary, timeout, hold, counting, only_printed, self.seed)
         self.steps.ran("bench", timed.outcome)
         return timed
 
@@ -193,7 +195,7 @@ class LabCounters:
             bench_program = ctx.program(self.lab.name, self.variant, "bench", emulated=True)
             size = max(m.profile_size for m in self.lab.mechanisms if counted(m) and m.group == group)
             timeout = self.steps.limit(self.lab, "profile")
-            return profile.read_emulated_counters(bench_program, metrics, roles, group, size, timeout)
+            return profile.read_emulated_counters(bench_program, metrics, roles, group, size, timeout, self.timed.seed)
         if self.timed.counts(group):
             recorded = self.timed.run().counters
             assert recorded is not None  # a run made with counting
@@ -208,9 +210,8 @@ class LabCounters:
         assert self.ctx.ncu is not None  # plan.need asks for no counters where nothing counts them
         bench_program = self.ctx.program(self.lab.name, self.variant, "bench")
         with self.steps.counters():
-            runs = profile.read_counters(
-                self.ctx.ncu, bench_program, metrics, roles, group, self.steps.limit(self.lab, "profile")
-            )
+            limit = self.steps.limit(self.lab, "profile")
+            runs = profile.read_counters(self.ctx.ncu, bench_program, metrics, roles, group, limit, self.timed.seed)
         for run in runs.values():  # the roles share one run of the program
             self.steps.ran("profile", run.outcome)
         return runs

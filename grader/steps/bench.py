@@ -93,12 +93,14 @@ def run_bench(
     gpu_hold: gpu_turn.Hold | None = None,
     counting: profile.Counting | None = None,
     printed_only: tuple[str, ...] = (),
+    seed: dict[str, str] | None = None,
 ) -> BenchRun:
     """The benchmark in the sandbox; its results are the JSON it writes to its record. With `gpu_hold`, it asks
     for the GPU alone before its first launch, and has it until its last launch is over
     (grader/execution/gpu_turn.py). With `counting`, the counters recorder counts its checked launches as well.
-    `printed_only`: groups whose times are shown, not graded, which it times over fewer launches."""
-    variables = counting.variables() if counting else {}
+    `printed_only`: groups whose times are shown, not graded, which it times over fewer launches. `seed`: the
+    grade's CML_SEED, so that its inputs are drawn again in a replay."""
+    variables = {**(seed or {}), **(counting.variables() if counting else {})}
     files = counting.files() if counting else {}
     args = printed_only_args(printed_only)
     with suite.run_folder() as scratch, gpu_turn.served(scratch, gpu_hold) as turn:

@@ -141,6 +141,7 @@ def read_counters(
     roles: list[str],
     group: str,
     timeout_s: proc.Limit,
+    seed: dict[str, str] | None = None,
 ) -> dict[str, CounterRun]:
     """The benchmark, with no arguments, under ncu in the sandbox: the counters of each role's checked launch
     in `group`. ncu's CSV is all its stdout has (the benchmark prints to stderr when the grader runs it). The
@@ -148,7 +149,7 @@ def read_counters(
     common/cml/bench.hpp): what comes after it would only cost time. Other programs may use the GPU meanwhile:
     the counters are the profiled process's own (grade.Steps.counters)."""
     selected = [option for role in roles for option in ("--nvtx-include", nvtx_include(role, group))]
-    profiled = {"CML_PROFILED_LAUNCHES": "\n".join(f"{group}\t{role}" for role in roles)}
+    profiled = {**(seed or {}), "CML_PROFILED_LAUNCHES": "\n".join(f"{group}\t{role}" for role in roles)}
     tool = (
         str(ncu),
         "--csv",
@@ -266,10 +267,16 @@ def read_profile(path: Path) -> dict:
 
 
 def read_emulated_counters(
-    bench: Path, metrics: list[str], roles: list[str], group: str, size: int, timeout_s: proc.Limit
+    bench: Path,
+    metrics: list[str],
+    roles: list[str],
+    group: str,
+    size: int,
+    timeout_s: proc.Limit,
+    seed: dict[str, str] | None = None,
 ) -> dict[str, CounterRun]:
     """The checked launches read_counters profiles, from the CPU emulator's build of the benchmark, at `size`."""
-    outcome, data = run_emulator_profile(bench, ("--profile", "--size", str(size)), timeout_s)
+    outcome, data = run_emulator_profile(bench, ("--profile", "--size", str(size)), timeout_s, seed)
     return {role: emulated_run(outcome, data, metrics, role, group) for role in roles}
 
 

@@ -52,7 +52,7 @@ def drawn_evidence(fixture: str, gpu: bool, monkeypatch):
     emulated = {group: runs.emulated for group, runs in evidence.access.items()}
     asked: list[list[str]] = []
 
-    def emulator_run(bench, metrics, roles, group, size, limit):
+    def emulator_run(bench, metrics, roles, group, size, limit, seed=None):
         asked.append(roles)
         return {role: emulated[group][role] for role in roles}
 

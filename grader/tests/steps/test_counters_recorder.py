@@ -175,7 +175,7 @@ def test_the_counters_come_from_the_one_timed_run_which_the_benchmark_step_reads
     timed = lab_bench(ctx, "01_vector_add")
     runs: list[profile.Counting | None] = []
 
-    def run_bench(binary, timeout, hold, counting=None, printed_only=()):
+    def run_bench(binary, timeout, hold, counting=None, printed_only=(), seed=None):
         runs.append(counting)
         assert counting is not None
         counting.variables()
@@ -200,7 +200,7 @@ def test_the_recorders_own_failure_sends_the_group_to_ncu(config, tmp_path, monk
     ctx = ctx_with_recorder(config, tmp_path, ncu=tmp_path / "ncu")
     timed = lab_bench(ctx, "01_vector_add")
 
-    def run_bench(binary, timeout, hold, counting=None, printed_only=()):
+    def run_bench(binary, timeout, hold, counting=None, printed_only=(), seed=None):
         counting.variables()
         return recorded_run(counting, line(counting.mark, {"failure": "cuptiProfilerInitialize: refused"}))
 
