@@ -63,11 +63,17 @@ def built(tree: BuildTree, config, lab: str, variant: str, kind: str, work: Stud
 # ---- the emulator itself ----
 
 
+# The self-test is one target of the build folder, built under its lock: a second test process would wait there
+# while the first builds it. Its tests run in one process.
+SELFTEST_GROUP = pytest.mark.xdist_group("the emulator's self-test")
+
+
 @pytest.fixture(scope="session")
 def selftest(emulator, config) -> str:
     return selftest_program(emulator, config)
 
 
+@SELFTEST_GROUP
 def test_the_emulator_passes_its_own_tests_and_its_checks_find_nothing_there(selftest, config):
     run = proc.run([selftest], config.timeouts["tests"])
     assert run.ok, run.tail()
@@ -77,6 +83,7 @@ def test_the_emulator_passes_its_own_tests_and_its_checks_find_nothing_there(sel
     assert "RACECHECK SUMMARY: 0 hazards" in checked.stderr and "ERROR SUMMARY: 0 errors" in checked.stderr
 
 
+@SELFTEST_GROUP
 def test_a_block_whose_threads_wait_for_each_other_is_reported_not_hung(selftest):
     # Skipped in the self-test's own run: it leaves the runtime failed, as a fault would on a GPU.
     run = proc.run([selftest, "--no-skip", "--test-case=a block whose threads wait*"], timeout_s=60)
@@ -109,6 +116,7 @@ def test_a_block_whose_threads_wait_for_each_other_is_reported_not_hung(selftest
         ),
     ],
 )
+@SELFTEST_GROUP
 def test_the_checks_report_the_planted_bugs_of_the_self_test(selftest, config, tool, case, report):
     # Each case checks what the program sees: an access outside every allocation is not made (a host buffer
     # written to keeps its values), and its launch succeeds under memcheck, which reports it, or fails with
@@ -136,6 +144,7 @@ def planted_under_racecheck(selftest, config, case: str):
     return run
 
 
+@SELFTEST_GROUP
 def test_racecheck_sees_an_atomic_race_with_a_plain_store_but_not_with_another_atomic(selftest, config):
     # Thread 32 adds to the bin thread 0 zeroed, no barrier between: one error. 64 threads then add to one bin at
     # once, after a barrier: no hazard (Lab 11's shared histogram).
@@ -144,6 +153,7 @@ def test_racecheck_sees_an_atomic_race_with_a_plain_store_but_not_with_another_a
     assert "zeroed_while_added_to_kernel" in run.stderr
 
 
+@SELFTEST_GROUP
 def test_racecheck_tracks_bytes_as_compute_sanitizer_does(selftest, config):
     # Threads 0 and 32 write one byte, and thread 32 reads a byte thread 0 wrote: two errors. Threads 1 and 33
     # write two bytes of one word: no hazard (a 4-byte word's racecheck made it a third).

@@ -33,6 +33,9 @@ from grader.tests.support.emulator_builds import (
 )
 
 PROGRAMS_DIR = Path(__file__).parents[1] / "kernels" / "device_api"
+# One test process builds each program once (on_the_emulator): the math program alone takes half a minute, and two
+# processes would each build it.
+pytestmark = pytest.mark.xdist_group("the device API's programs on the emulator")
 PROGRAMS = sorted(PROGRAMS_DIR.glob("*.cu"))
 # Correct kernels of the labs, written with what these programs test (a grid.sync(), a table of kernels, matches,
 # scoped atomics, textures' Lod forms, ...): each file's name starts with its lab's.
