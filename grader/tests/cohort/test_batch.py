@@ -191,7 +191,7 @@ def test_slurm_array_tasks_share_the_work_and_collect_merges_it(graded, built_tr
 
 
 @pytest.mark.slow
-def test_one_student_is_regraded_and_the_roster_goes_into_the_results(graded, tmp_path):
+def test_one_student_is_regraded_and_the_roster_goes_into_the_results(graded, built_tree, tmp_path):
     out, submissions, _ = graded
     roster = tmp_path / "roster.csv"
     roster.write_text("student,sid,email,submitted_at\nalice_correct,17,alice@example.edu,2026-03-03T12:00:00Z\n")
@@ -211,6 +211,8 @@ def test_one_student_is_regraded_and_the_roster_goes_into_the_results(graded, tm
         "2026-03-01T23:59:00Z",
         "--late-penalty",
         "10",
+        "--build-dir",  # the tests' build folder, as the class's grade had it: its harness is built already
+        str(built_tree.directory),
     )
     assert again.returncode == 0, again.stdout + again.stderr
     assert "1 lab(s) graded now, 0 already graded" in " ".join(again.stdout.split())
