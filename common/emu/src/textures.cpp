@@ -151,10 +151,10 @@ Texel texel(const Texture& t, long i, long j)
     return read_texel(t, t.texels + std::size_t(j) * t.pitch + std::size_t(i) * t.format.texel_bytes());
 }
 
-// A linear filter's weight as the texture unit holds it: 9-bit fixed point with 8 bits of fraction, so a
-// multiple of 1/256. The Programming Guide gives the format, not the rounding: nearest is taken here, and the
-// labs' tolerances allow for a whole step of 1/256 either way.
-float quantised(float weight) { return std::nearbyint(weight * 256.0f) / 256.0f; }
+// A linear filter's weight along one axis as the texture unit holds it, in steps of 1/256 (the Programming Guide's
+// 9-bit fixed point with 8 bits of fraction): the fraction rounded to the nearest step, halves up, as an H100
+// rounds it (tests/12_readonly_texture/reference.hpp, texture_blend_at, says how it was measured).
+int weight_steps(float fraction) { return int(std::floor(fraction * 256.0f + 0.5f)); }
 
 Texel blend(const Texel* texels, const float* weights, int count)
 {
@@ -194,10 +194,14 @@ Texel fetch(cudaTextureObject_t handle, int dimensions, float x, float y)
     // Linear: the texels around (x - 0.5, y - 0.5), texel centres lying at integer + 0.5.
     const float xb = x - 0.5f, yb = y - 0.5f;
     const float i = std::floor(xb), j = std::floor(yb);
-    const float a = quantised(xb - i), b = dimensions == 1 ? 0.0f : quantised(yb - j);
+    const int a = weight_steps(xb - i), b = dimensions == 1 ? 0 : weight_steps(yb - j);
     const long li = long(i), lj = long(j);
     const Texel around[4] = {texel(t, li, lj), texel(t, li + 1, lj), texel(t, li, lj + 1), texel(t, li + 1, lj + 1)};
-    const float weights[4] = {(1 - a) * (1 - b), a * (1 - b), (1 - a) * b, a * b};
+    // The far corner's weight, a b / 256 steps, rounded to the nearest step again, halves up; the other three
+    // what is left of a, b and a whole, so that they add up to one and a blend along one axis is that axis's.
+    const int corner = (a * b + 128) / 256;
+    const float weights[4] = {float(256 - a - b + corner) / 256.0f, float(a - corner) / 256.0f,
+                              float(b - corner) / 256.0f, float(corner) / 256.0f};
     return blend(around, weights, 4);
 }
 

@@ -179,12 +179,12 @@ TEST_CASE("threads of different warps may write the bytes of one shared word, on
 
 namespace {
 
-// A 2 x 2 float texture of 0, 1 (row 0) and 2, 3 (row 1) in a CUDA array, sampled with `filter` and `address`
-// at the points (x[k], y[k]), in texels or (normalized) in [0, 1).
+// A 2 x 2 float texture of `texels` (0, 1 in row 0 and 2, 3 in row 1 unless given) in a CUDA array, sampled with
+// `filter` and `address` at the points (x[k], y[k]), in texels or (normalized) in [0, 1).
 std::vector<float> fetched(cudaTextureFilterMode filter, cudaTextureAddressMode address, bool normalized,
-                           const std::vector<float>& x, const std::vector<float>& y)
+                           const std::vector<float>& x, const std::vector<float>& y,
+                           const std::vector<float>& texels = {0.0f, 1.0f, 2.0f, 3.0f})
 {
-    const std::vector<float> texels = {0.0f, 1.0f, 2.0f, 3.0f};
     const cudaChannelFormatDesc format = cudaCreateChannelDesc<float>();
     cudaArray_t array = nullptr;
     CML_CHECK(cudaMallocArray(&array, &format, 2, 2));
@@ -220,6 +220,21 @@ TEST_CASE("textures: linear filtering blends the four texels with weights in ste
     CHECK(got[2] == 0.0f);
     CHECK(got[3] == 1.5f);
     CHECK(got[4] == 3.0f);
+}
+
+TEST_CASE("textures: the far texel's weight is the two weights' product rounded to a step again, halves up, as an "
+          "H100's")
+{
+    // Texels 0, 0, 0, 1: inside, the blend is the far corner's weight alone. At fractions 0.3 and 0.7 the weights
+    // are 77 and 179 steps, and their product 53.84 steps, held as 54; 128 steps by 1 step is half a step, held as
+    // 1. Along the last row (the rows past it clamped to it) the blend is the weight across, and a fraction of half
+    // a step is a whole one.
+    const std::vector<float> corner = {0.0f, 0.0f, 0.0f, 1.0f};
+    const std::vector<float> got = fetched(cudaFilterModeLinear, cudaAddressModeClamp, false,
+                                           {0.8f, 1.0f, 0.5f + 0.5f / 256}, {1.2f, 0.5f + 1.0f / 256, 1.5f}, corner);
+    CHECK(got[0] == 54.0f / 256);
+    CHECK(got[1] == 1.0f / 256);
+    CHECK(got[2] == 1.0f / 256);
 }
 
 TEST_CASE("textures: clamp repeats the edge texel, border reads 0, point filtering takes the texel under the point")
