@@ -153,3 +153,17 @@ def test_recorded_evidence_of_a_gpu_that_is_stale_says_so_and_is_not_judged(tmp_
     newer = cases.Case("attacks", "a", "01_vector_add", b"changed since", SEED)
     ((_, stale),) = cases.gpu_evidence(newer)
     assert isinstance(stale, str) and "is stale (kernel)" in stale
+
+
+def test_every_recorded_counted_run_drew_the_inputs_of_its_grades_seed():
+    """The counters' run of the benchmark gets the grade's CML_SEED, as the test program's runs do: a case's
+    evidence is made again from the same inputs, whatever its kernel does to memory."""
+    counted = 0
+    for path in sorted(cases.EVIDENCE_DIR.glob("*/*.cpu-emulator.json")):
+        for lab in json.loads(path.read_text())["labs"]:
+            for group in lab.get("counters", {}).values():
+                for role, run in group.items():
+                    said = run["outcome"]["stdout"] + run["outcome"]["stderr"]
+                    assert said.startswith(f"seed {lab['seed']} "), f"{path.name}: {role}: {said[:80]!r}"
+                    counted += 1
+    assert counted > 100, "too few counted runs recorded to say anything"
