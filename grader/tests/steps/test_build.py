@@ -8,6 +8,7 @@ from grader.core.config import REPO_ROOT, load_config
 from grader.execution.gpu import Gpu
 from grader.grading import gather
 from grader.grading.context import Context
+from grader.platforms.edition import has_solutions
 from grader.steps import build
 from grader.tests.support.grading import student_work
 from grader.tests.support.kernels import write_labs
@@ -34,10 +35,17 @@ def test_a_student_s_build_writes_nothing_into_the_build_folder(built_tree, conf
     write only their own work folder."""
     lab = config.lab("01")
     build.prepare_student(built_tree, [lab.name], config.timeouts["build"])
+    # Every part of the lab that another test process may build in this folder, built first (each build waits for
+    # the folder's lock, so none is half made): the reference solution's, for nvcc and the emulator, and the
+    # emulator's harness.
+    for emulated in (False, True) if built_tree.has_emulator() else (False,):
+        if has_solutions():
+            assert build.build_variant(built_tree, lab.name, "solution", config.timeouts["build"], emulated).ok
+        build.prepare_student(built_tree, [lab.name], config.timeouts["build"], emulated)
 
     def lab_files() -> dict:
         # The lab's own files only: the other test processes build other labs' parts in the same folder meanwhile,
-        # and Ninja's own log with them; the lab's harness is built already, and nothing rebuilds it.
+        # and Ninja's own log with them; the lab's parts are built already, and nothing rebuilds them.
         return {p: p.stat().st_mtime_ns for p in built_tree.directory.rglob(f"*{lab.name}*") if p.is_file()}
 
     before = lab_files()

@@ -12,6 +12,7 @@ from grader.grading.sizes import lab_sizes
 from grader.steps import suite
 from grader.steps.student_steps import checkout_work
 from grader.tests.support.grading import built_programs
+from grader.tests.support.tiers import first_lab_quick
 
 LABS = [lab.name for lab in load_config().labs]
 SEED = 20261124
@@ -32,7 +33,7 @@ def run(built_tree, config, lab, variant) -> suite.SuiteRun:
 
 
 @pytest.mark.needs_solutions
-@pytest.mark.parametrize("lab", LABS)
+@pytest.mark.parametrize("lab", first_lab_quick(LABS))
 def test_without_a_gpu_every_case_is_skipped_not_passed(built_tree, config, device, lab):
     if device.present:
         pytest.skip("this machine has a GPU")
