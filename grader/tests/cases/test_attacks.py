@@ -47,6 +47,16 @@ def statuses(lab: dict, pattern: str) -> set[str]:
     return found
 
 
+def assert_expected(lab: dict, failing: list[str], passing: list[str], how: str = "") -> None:
+    """Every check each of `failing` names failed, and every one each of `passing` names passed; `how` the lab's
+    grade was judged, for the message."""
+    said = f" ({how})" if how else ""
+    for pattern in failing:
+        assert "failed" in statuses(lab, pattern), f"{pattern} should have failed{said}: {lab['checks']}"
+    for pattern in passing:
+        assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed{said}: {lab['checks']}"
+
+
 # What an attack does to the machine, which only a grade run here can show: such a grade is never judged from
 # evidence recorded earlier.
 OBSERVED_ON_THE_HOST = ("unguarded_untouched", "unguarded_absent", "unguarded_port", "unguarded_secret", "flood_bytes")
@@ -163,10 +173,7 @@ def test_graded_as_a_class_would_be_the_first_defence_fails_it(
     lab = grade(attack, built_tree, tmp_path, device, record_property, whole_grades)
     # emulator_*: what only the CPU emulator's build shows, where it grades (no GPU)
     failing = expectations(attack, "fail", "gpu_fail" if device.present else "emulator_fail")
-    for pattern in failing:
-        assert "failed" in statuses(lab, pattern), f"{pattern} should have failed: {lab['checks']}"
-    for pattern in expectations(attack, "pass"):
-        assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed: {lab['checks']}"
+    assert_expected(lab, failing, expectations(attack, "pass"))
     if not attack.spec.get("fail") and (device.present or not attack.spec.get("emulator_fail")):
         # nothing static to see: the grade must get as far as the tests
         assert all(c["status"] != "failed" for c in lab["checks"] if c["category"] == "build"), lab["checks"]
@@ -197,13 +204,12 @@ def test_with_the_static_checks_off_the_next_defence_holds(
     memory_grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - memory_before) / 1024
     time.sleep(spec.get("unguarded_linger_s", 0))
     unguarded_fail = ["gpu_unguarded_fail"] if device.present else ["emulator_unguarded_fail"]
-    for pattern in expectations(attack, "unguarded_fail", *unguarded_fail):
-        assert "failed" in statuses(lab, pattern), f"{pattern} should have failed: {lab['checks']}"
+    unguarded_pass = [] if device.present else ["emulator_unguarded_pass"]
+    failing = expectations(attack, "unguarded_fail", *unguarded_fail)
+    assert_expected(lab, failing, expectations(attack, "unguarded_pass", *unguarded_pass))
     if "unguarded_says" in spec and not device.present:
         details = " ".join(c["detail"] for c in lab["checks"] if c["status"] == "failed")
         assert spec["unguarded_says"] in details, f"no failure says {spec['unguarded_says']!r}: {lab['checks']}"
-    for pattern in expectations(attack, "unguarded_pass", *([] if device.present else ["emulator_unguarded_pass"])):
-        assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed: {lab['checks']}"
     for name in spec.get("unguarded_untouched", []):
         assert (victims / name).read_text() in ("pristine", "// CLASSMATE-SECRET-7781: another student's work\n")
     for name in spec.get("unguarded_absent", []):
@@ -246,11 +252,8 @@ def test_without_a_gpu_its_grade_on_a_gpu_is_judged_from_evidence_recorded_on_on
         if isinstance(judged, str):
             pytest.skip(f"needs a GPU: {device.reason}; {judged}")
         record_property("evidence", judged.how)
-        lab = judged.student
-        for pattern in expectations(attack, f"{prefix}fail", f"gpu_{prefix}fail"):
-            assert "failed" in statuses(lab, pattern), f"{pattern} should have failed ({judged.how}): {lab['checks']}"
-        for pattern in expectations(attack, f"{prefix}pass"):
-            assert statuses(lab, pattern) == {"passed"}, f"{pattern} should have passed ({judged.how}): {lab['checks']}"
+        failing = expectations(attack, f"{prefix}fail", f"gpu_{prefix}fail")
+        assert_expected(judged.student, failing, expectations(attack, f"{prefix}pass"), judged.how)
 
 
 def compiled_alone(attack: Attack, tree, folder) -> Path:
