@@ -26,6 +26,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build-dir", type=Path, default=REPO_ROOT / "build-tests")
     args = parser.parse_args()
+    # Meson and Ninja are the virtual environment's, as ./cml puts them on the PATH.
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     config = load_config()
     tree = build.BuildTree(args.build_dir.resolve(), choose_arch("auto", Gpu(False, reason="the CPU emulator")))
     configured = build.configure(tree, config.timeouts["build"], reuse=True, emulated=True)
