@@ -299,7 +299,7 @@ def test_a_write_64_kb_past_an_output_is_reported_at_its_line_and_the_tests_fail
         whole_grades,
         tmp_path,
         record_property,
-        repeatable=False,  # its counted run, unseeded, crashed in one grade and not in the next
+        repeatable=False,  # its counted run crashed in one grade and not the next while unseeded; seeded, unproven
     )
     (memcheck,) = [c for c in grade.checks if c.name.startswith("memcheck")]
     assert memcheck.status is Status.FAILED, memcheck.detail
