@@ -48,7 +48,7 @@ class Case:
     # there is no evidence of it to keep.
     recorded: bool = True
     # False where two grades of the same bytes may differ: a kernel that writes past its arrays corrupts what
-    # lies there, and the counted run draws inputs of its own rather than the grade's seed.
+    # lies there, and whether a run survives that may move from one grade to the next.
     repeatable: bool = True
 
     def options(self) -> dict[str, object]:
