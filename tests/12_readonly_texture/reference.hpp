@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
-#include <utility>
 #include <vector>
 
 #include "cml/parallel.hpp"
