@@ -6,7 +6,7 @@ GPU is a step of its own, so that the others' times stay honest."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 
@@ -223,7 +223,8 @@ class LabTestRuns:
     verdict). On a GPU the first check to ask starts every run the lab's checks will read, side by side under one
     shared hold of the GPU: each run waits on the GPU for a part of its time, and one after another they were the
     longest way to a lab's benchmark (Lab 10: the schedule's run, then memcheck's). On the CPU emulator, whose runs
-    are all the CPU's work, each is made when its check asks."""
+    are all the CPU's work, a run is made when its check asks, and the schedule's run makes a sanitizer's check
+    too (emulated_together): Lab 10's grade ran its test program once less."""
 
     def __init__(self, ctx: Context, lab: Lab, variant: str, steps: Steps, env: dict, facts: Facts):
         self.ctx, self.lab, self.variant, self.steps, self.env, self.facts = ctx, lab, variant, steps, env, facts
@@ -231,26 +232,41 @@ class LabTestRuns:
 
     def of(self, tool: str) -> sanitize.SanitizerRun:
         if tool not in self.made:
+            wanted = needed_runs(self.lab, self.facts)
             if self.ctx.emulator:
-                self.made[tool] = self._run(tool)
+                self.made.update(self._emulated(emulated_together(tool, wanted, self.made)))
             else:
-                wanted = needed_runs(self.lab, self.facts)
                 tools = list(dict.fromkeys([tool, *(t for t in wanted if t not in self.made)]))
                 with self.steps.gpu(), ThreadPoolExecutor(len(tools)) as pool:
                     self.made.update(zip(tools, pool.map(self._run, tools), strict=True))
         return self.made[tool]
 
-    def _run(self, tool: str) -> sanitize.SanitizerRun:
-        """One run, with the GPU held by the caller where there is one."""
+    def _emulated(self, tools: tuple[str, ...]) -> dict[str, sanitize.SanitizerRun]:
+        """`tools`' checks from one run of the emulator's build, under the longest of their limits."""
         ctx, lab = self.ctx, self.lab
-        binary, checker = ctx.program(lab.name, self.variant, "test", ctx.emulator), ctx.tree.checker(lab.name)
+        binary, checker = ctx.program(lab.name, self.variant, "test", True), ctx.tree.checker(lab.name)
+        limit = max((self.steps.limit(lab, tool) for tool in tools), key=lambda limit: limit.seconds)
+        aspects = schedule_aspects(lab, self.facts) if "schedule" in tools else ""
+        return sanitize.run_emulated_together(tools, binary, checker, limit, self.env, aspects)
+
+    def _run(self, tool: str) -> sanitize.SanitizerRun:
+        """One run on a GPU, held by the caller."""
+        ctx, lab = self.ctx, self.lab
+        binary, checker = ctx.program(lab.name, self.variant, "test"), ctx.tree.checker(lab.name)
         limit = self.steps.limit(lab, tool)
         if tool == "schedule":
             aspects = schedule_aspects(lab, self.facts)
-            if ctx.emulator:
-                return sanitize.run_emulated(tool, binary, checker, limit, self.env, aspects)
             return sanitize.run_recorded(ctx.tree.schedule_recorder(), binary, checker, limit, self.env, aspects)
-        if ctx.emulator:
-            return sanitize.run_emulated(tool, binary, checker, limit, self.env)
         assert ctx.sanitizer is not None  # plan.need asks for no sanitizer run without one
         return sanitize.run_sanitizer(tool, ctx.sanitizer, binary, checker, limit, self.env)
+
+
+def emulated_together(tool: str, wanted: list[str], made: Collection[str]) -> tuple[str, ...]:
+    """The checks one run of the CPU emulator makes when `tool`'s check asks, of the runs the lab's checks read
+    (`wanted`) that are not `made` yet: the schedule's with one sanitizer's, which the emulator reports apart
+    (sanitize.run_emulated_together); a sanitizer alone otherwise. Two sanitizers never share a run: the
+    emulator counts their errors in one summary."""
+    if "schedule" not in wanted or "schedule" in made:
+        return (tool,)
+    partner = tool if tool != "schedule" else next((t for t in wanted if t != "schedule" and t not in made), None)
+    return ("schedule", partner) if partner else ("schedule",)

@@ -49,6 +49,10 @@ NOT_MEASURED = "were not measured"  # common/schedule/findings.cpp: faults_not_m
 # graded, in the recorder's own words (common/schedule/findings.cpp: overlap_figure). The emulator measures none.
 MEASURED = "SCHEDULE MEASURED"
 IMITATED = "no measurement shown: the program printed a line like the recorder's"
+# How each of the schedule check's findings begins (common/schedule/findings.cpp).
+SCHEDULE_FINDING = ("Schedule error", "Race reported between")
+# An aspect's summary that counts errors: common/schedule/findings.cpp prints one for each aspect it reports.
+SCHEDULE_ERRORS = re.compile(r"^========= SCHEDULE SUMMARY \(\w+\): [1-9]")
 SUMMARY = re.compile(r"(ERROR SUMMARY: \d+ errors?|RACECHECK SUMMARY: [^\n]*|SCHEDULE SUMMARY: [^\n]*)")
 # Digits of a summary's count read as a number: the program under test can print a line like the tools', and
 # Python refuses to convert a number of more than 4,300 digits.
@@ -106,15 +110,31 @@ def run_emulated(
     tool: str, binary: Path, checker: Path, timeout_s: proc.Limit, env: dict | None = None, schedule: str = ""
 ) -> SanitizerRun:
     """`tool` as the CPU emulator makes it, over the emulator's build of the test program; for the schedule
-    check, the one aspect of it to report (`schedule`)."""
+    check, the aspects of it to report (`schedule`)."""
+    return run_emulated_together((tool,), binary, checker, timeout_s, env, schedule)[tool]
+
+
+def run_emulated_together(
+    tools: tuple[str, ...],
+    binary: Path,
+    checker: Path,
+    timeout_s: proc.Limit,
+    env: dict | None = None,
+    schedule: str = "",
+) -> dict[str, SanitizerRun]:
+    """Each of `tools` from one run of the emulator's build of the test program, which makes them all: the
+    schedule check and one sanitizer at most, whose findings and summaries the emulator keeps apart (a second
+    sanitizer's errors would share the first's ERROR SUMMARY). Each tool's run is read from its own lines."""
+    assert sum(tool != "schedule" for tool in tools) <= 1, tools
     checks = {
-        "CML_EMU_CHECK": tool,
+        "CML_EMU_CHECK": ",".join(tools),
         "CML_EMU_SCHEDULE": schedule,
         "CML_EMU_ERROR_EXITCODE": str(SANITIZER_FOUND),
         "CML_EMU_PRINT_LIMIT": str(PRINT_LIMIT),
     }
     run = suite.run_suite(binary, checker, timeout_s, {**(env or {}), **checks}, args=GRADED_CASES)
-    return read_run(tool, run)
+    beside_schedule = "schedule" in tools
+    return {tool: read_run(tool, run, beside_schedule and tool != "schedule") for tool in tools}
 
 
 def recorder_variables(schedule: str) -> dict[str, str]:
@@ -142,6 +162,25 @@ def run_recorded(
     return found
 
 
+def schedule_lines(output: str) -> tuple[list[str], list[str]]:
+    """A run's output as the schedule check's lines and the rest. The check's lines are its findings (from a line
+    "========= Schedule error: ..." or "========= Race reported between ..." to the bare "=========" that ends it:
+    common/schedule/findings.cpp), its measurements and its summaries; the rest is the program's own and, where
+    the CPU emulator made a sanitizer's check in the same run, that sanitizer's, whose races begin "Error: " or
+    "Warning: "."""
+    schedule: list[str] = []
+    rest: list[str] = []
+    in_finding = False
+    for line in output.splitlines():
+        body = line.removeprefix("=========").strip() if line.startswith("=========") else None
+        if body is not None and (in_finding or body.startswith((*SCHEDULE_FINDING, "SCHEDULE "))):
+            schedule.append(line)
+            in_finding = body.startswith(SCHEDULE_FINDING) or (in_finding and body != "")
+        else:
+            rest.append(line)
+    return schedule, rest
+
+
 def aspect_view(run: SanitizerRun, aspect: str) -> SanitizerRun:
     """A schedule run's verdict on one `aspect`, where the run reported several: one run of the test program
     serves every schedule check of a lab. The findings between the previous summary and the aspect's own
@@ -149,16 +188,15 @@ def aspect_view(run: SanitizerRun, aspect: str) -> SanitizerRun:
     Clean only if the run ended normally and every summary line of the aspect counts none: a forged clean line
     hides no finding, and a missing one is never clean. A measurement ("SCHEDULE MEASURED (overlap): ...") is
     no finding: it is the aspect's only from the recorder's run, which prints one in every run that reports the
-    aspect, and only where the output holds one, since the program's own output may imitate it."""
-    output = run.outcome.stdout + "\n" + run.outcome.stderr
+    aspect, and only where the output holds one, since the program's own output may imitate it. Only the
+    schedule's own lines are read: on the CPU emulator, a sanitizer's check may have been made in the same run."""
+    output, _ = schedule_lines(run.outcome.stdout + "\n" + run.outcome.stderr)
     own = re.compile(rf"SCHEDULE SUMMARY \({re.escape(aspect)}\): (\d{{1,{COUNT_DIGITS}}}) errors?")
     own_measurement = f"========= {MEASURED} ({aspect}): "
     block: list[str] = []
     summaries: list[tuple[int, list[str]]] = []  # each of the aspect's summary lines: its count, its findings
     measurements: list[str] = []
-    for line in output.splitlines():
-        if not line.startswith("========="):
-            continue
+    for line in output:
         if line.removeprefix("=========").lstrip().startswith(f"{MEASURED} ("):
             if line.startswith(own_measurement):
                 measurements.append(line.removeprefix(own_measurement).strip())
@@ -184,13 +222,23 @@ def aspect_view(run: SanitizerRun, aspect: str) -> SanitizerRun:
     return replace(run, clean=clean, summary=said, first_report=shown, unmeasured=unmeasured, measured=measured)
 
 
-def read_run(tool: str, run: suite.SuiteRun) -> SanitizerRun:
+def read_run(tool: str, run: suite.SuiteRun, beside_schedule: bool = False) -> SanitizerRun:
+    """`tool`'s verdict on `run`; `beside_schedule`, from a run of the CPU emulator that made the schedule check
+    too, whose lines are not the tool's and whose findings also end the run with SANITIZER_FOUND."""
     outcome = run.outcome
     output = outcome.stdout + "\n" + outcome.stderr
+    status_found = outcome.returncode == SANITIZER_FOUND
+    if beside_schedule:
+        schedule, rest = schedule_lines(output)
+        output = "\n".join(rest)
+        # The exit status is the tool's only where no schedule aspect counted an error. A schedule summary the
+        # program printed itself can take it away only at the cost of that aspect's check; the tool's own summary
+        # still counts its errors.
+        status_found = status_found and not any(SCHEDULE_ERRORS.search(line) for line in schedule)
     summary = SUMMARY.search(output)
     # Exit status SANITIZER_FOUND counts racecheck's hazard warnings too (a lock-step warp idiom only warns).
     ended_normally = not outcome.timed_out and not outcome.crashed
-    found = outcome.returncode == SANITIZER_FOUND or re.search(r"(ERROR|RACECHECK|SCHEDULE) SUMMARY: [1-9]", output)
+    found = status_found or re.search(r"(ERROR|RACECHECK|SCHEDULE) SUMMARY: [1-9]", output)
     # Its verdict missing is never a clean one: the run ended before the tool could speak.
     clean = ended_normally and not found and summary is not None
     required = [case for case in run.cases if not case.suite.startswith(LEFT_OUT)]

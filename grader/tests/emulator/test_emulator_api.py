@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader.execution import proc
-from grader.steps import sanitize
+from grader.steps import sanitize, suite
 from grader.steps.build_commands import without_cache
 from grader.steps.integrity import elf, symbols
 from grader.tests.support.emulator_builds import built_on_the_emulator
@@ -109,3 +109,24 @@ def test_the_schedule_check_judges_what_orders_the_work_and_what_the_host_waited
             assert any(call in f and words in f for f in findings), (call, words, findings)
     assert not [f for f in findings if "_passes" in f], findings
     assert len(findings) == sum(len(said) for said in ORDER_FINDINGS.values()), findings
+
+
+def test_one_run_makes_the_schedule_check_and_memcheck_each_as_it_would_alone(emulator, config, tmp_path):
+    program = built_on_the_emulator(emulator, config, ORDERS, tmp_path)
+
+    def run(checks: str) -> suite.SuiteRun:
+        variables = {"CML_EMU_CHECK": checks, "CML_EMU_ERROR_EXITCODE": str(sanitize.SANITIZER_FOUND)}
+        return suite.SuiteRun(proc.run([str(program)], config.timeouts["sanitizer"], env=variables), [])
+
+    alone, together = run("schedule"), run("schedule,memcheck")
+    assert together.outcome.returncode == sanitize.SANITIZER_FOUND, together.outcome.tail(40)
+    for aspect in ("pinned", "overlap", "returned", "prefetched"):
+        by_itself = sanitize.aspect_view(sanitize.read_run("schedule", alone), aspect)
+        beside_memcheck = sanitize.aspect_view(sanitize.read_run("schedule", together), aspect)
+        assert not by_itself.clean, aspect  # each aspect has a failing call in the file
+        assert (beside_memcheck.clean, beside_memcheck.summary, beside_memcheck.first_report) == (
+            by_itself.clean, by_itself.summary, by_itself.first_report
+        ), aspect  # fmt: skip
+    memcheck = sanitize.read_run("memcheck", together, beside_schedule=True)
+    assert memcheck.clean and memcheck.summary == "ERROR SUMMARY: 0 errors", memcheck
+    assert not sanitize.read_run("memcheck", together).clean  # read as its own run, the status would be memcheck's

@@ -1,6 +1,6 @@
 """The runs of a lab's test program that its schedule and sanitizer checks read (lab_runs.LabTestRuns): on a GPU the
-first check to ask starts all of them side by side under one shared hold of the GPU; on the CPU emulator each is
-made when its check asks, one after another."""
+first check to ask starts all of them side by side under one shared hold of the GPU; on the CPU emulator one run
+makes the schedule check and a sanitizer's together, when the first of them asks."""
 
 from __future__ import annotations
 
@@ -63,20 +63,32 @@ def test_on_a_gpu_the_schedule_run_and_memcheck_run_side_by_side_under_one_hold(
     assert len(started) == 2 and len(holds) == 1
 
 
-def test_on_the_emulator_each_run_is_made_when_its_check_asks(config, tmp_path, monkeypatch):
-    made: list[str] = []
+def test_on_the_emulator_the_schedules_run_makes_memchecks_too(config, tmp_path, monkeypatch):
+    made: list[tuple[str, ...]] = []
 
-    def emulated(tool, *_args):
-        made.append(tool)
-        return a_run(tool)
+    def emulated(tools, *_args):
+        made.append(tools)
+        return {tool: a_run(tool) for tool in tools}
 
-    monkeypatch.setattr(sanitize, "run_emulated", emulated)
+    monkeypatch.setattr(sanitize, "run_emulated_together", emulated)
     runs = lab_ten_runs(config, tmp_path, emulator=True)
-    runs.of("schedule")
-    assert made == ["schedule"]
-    runs.of("memcheck")
-    runs.of("schedule")
-    assert made == ["schedule", "memcheck"]
+    assert runs.of("schedule").summary == "schedule: clean"
+    assert made == [("schedule", "memcheck")]
+    assert runs.of("memcheck").summary == "memcheck: clean"  # made already: no run more
+    assert made == [("schedule", "memcheck")]
+
+
+def test_on_the_emulator_two_sanitizers_never_share_a_run():
+    assert lab_runs.emulated_together("memcheck", ["racecheck", "memcheck"], {}) == ("memcheck",)
+    assert lab_runs.emulated_together("memcheck", ["schedule", "memcheck", "racecheck"], {}) == ("schedule", "memcheck")
+    assert lab_runs.emulated_together("schedule", ["schedule", "racecheck", "memcheck"], {}) == (
+        "schedule",
+        "racecheck",
+    )
+    assert lab_runs.emulated_together("memcheck", ["schedule", "racecheck", "memcheck"], {"schedule": 1}) == (
+        "memcheck",
+    )
+    assert lab_runs.emulated_together("schedule", ["schedule"], {}) == ("schedule",)
 
 
 def test_a_sanitizer_the_gpu_has_no_tool_for_is_not_asked_for(config, tmp_path):
