@@ -103,36 +103,45 @@ struct LaunchByHandleParams {
     cudaStream_t stream;
 };
 
-// The kernel's driver function of a launch by its host function (cudaGetFuncBySymbol), leaving the program's last
-// error as it was: a failure here is the recorder's, never the launch's that the program checks next.
-bool function_of(const void* function, cudaFunction_t* found)
+// A function of the driver, as the runtime finds it for the version whose signature we declare (12.4, where the
+// parameter tables came): the runtime loads the driver for itself, so dlsym's global scope need not hold it. The
+// program's last error is left as it was: a failure here is the recorder's, never the program's.
+void* driver_function(const char* name)
 {
+    constexpr unsigned kSignatureVersion = 12040;
     const bool clean_before = cudaPeekAtLastError() == cudaSuccess;
-    if (cudaGetFuncBySymbol(found, function) == cudaSuccess) return true;
+    void* found = nullptr;
+    cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion(name, &found, kSignatureVersion, cudaEnableDefault, &status) != cudaSuccess ||
+        status != cudaDriverEntryPointSuccess)
+        found = nullptr;
     if (clean_before) (void)cudaGetLastError();
-    return false;
+    return found ? found : dlsym(RTLD_DEFAULT, name);
 }
 
 // The words of a launch's arguments, each parameter's bytes at a word's alignment, as the kernel's own parameter
-// table gives their offsets and sizes; false where it could not be read. Through the driver (cuFuncGetParamInfo,
-// cuKernelGetParamInfo, found in the driver CUDA has loaded), whose failures, unlike the runtime's, leave the
-// program's last error alone: an index past the last parameter fails with CUDA_ERROR_INVALID_VALUE.
-bool argument_words(const void* function, cudaKernel_t handle, void** args, std::vector<std::uintptr_t>& words)
+// table gives their offsets and sizes: by its host function through the runtime (cudaFuncGetParamInfo), or by
+// its handle through the driver (cuKernelGetParamInfo). An index past the last parameter fails with "invalid
+// value" in both; any other failure, the reason it could not be read (empty where it was).
+std::string argument_words(const void* function, cudaKernel_t handle, void** args, std::vector<std::uintptr_t>& words)
 {
-    constexpr int kInvalidValue = 1;  // CUDA_ERROR_INVALID_VALUE
-    using FunctionParamInfo = int (*)(cudaFunction_t, std::size_t, std::size_t*, std::size_t*);
+    constexpr int kInvalidValue = 1;  // CUDA_ERROR_INVALID_VALUE, and cudaErrorInvalidValue
     using KernelParamInfo = int (*)(cudaKernel_t, std::size_t, std::size_t*, std::size_t*);
-    static const auto of_function = reinterpret_cast<FunctionParamInfo>(dlsym(RTLD_DEFAULT, "cuFuncGetParamInfo"));
-    static const auto of_kernel = reinterpret_cast<KernelParamInfo>(dlsym(RTLD_DEFAULT, "cuKernelGetParamInfo"));
-    cudaFunction_t found = nullptr;
-    if (function && (!of_function || !function_of(function, &found))) return false;
-    if (!function && !(handle && of_kernel)) return false;
+    static const auto of_kernel = reinterpret_cast<KernelParamInfo>(driver_function("cuKernelGetParamInfo"));
+    if (!function && !handle) return "the launch named no kernel";
+    if (!function && !of_kernel) return "the driver offers no cuKernelGetParamInfo";
+    const bool clean_before = cudaPeekAtLastError() == cudaSuccess;
     for (std::size_t index = 0;; ++index) {
         std::size_t offset = 0, size = 0;
-        const int result = function ? of_function(found, index, &offset, &size) : of_kernel(handle, index, &offset, &size);
-        if (result != 0) return result == kInvalidValue;
+        const int result = function ? int(cudaFuncGetParamInfo(function, index, &offset, &size))
+                                    : of_kernel(handle, index, &offset, &size);
+        if (function && result != 0 && clean_before) (void)cudaGetLastError();
+        if (result == kInvalidValue) return "";  // past the last parameter
+        if (result != 0)
+            return std::string(function ? "cudaFuncGetParamInfo" : "cuKernelGetParamInfo") + " failed with error " +
+                   std::to_string(result) + " at parameter " + std::to_string(index);
         const auto* bytes = args ? static_cast<const unsigned char*>(args[index]) : nullptr;
-        if (!bytes) return false;
+        if (!bytes) return "the launch gave no value for parameter " + std::to_string(index);
         for (std::size_t at = 0; at + sizeof(std::uintptr_t) <= size; at += alignof(void*)) {
             std::uintptr_t word = 0;
             std::memcpy(&word, bytes + at, sizeof word);
@@ -145,7 +154,8 @@ void launched(cml::schedule::Timeline& t, const CUpti_CallbackData* api, const v
               void** args, cudaStream_t stream)
 {
     std::vector<std::uintptr_t> words;
-    if (!argument_words(function, handle, args, words)) t.arguments_not_read("no parameter table for the kernel");
+    const std::string unread = argument_words(function, handle, args, words);
+    if (!unread.empty()) t.arguments_not_read(unread);
     t.kernel_issued(stream_id(api->context, stream), words);
 }
 
